@@ -1,0 +1,13 @@
+// Linux: an event is a futex word (0 = clear, 1 = set).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace kairos::kal {
+
+struct NativeEvent {
+  std::atomic<std::uint32_t> word{0};
+};
+
+}  // namespace kairos::kal

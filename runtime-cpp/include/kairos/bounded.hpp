@@ -1,0 +1,73 @@
+// Fixed-capacity containers for the model's bounded types: string<N> and sequence<T, N>.
+// Storage is inline, so generated types never touch the heap.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace kairos {
+
+/// A string of at most Capacity characters.
+template <std::size_t Capacity>
+class BoundedString {
+ public:
+  constexpr BoundedString() = default;
+
+  /// Stores `text`; false (and unchanged) if it does not fit.
+  constexpr bool assign(std::string_view text) noexcept {
+    if (text.size() > Capacity) {
+      return false;
+    }
+    std::copy(text.begin(), text.end(), chars_.begin());
+    size_ = text.size();
+    return true;
+  }
+
+  constexpr std::string_view view() const noexcept { return {chars_.data(), size_}; }
+  constexpr std::size_t size() const noexcept { return size_; }
+  static constexpr std::size_t capacity() noexcept { return Capacity; }
+
+  friend constexpr bool operator==(const BoundedString& a, const BoundedString& b) noexcept {
+    return a.view() == b.view();
+  }
+
+ private:
+  std::array<char, Capacity> chars_{};
+  std::size_t size_ = 0;
+};
+
+/// A sequence of at most Capacity elements.
+template <typename T, std::size_t Capacity>
+class BoundedSequence {
+ public:
+  constexpr BoundedSequence() = default;
+
+  /// Appends `value`; false if the sequence is full.
+  constexpr bool push_back(const T& value) noexcept {
+    if (size_ == Capacity) {
+      return false;
+    }
+    items_[size_++] = value;
+    return true;
+  }
+
+  constexpr void clear() noexcept { size_ = 0; }
+  constexpr std::size_t size() const noexcept { return size_; }
+  static constexpr std::size_t capacity() noexcept { return Capacity; }
+  constexpr const T& operator[](std::size_t index) const noexcept { return items_[index]; }
+  constexpr T& operator[](std::size_t index) noexcept { return items_[index]; }
+  constexpr const T* begin() const noexcept { return items_.data(); }
+  constexpr const T* end() const noexcept { return items_.data() + size_; }
+
+  friend constexpr bool operator==(const BoundedSequence& a, const BoundedSequence& b) noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  std::array<T, Capacity> items_{};
+  std::size_t size_ = 0;
+};
+
+}  // namespace kairos

@@ -1,0 +1,132 @@
+// The TMO engine: a time-trigger thread releases spontaneous methods from the node's release
+// table onto per-priority worker lanes and watches every start window and deadline.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include <kairos/kal/clock.hpp>
+#include <kairos/kal/error.hpp>
+#include <kairos/kal/event.hpp>
+#include <kairos/kal/thread.hpp>
+#include <kairos/schedule.hpp>
+#include <kairos/spsc_ring.hpp>
+
+namespace kairos {
+
+enum class MissKind : std::uint8_t {
+  kStartWindow,         ///< could not start inside start-during; the activation was dropped
+  kCompletionDeadline,  ///< finished after finish-by
+  kOverrun,             ///< released while its lane still held a full queue
+};
+
+struct MissReport {
+  const SpmEntry* entry;
+  std::uint64_t sequence;
+  MissKind kind;
+  kal::Duration release;   ///< relative to the epoch
+  kal::Duration observed;  ///< when the miss was seen, relative to the epoch
+};
+
+/// What happened to one activation, as the lanes record it (times relative to the epoch).
+struct ActivationRecord {
+  std::uint16_t spm = 0;
+  bool started = false;
+  bool deadline_met = false;
+  std::uint64_t sequence = 0;
+  std::int64_t release_ns = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t finish_ns = 0;
+};
+
+struct EngineCounters {
+  std::uint64_t activations = 0;
+  std::uint64_t start_window_misses = 0;
+  std::uint64_t deadline_misses = 0;
+  std::uint64_t overruns = 0;
+  std::uint64_t trace_drops = 0;
+};
+
+using MethodInvoker = void (*)(void* servant);
+using MissHandler = void (*)(void* servant, const MissReport& miss) noexcept;
+using ActivationObserver = void (*)(void* context, const SpmEntry& entry,
+                                    const ActivationRecord& record);
+
+class Engine {
+ public:
+  static constexpr std::size_t kMaxSpms = 64;
+  static constexpr std::size_t kMaxLanes = 8;
+  static constexpr std::size_t kLaneQueueCapacity = 64;
+  static constexpr std::size_t kTraceCapacity = 1024;
+
+  Engine() = default;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Registers one row of the release table with the servant whose method it runs.
+  kal::Status add_spm(const SpmEntry& entry, void* servant, MethodInvoker invoke,
+                      MissHandler on_miss) noexcept;
+
+  /// Runs the node: releases every activation due in [epoch, epoch + duration), lets the
+  /// lanes finish them, then stops all threads. `observer` sees every activation record on
+  /// the calling thread, while the run is going on.
+  kal::Status run_for(kal::Duration duration, ActivationObserver observer,
+                      void* observer_context) noexcept;
+
+  EngineCounters counters() const noexcept;
+
+ private:
+  struct Activation {
+    std::uint16_t spm;
+    std::uint64_t sequence;
+    kal::TimePoint release;
+  };
+
+  struct Binding {
+    const SpmEntry* entry = nullptr;
+    void* servant = nullptr;
+    MethodInvoker invoke = nullptr;
+    MissHandler on_miss = nullptr;
+    std::size_t lane = 0;
+  };
+
+  struct Lane {
+    Engine* engine = nullptr;
+    kal::PriorityBand band = kal::kLowestBand;
+    kal::Thread thread;
+    kal::Event wakeup;
+    std::atomic<bool> stopping{false};
+    SpscRing<Activation, kLaneQueueCapacity> queue;
+    SpscRing<ActivationRecord, kTraceCapacity> trace;
+  };
+
+  static void time_trigger_main(void* self) noexcept;
+  static void lane_main(void* lane) noexcept;
+
+  void release_all() noexcept;
+  void execute(Lane& lane, const Activation& activation) noexcept;
+  void record(Lane& lane, const ActivationRecord& record) noexcept;
+  void miss(const Binding& binding, std::uint64_t sequence, MissKind kind, kal::TimePoint release,
+            kal::TimePoint observed) noexcept;
+  void drain_traces(ActivationObserver observer, void* context) noexcept;
+  kal::Status assign_lanes() noexcept;
+
+  std::array<Binding, kMaxSpms> bindings_{};
+  std::size_t binding_count_ = 0;
+  std::array<Lane, kMaxLanes> lanes_{};
+  std::size_t lane_count_ = 0;
+  kal::Thread time_trigger_;
+  kal::TimePoint epoch_{};
+  kal::TimePoint end_{};
+  std::atomic<bool> releases_done_{false};
+
+  std::atomic<std::uint64_t> activations_{0};
+  std::atomic<std::uint64_t> start_window_misses_{0};
+  std::atomic<std::uint64_t> deadline_misses_{0};
+  std::atomic<std::uint64_t> overruns_{0};
+  std::atomic<std::uint64_t> trace_drops_{0};
+};
+
+}  // namespace kairos

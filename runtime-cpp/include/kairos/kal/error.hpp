@@ -1,0 +1,23 @@
+// Kernel Adaptation Layer: error reporting without allocation.
+#pragma once
+
+namespace kairos::kal {
+
+enum class Status {
+  kOk,
+  kInvalidArgument,
+  kCapacityExceeded,
+  kPermissionDenied,
+  kResourceExhausted,
+  kPlatformError,
+};
+
+/// Short, static text for a status (never allocates).
+const char* to_string(Status status) noexcept;
+
+enum class Severity { kInfo, kWarning, kError };
+
+/// Writes one line `kairos: <severity>: <component>: <message>` to the error stream.
+void report(Severity severity, const char* component, const char* message) noexcept;
+
+}  // namespace kairos::kal

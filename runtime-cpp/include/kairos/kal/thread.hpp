@@ -1,0 +1,58 @@
+// Kernel Adaptation Layer: threads with abstract priority bands.
+#pragma once
+
+#include <kairos/kal/error.hpp>
+#include <kairos/kal/native_thread.hpp>
+
+namespace kairos::kal {
+
+/// Abstract priority band: 0 is the least urgent, kHighestBand the most. The platform maps
+/// bands onto its own priorities, so models and tables never carry OS priority numbers.
+using PriorityBand = int;
+inline constexpr PriorityBand kLowestBand = 0;
+inline constexpr PriorityBand kHighestBand = 63;
+
+/// How the platform could honour priority bands.
+enum class SchedulingMode {
+  kRealTime,    ///< strict fixed priorities (SCHED_FIFO on Linux)
+  kBestEffort,  ///< priorities could not be set; the OS time-shares threads
+};
+
+struct ThreadAttributes {
+  const char* name = "kairos";  ///< shown by the OS (truncated to its limit)
+  PriorityBand band = kLowestBand;
+  int cpu = -1;  ///< CPU to pin the thread to, or -1 for any
+};
+
+/// A platform thread. Start-up may fail (returns an error); running it costs nothing.
+class Thread {
+ public:
+  using Entry = void (*)(void* context) noexcept;
+
+  Thread() = default;
+  Thread(const Thread&) = delete;
+  Thread& operator=(const Thread&) = delete;
+  ~Thread();
+
+  /// Creates the thread at its band; falls back to best effort (warning once) if the OS
+  /// refuses real-time priorities.
+  Status start(const ThreadAttributes& attributes, Entry entry, void* context) noexcept;
+
+  /// Waits for the thread to return from its entry function.
+  void join() noexcept;
+
+  bool joinable() const noexcept { return started_; }
+
+ private:
+  static void* run(void* self) noexcept;
+
+  NativeThread native_{};
+  Entry entry_ = nullptr;
+  void* context_ = nullptr;
+  bool started_ = false;
+};
+
+/// The mode threads started so far obtained (real time until a start had to fall back).
+SchedulingMode scheduling_mode() noexcept;
+
+}  // namespace kairos::kal

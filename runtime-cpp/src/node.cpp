@@ -1,0 +1,115 @@
+#include <kairos/node.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <limits>
+
+#include <kairos/kal/thread.hpp>
+
+namespace kairos {
+
+namespace {
+void print_usage(std::FILE* stream, std::string_view node_name) {
+  std::fprintf(stream,
+               "usage: %.*s [--duration <time>] [--quiet]\n"
+               "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s)\n"
+               "  --quiet            print only the summary line\n",
+               static_cast<int>(node_name.size()), node_name.data());
+}
+}  // namespace
+
+bool parse_duration(std::string_view text, kal::Duration& out) noexcept {
+  std::uint64_t value = 0;
+  const auto [rest, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || rest == text.data()) {
+    return false;
+  }
+  const std::string_view unit(rest, static_cast<std::size_t>(text.data() + text.size() - rest));
+  std::uint64_t scale = 0;
+  if (unit == "ns") {
+    scale = 1;
+  } else if (unit == "us") {
+    scale = 1'000;
+  } else if (unit == "ms") {
+    scale = 1'000'000;
+  } else if (unit == "s") {
+    scale = 1'000'000'000;
+  } else if (unit == "min") {
+    scale = 60'000'000'000;
+  } else {
+    return false;
+  }
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (value > kMax / scale) {
+    return false;
+  }
+  out = kal::Duration{static_cast<std::int64_t>(value * scale)};
+  return true;
+}
+
+NodeCommand parse_node_options(int argc, const char* const* argv, std::string_view node_name,
+                               NodeOptions& options) noexcept {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      print_usage(stdout, node_name);
+      return NodeCommand::kHelp;
+    }
+    if (arg == "--quiet") {
+      options.quiet = true;
+    } else if (arg == "--duration") {
+      if (i + 1 == argc) {
+        std::fprintf(stderr, "%.*s: error: --duration needs a value, e.g. --duration 2s\n",
+                     static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      const std::string_view value = argv[++i];
+      if (!parse_duration(value, options.duration) || options.duration.count() == 0) {
+        std::fprintf(stderr,
+                     "%.*s: error: --duration '%.*s' is not a positive time with a unit "
+                     "(ns, us, ms, s, min)\n",
+                     static_cast<int>(node_name.size()), node_name.data(),
+                     static_cast<int>(value.size()), value.data());
+        return NodeCommand::kUsageError;
+      }
+    } else {
+      std::fprintf(stderr, "%.*s: error: unknown argument '%.*s'\n",
+                   static_cast<int>(node_name.size()), node_name.data(),
+                   static_cast<int>(arg.size()), arg.data());
+      print_usage(stderr, node_name);
+      return NodeCommand::kUsageError;
+    }
+  }
+  return NodeCommand::kRun;
+}
+
+void print_activation(void* /*context*/, const SpmEntry& entry, const ActivationRecord& record) {
+  const long long earliest_start = record.release_ns + entry.window_open.count();
+  std::printf(
+      "activation instance=%.*s method=%.*s seq=%llu release_ns=%lld start_ns=%lld "
+      "start_lateness_ns=%lld finish_ns=%lld window=%s deadline=%s source=%.*s\n",
+      static_cast<int>(entry.instance.size()), entry.instance.data(),
+      static_cast<int>(entry.method.size()), entry.method.data(),
+      static_cast<unsigned long long>(record.sequence), static_cast<long long>(record.release_ns),
+      static_cast<long long>(record.start_ns),
+      static_cast<long long>(record.start_ns) - earliest_start,
+      static_cast<long long>(record.finish_ns), record.started ? "met" : "missed",
+      !record.started ? "skipped" : (record.deadline_met ? "met" : "missed"),
+      static_cast<int>(entry.source.size()), entry.source.data());
+}
+
+void print_summary(std::string_view node_name, const EngineCounters& counters) {
+  std::printf(
+      "summary node=%.*s activations=%llu start_window_misses=%llu deadline_misses=%llu "
+      "overruns=%llu trace_drops=%llu scheduling=%s\n",
+      static_cast<int>(node_name.size()), node_name.data(),
+      static_cast<unsigned long long>(counters.activations),
+      static_cast<unsigned long long>(counters.start_window_misses),
+      static_cast<unsigned long long>(counters.deadline_misses),
+      static_cast<unsigned long long>(counters.overruns),
+      static_cast<unsigned long long>(counters.trace_drops),
+      kal::scheduling_mode() == kal::SchedulingMode::kRealTime ? "real-time" : "best-effort");
+  std::fflush(stdout);
+}
+
+}  // namespace kairos
