@@ -1,8 +1,11 @@
 package dev.kairos.dsl;
 
+import dev.kairos.dsl.validation.DuplicateNameHelper;
+import org.eclipse.xtext.validation.INamesAreUniqueValidationHelper;
 
-/**
- * Use this class to register components to be used at runtime / without the Equinox extension registry.
- */
+/** Guice bindings of the Kairos language that differ from Xtext's defaults. */
 public class KairosRuntimeModule extends AbstractKairosRuntimeModule {
+  public Class<? extends INamesAreUniqueValidationHelper> bindINamesAreUniqueValidationHelper() {
+    return DuplicateNameHelper.class;
+  }
 }

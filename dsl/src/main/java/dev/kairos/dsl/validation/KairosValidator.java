@@ -1,22 +1,11 @@
 package dev.kairos.dsl.validation;
 
+import org.eclipse.xtext.validation.ComposedChecks;
 
 /**
- * This class contains custom validation rules. 
- *
- * See https://www.eclipse.org/Xtext/documentation/303_runtime_concepts.html#validation
+ * Entry point of validation. Each concern lives in its own small validator; this class only
+ * composes them (plus Xtext's unique-name check, configured in the MWE2 workflow).
  */
-public class KairosValidator extends AbstractKairosValidator {
-	
-//	public static final String INVALID_NAME = "invalidName";
-//
-//	@Check
-//	public void checkGreetingStartsWithCapital(Greeting greeting) {
-//		if (!Character.isUpperCase(greeting.getName().charAt(0))) {
-//			warning("Name should start with a capital",
-//					KairosPackage.Literals.GREETING__NAME,
-//					INVALID_NAME);
-//		}
-//	}
-	
-}
+@ComposedChecks(
+    validators = {TimingValidator.class, NamingValidator.class, DeploymentValidator.class})
+public class KairosValidator extends AbstractKairosValidator {}

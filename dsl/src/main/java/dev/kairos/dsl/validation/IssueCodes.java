@@ -1,0 +1,40 @@
+package dev.kairos.dsl.validation;
+
+/**
+ * Issue codes of every diagnostic Kairos reports. They are stable: tests, editors (quick fixes)
+ * and CI scripts key on them, and docs/diagnostics.md explains each one.
+ */
+public final class IssueCodes {
+  private IssueCodes() {}
+
+  private static final String PREFIX = "kairos.";
+
+  // quantities
+  public static final String INVALID_DURATION = PREFIX + "invalid-duration";
+  public static final String INVALID_RATE = PREFIX + "invalid-rate";
+  public static final String INVALID_SPEED = PREFIX + "invalid-speed";
+
+  // spontaneous methods and their activation conditions
+  public static final String NON_POSITIVE_PERIOD = PREFIX + "non-positive-period";
+  public static final String UNKNOWN_TIME_VARIABLE = PREFIX + "unknown-time-variable";
+  public static final String WINDOW_INVERTED = PREFIX + "window-inverted";
+  public static final String WINDOW_OUTSIDE_PERIOD = PREFIX + "window-outside-period";
+  public static final String DEADLINE_BEFORE_WINDOW_END = PREFIX + "deadline-before-window-end";
+  public static final String DEADLINE_EXCEEDS_PERIOD = PREFIX + "deadline-exceeds-period";
+  public static final String WINDOW_NOT_RELATIVE = PREFIX + "window-not-relative";
+  public static final String AAC_ENDS_BEFORE_START = PREFIX + "aac-ends-before-start";
+  public static final String WCET_EXCEEDS_DEADLINE = PREFIX + "wcet-exceeds-deadline";
+  public static final String NON_POSITIVE_WCET = PREFIX + "non-positive-wcet";
+
+  // service methods
+  public static final String WCET_EXCEEDS_GCT = PREFIX + "wcet-exceeds-gct";
+
+  // names
+  public static final String DUPLICATE_NAME = PREFIX + "duplicate-name";
+  public static final String CPP_KEYWORD = PREFIX + "cpp-keyword";
+  public static final String RESERVED_NAME = PREFIX + "reserved-name";
+
+  // deployment
+  public static final String TMO_DEPLOYED_TWICE = PREFIX + "tmo-deployed-twice";
+  public static final String EMPTY_NODE = PREFIX + "empty-node";
+}
