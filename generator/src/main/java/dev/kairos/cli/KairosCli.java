@@ -1,0 +1,296 @@
+package dev.kairos.cli;
+
+import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.SchedulingAnalysis;
+import dev.kairos.generator.emit.CheckReports;
+import dev.kairos.generator.emit.ClangFormat;
+import dev.kairos.generator.emit.CppGenerator;
+import dev.kairos.generator.emit.GeneratedFile;
+import dev.kairos.generator.emit.OutputWriter;
+import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.generator.lowering.ModelLowering;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * The `kairos` command. Exit codes: 0 success, 1 model errors or not schedulable, 2 usage or
+ * internal error.
+ */
+@Command(
+    name = "kairos",
+    mixinStandardHelpOptions = true,
+    versionProvider = KairosCli.Version.class,
+    description = "Checks real-time TMO models before deployment and generates their C++.",
+    subcommands = {
+      KairosCli.Validate.class,
+      KairosCli.Check.class,
+      KairosCli.Generate.class,
+      CommandLine.HelpCommand.class
+    })
+public final class KairosCli implements Callable<Integer> {
+  static final int OK = 0;
+  static final int MODEL_ERRORS = 1;
+  static final int USAGE = 2;
+
+  @Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return USAGE;
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs the CLI and returns its exit code (tests call this without exiting the JVM). */
+  public static int run(String... args) {
+    final CommandLine commandLine = new CommandLine(new KairosCli());
+    commandLine.setExecutionExceptionHandler(
+        (exception, cmd, parseResult) -> {
+          cmd.getErr().println("kairos: internal error: " + exception);
+          if (System.getenv("KAIROS_DEBUG") != null) {
+            exception.printStackTrace(cmd.getErr());
+          } else {
+            cmd.getErr().println("kairos: set KAIROS_DEBUG=1 for the stack trace");
+          }
+          return USAGE;
+        });
+    commandLine.setParameterExceptionHandler(
+        (exception, params) -> {
+          final CommandLine cmd = exception.getCommandLine();
+          cmd.getErr().println("kairos: error: " + exception.getMessage());
+          cmd.getErr().println("kairos: try '" + cmd.getCommandSpec().qualifiedName() + " --help'");
+          return USAGE;
+        });
+    final int exit = commandLine.execute(args);
+    commandLine.getOut().flush();
+    commandLine.getErr().flush();
+    return exit;
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      final String version = KairosCli.class.getPackage().getImplementationVersion();
+      return new String[] {"kairos " + (version == null ? "0.1.0-SNAPSHOT" : version)};
+    }
+  }
+
+  /** Shared by the subcommands: load, validate and print diagnostics. */
+  abstract static class ModelCommand implements Callable<Integer> {
+    @Parameters(arity = "1..*", paramLabel = "MODEL", description = "the .tmo files of one system")
+    List<Path> files;
+
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    PrintWriter out() {
+      return spec.commandLine().getOut();
+    }
+
+    PrintWriter err() {
+      return spec.commandLine().getErr();
+    }
+
+    /** The loaded models, or empty after reporting why not (with the exit code in `exit`). */
+    Optional<ModelLoader.Loaded> loadAndReport(int[] exit, boolean diagnosticsToErr) {
+      final ModelLoader.Loaded loaded;
+      try {
+        loaded = new ModelLoader().load(files);
+      } catch (ModelLoader.UsageProblem e) {
+        err().println("kairos: error: " + e.getMessage());
+        exit[0] = USAGE;
+        return Optional.empty();
+      }
+      final PrintWriter sink = diagnosticsToErr ? err() : out();
+      loaded.diagnostics().forEach(sink::println);
+      sink.flush();
+      if (loaded.hasErrors()) {
+        final long errors =
+            loaded.diagnostics().stream()
+                .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
+                .count();
+        err().println("kairos: " + errors + " error(s) in the model");
+        exit[0] = MODEL_ERRORS;
+        return Optional.of(loaded);
+      }
+      exit[0] = OK;
+      return Optional.of(loaded);
+    }
+
+    SystemModel lower(ModelLoader.Loaded loaded) {
+      final String name = files.get(0).getFileName().toString().replaceFirst("\\.tmo$", "");
+      return new ModelLowering(uri -> loaded.portableNames().getOrDefault(uri, uri.lastSegment()))
+          .lower(name.replaceAll("[^A-Za-z0-9_]", "_"), loaded.models());
+    }
+  }
+
+  @Command(
+      name = "validate",
+      mixinStandardHelpOptions = true,
+      description = "Parses and validates models; prints file:line:col: diagnostics.")
+  static final class Validate extends ModelCommand {
+    @Override
+    public Integer call() {
+      final int[] exit = {OK};
+      loadAndReport(exit, false);
+      return exit[0];
+    }
+  }
+
+  @Command(
+      name = "check",
+      mixinStandardHelpOptions = true,
+      description = "Validates models and analyses whether every deadline holds on every node.")
+  static final class Check extends ModelCommand {
+    enum Format {
+      text,
+      json
+    }
+
+    @Option(
+        names = "--format",
+        defaultValue = "text",
+        description = "text or json (times in integer nanoseconds)")
+    Format format;
+
+    @Override
+    public Integer call() {
+      final int[] exit = {OK};
+      final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, format == Format.json);
+      if (loaded.isEmpty()) {
+        return exit[0];
+      }
+      if (exit[0] != OK) {
+        if (format == Format.json) {
+          final List<CheckReports.Problem> problems = new ArrayList<>();
+          loaded.get().diagnostics().stream()
+              .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
+              .forEach(
+                  d -> problems.add(
+                      new CheckReports.Problem(d.file(), d.line(), d.column(), d.message())));
+          out().print(CheckReports.json(null, problems));
+        }
+        return exit[0];
+      }
+      final AnalysisReport report = SchedulingAnalysis.analyse(lower(loaded.get()));
+      out().print(
+          format == Format.json
+              ? CheckReports.json(report, List.of())
+              : CheckReports.text(report));
+      return report.schedulable() ? OK : MODEL_ERRORS;
+    }
+  }
+
+  @Command(
+      name = "generate",
+      mixinStandardHelpOptions = true,
+      description = "Validates and checks models, then generates the C++ project of every node.")
+  static final class Generate extends ModelCommand {
+    @Option(
+        names = {"-o", "--output"},
+        required = true,
+        paramLabel = "DIR",
+        description = "directory for generated code (created if missing)")
+    Path output;
+
+    @Option(
+        names = "--impl",
+        paramLabel = "DIR",
+        description =
+            "directory of hand-written method bodies (default: src/ beside the first model);"
+                + " starter files are written there only where none exist")
+    Path impl;
+
+    @Option(
+        names = "--allow-unschedulable",
+        description = "generate even when `kairos check` would fail")
+    boolean allowUnschedulable;
+
+    @Option(
+        names = "--clang-format",
+        paramLabel = "COMMAND",
+        description = "clang-format to format generated C++ with (default: from PATH)")
+    String clangFormat;
+
+    @Override
+    public Integer call() throws IOException {
+      final int[] exit = {OK};
+      final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, false);
+      if (loaded.isEmpty() || exit[0] != OK) {
+        if (exit[0] == MODEL_ERRORS) {
+          err().println("kairos: nothing generated");
+        }
+        return exit[0];
+      }
+      final SystemModel system = lower(loaded.get());
+      final AnalysisReport report = SchedulingAnalysis.analyse(system);
+      if (!report.schedulable() && !allowUnschedulable) {
+        err().print(CheckReports.text(report));
+        err().println(
+            "kairos: error: the model is not schedulable; nothing generated"
+                + " (see `kairos check`, or pass --allow-unschedulable)");
+        return MODEL_ERRORS;
+      }
+      final Path outputDir = output.toAbsolutePath().normalize();
+      final Path implDir =
+          (impl != null ? impl : files.get(0).toAbsolutePath().getParent().resolve("src"))
+              .toAbsolutePath()
+              .normalize();
+      final String implFromOutput =
+          outputDir.relativize(implDir).toString().replace('\\', '/');
+      final CppGenerator.Output generated =
+          CppGenerator.generate(system, report, implFromOutput.isEmpty() ? "." : implFromOutput);
+
+      final Optional<ClangFormat> formatter = ClangFormat.find(clangFormat);
+      if (formatter.isEmpty()) {
+        err().println("kairos: warning: clang-format not found; generated C++ is left unformatted");
+      }
+      final List<OutputWriter.Written> written = new ArrayList<>();
+      written.addAll(OutputWriter.write(outputDir, format(generated.generated(), formatter)));
+      written.addAll(OutputWriter.write(implDir, format(generated.userStarters(), formatter)));
+      final Path workingDirectory = Path.of("").toAbsolutePath();
+      for (OutputWriter.Written file : written) {
+        final Path shown =
+            file.path().startsWith(workingDirectory)
+                ? workingDirectory.relativize(file.path())
+                : file.path();
+        final String what =
+            switch (file.outcome()) {
+              case WRITTEN -> "wrote";
+              case UNCHANGED -> "unchanged";
+              case KEPT_USER_FILE -> "kept";
+            };
+        out().println(String.format("%-9s %s", what, shown));
+      }
+      return OK;
+    }
+
+    private static List<GeneratedFile> format(
+        List<GeneratedFile> files, Optional<ClangFormat> formatter) throws IOException {
+      if (formatter.isEmpty()) {
+        return files;
+      }
+      final List<GeneratedFile> formatted = new ArrayList<>();
+      for (GeneratedFile file : files) {
+        formatted.add(
+            file.isCpp()
+                ? new GeneratedFile(
+                    file.path(), formatter.get().format(file.path(), file.content()), file.kind())
+                : file);
+      }
+      return formatted;
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.kairos.cli;
+
+import com.google.inject.Injector;
+import dev.kairos.dsl.KairosStandaloneSetup;
+import dev.kairos.dsl.kairos.Model;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.emf.common.util.URI;
+import org.eclipse.emf.ecore.resource.Resource;
+import org.eclipse.emf.ecore.util.EcoreUtil;
+import org.eclipse.xtext.diagnostics.Severity;
+import org.eclipse.xtext.resource.XtextResourceSet;
+import org.eclipse.xtext.util.CancelIndicator;
+import org.eclipse.xtext.validation.CheckMode;
+import org.eclipse.xtext.validation.IResourceValidator;
+import org.eclipse.xtext.validation.Issue;
+
+/**
+ * Loads .tmo files into one resource set (so names resolve across files), validates them, and
+ * turns Xtext's issues into {@link Diagnostic}s named after the files as the user wrote them.
+ */
+final class ModelLoader {
+  /** Raised for problems with the command line itself (missing files): exit code 2. */
+  static final class UsageProblem extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    UsageProblem(String message) {
+      super(message);
+    }
+  }
+
+  record Loaded(List<Model> models, List<Diagnostic> diagnostics, Map<URI, String> portableNames) {
+    boolean hasErrors() {
+      return diagnostics.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.ERROR);
+    }
+  }
+
+  private final Injector injector =
+      new KairosStandaloneSetup().createInjectorAndDoEMFRegistration();
+
+  Loaded load(List<Path> files) throws UsageProblem {
+    for (Path file : files) {
+      if (!Files.isRegularFile(file)) {
+        throw new UsageProblem("no such model file: " + file);
+      }
+      if (!file.getFileName().toString().endsWith(".tmo")) {
+        throw new UsageProblem("not a Kairos model (expected a .tmo file): " + file);
+      }
+    }
+    final XtextResourceSet resourceSet = injector.getInstance(XtextResourceSet.class);
+    final Map<URI, String> shownNames = new HashMap<>();
+    final Map<URI, String> portableNames = new HashMap<>();
+    final List<Resource> resources = new ArrayList<>();
+    final Path workingDirectory = Path.of("").toAbsolutePath();
+    for (Path file : files) {
+      final Path absolute = file.toAbsolutePath().normalize();
+      final URI uri = URI.createFileURI(absolute.toString());
+      shownNames.put(uri, file.normalize().toString());
+      portableNames.put(
+          uri,
+          absolute.startsWith(workingDirectory)
+              ? workingDirectory.relativize(absolute).toString()
+              : absolute.getFileName().toString());
+      if (resourceSet.getResource(uri, false) == null) {
+        resources.add(resourceSet.getResource(uri, true));
+      }
+    }
+    EcoreUtil.resolveAll(resourceSet);
+
+    final IResourceValidator validator = injector.getInstance(IResourceValidator.class);
+    final List<Diagnostic> diagnostics = new ArrayList<>();
+    final List<Model> models = new ArrayList<>();
+    for (Resource resource : resources) {
+      final String shown = shownNames.get(resource.getURI());
+      for (Issue issue : validator.validate(resource, CheckMode.ALL, CancelIndicator.NullImpl)) {
+        diagnostics.add(toDiagnostic(shown, issue));
+      }
+      if (!resource.getContents().isEmpty() && resource.getContents().get(0) instanceof Model m) {
+        models.add(m);
+      }
+    }
+    diagnostics.sort(Diagnostic.ORDER);
+    return new Loaded(models, diagnostics, portableNames);
+  }
+
+  private static Diagnostic toDiagnostic(String file, Issue issue) {
+    final Diagnostic.Severity severity =
+        issue.getSeverity() == Severity.ERROR
+            ? Diagnostic.Severity.ERROR
+            : issue.getSeverity() == Severity.WARNING
+                ? Diagnostic.Severity.WARNING
+                : Diagnostic.Severity.INFO;
+    final int line = issue.getLineNumber() == null ? 1 : issue.getLineNumber();
+    final int column = issue.getColumn() == null ? 1 : issue.getColumn();
+    return new Diagnostic(file, line, column, severity, issue.getMessage(), code(issue));
+  }
+
+  /** Kairos codes as they are; Xtext's own syntax and linking codes get short, stable names. */
+  static String code(Issue issue) {
+    final String code = issue.getCode();
+    if (code == null) {
+      return "kairos.error";
+    }
+    if (code.startsWith("kairos.")) {
+      return code;
+    }
+    if (code.endsWith("Diagnostic.Syntax")) {
+      return "kairos.syntax";
+    }
+    if (code.endsWith("Diagnostic.Linking")) {
+      return "kairos.unresolved-reference";
+    }
+    return code;
+  }
+}

@@ -1,0 +1,197 @@
+package dev.kairos.generator.analysis;
+
+import dev.kairos.generator.ir.Platform.Deployment;
+import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.generator.ir.Tmos.Spm;
+import dev.kairos.generator.ir.Tmos.Svm;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * Schedulability of each node as the runtime executes it today: fixed priority bands
+ * (rate-monotonic: the shorter the period, the higher the band), preemptive, one lane per band
+ * with FIFO order inside a band. Per node: utilization, the Liu-Layland bound and exact
+ * response-time analysis (Joseph and Pandya), with tasks of the same band counted as
+ * interference because a FIFO lane may serve them first.
+ */
+public final class SchedulingAnalysis {
+  /** Lanes the runtime can run per node; bands beyond this are merged at the bottom. */
+  public static final int MAX_BANDS = 16;
+
+  private SchedulingAnalysis() {}
+
+  public static AnalysisReport analyse(SystemModel system) {
+    return new AnalysisReport(system.nodes().stream().map(SchedulingAnalysis::analyse).toList());
+  }
+
+  public static NodeReport analyse(Node node) {
+    final BigDecimal speed = node.hardware().speed();
+    final List<Draft> drafts = new ArrayList<>();
+    final List<String> notes = new ArrayList<>();
+    for (Deployment deployment : node.deployments()) {
+      for (Spm spm : deployment.tmo().spms()) {
+        drafts.add(
+            new Draft(
+                deployment.instance(),
+                spm.name(),
+                TaskReport.Kind.SPM,
+                spm.criticality(),
+                spm.periodNs(),
+                scale(spm.wcetNs(), speed),
+                spm.deadlineNs() - spm.windowOpenNs(),
+                spm.source()));
+      }
+      for (Svm svm : deployment.tmo().svms()) {
+        if (svm.minInterArrivalNs() == 0) {
+          notes.add(
+              deployment.instance()
+                  + "."
+                  + svm.name()
+                  + " has no max-rate: its load is unbounded and not part of this analysis");
+        }
+        drafts.add(
+            new Draft(
+                deployment.instance(),
+                svm.name(),
+                TaskReport.Kind.SVM,
+                svm.criticality(),
+                svm.minInterArrivalNs(),
+                scale(svm.wcetNs(), speed),
+                svm.gctNs(),
+                svm.source()));
+      }
+    }
+    assignBands(drafts);
+    drafts.sort(
+        Comparator.comparingInt((Draft d) -> -d.band)
+            .thenComparingLong(d -> d.periodNs)
+            .thenComparing(d -> d.instance + "." + d.method));
+
+    double utilization = 0;
+    int periodic = 0;
+    for (Draft d : drafts) {
+      if (d.periodNs > 0) {
+        utilization += (double) d.wcetNs / d.periodNs;
+        periodic++;
+      }
+    }
+    final List<TaskReport> tasks = new ArrayList<>();
+    boolean schedulable = utilization <= 1.0;
+    for (Draft task : drafts) {
+      final long response = responseTime(task, drafts);
+      final boolean meets =
+          (task.periodNs > 0 || task.kind == TaskReport.Kind.SPM)
+              ? response >= 0 && response <= task.deadlineNs
+              : true;
+      schedulable &= meets;
+      tasks.add(
+          new TaskReport(
+              task.instance,
+              task.method,
+              task.kind,
+              task.criticality,
+              task.periodNs,
+              task.wcetNs,
+              task.deadlineNs,
+              task.band,
+              response,
+              meets,
+              task.source));
+    }
+    final double bound = periodic == 0 ? 1.0 : periodic * (Math.pow(2.0, 1.0 / periodic) - 1.0);
+    return new NodeReport(node, tasks, utilization, bound, schedulable, notes);
+  }
+
+  /** WCET on this hardware: the reference WCET divided by the relative speed, rounded up. */
+  static long scale(long wcetNs, BigDecimal speed) {
+    if (speed.compareTo(BigDecimal.ONE) == 0) {
+      return wcetNs;
+    }
+    return BigDecimal.valueOf(wcetNs).divide(speed, 0, RoundingMode.CEILING).longValueExact();
+  }
+
+  /** Rate-monotonic bands: one band per distinct period, the shortest period highest. */
+  private static void assignBands(List<Draft> drafts) {
+    final TreeSet<Long> periods = new TreeSet<>(Comparator.reverseOrder());
+    for (Draft d : drafts) {
+      periods.add(d.periodNs == 0 ? Long.MAX_VALUE : d.periodNs);
+    }
+    final List<Long> descending = new ArrayList<>(periods);
+    for (Draft d : drafts) {
+      final long key = d.periodNs == 0 ? Long.MAX_VALUE : d.periodNs;
+      final int rank = descending.indexOf(key); // 0 = longest period
+      final int overflow = Math.max(0, descending.size() - MAX_BANDS);
+      d.band = 1 + Math.max(0, rank - overflow);
+    }
+  }
+
+  /**
+   * Worst-case response time from readiness to completion, or -1 once it exceeds the
+   * deadline. Interference comes from every other task of the same or a higher band: periodic
+   * ones once per period, one-shot ones once.
+   */
+  static long responseTime(Draft task, List<Draft> all) {
+    long response = task.wcetNs;
+    for (int iteration = 0; iteration < 10_000; iteration++) {
+      long next = task.wcetNs;
+      for (Draft other : all) {
+        if (other == task || other.band < task.band) {
+          continue;
+        }
+        if (other.periodNs > 0) {
+          next = Math.addExact(next, Math.multiplyExact(ceilDiv(response, other.periodNs), other.wcetNs));
+        } else if (other.kind == TaskReport.Kind.SPM) {
+          next = Math.addExact(next, other.wcetNs);
+        }
+      }
+      if (next == response) {
+        return response;
+      }
+      if (task.deadlineNs >= 0 && next > task.deadlineNs && task.periodNs > 0) {
+        return -1;
+      }
+      response = next;
+    }
+    return -1;
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return -Math.floorDiv(-a, b);
+  }
+
+  static final class Draft {
+    final String instance;
+    final String method;
+    final TaskReport.Kind kind;
+    final dev.kairos.generator.ir.Tmos.Criticality criticality;
+    final long periodNs;
+    final long wcetNs;
+    final long deadlineNs;
+    final dev.kairos.generator.ir.SourceRef source;
+    int band;
+
+    Draft(
+        String instance,
+        String method,
+        TaskReport.Kind kind,
+        dev.kairos.generator.ir.Tmos.Criticality criticality,
+        long periodNs,
+        long wcetNs,
+        long deadlineNs,
+        dev.kairos.generator.ir.SourceRef source) {
+      this.instance = instance;
+      this.method = method;
+      this.kind = kind;
+      this.criticality = criticality;
+      this.periodNs = periodNs;
+      this.wcetNs = wcetNs;
+      this.deadlineNs = deadlineNs;
+      this.source = source;
+    }
+  }
+}

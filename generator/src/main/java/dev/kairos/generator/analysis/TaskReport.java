@@ -1,0 +1,42 @@
+package dev.kairos.generator.analysis;
+
+import dev.kairos.generator.ir.SourceRef;
+import dev.kairos.generator.ir.Tmos.Criticality;
+
+/**
+ * One schedulable entity of a node: a method of a deployed TMO, with its timing as the node's
+ * hardware sees it (WCET scaled by speed) and the verdict of the analysis.
+ *
+ * @param periodNs period or minimum inter-arrival time; 0 for a one-shot SpM or an SvM without
+ *     max-rate
+ * @param deadlineNs relative to the moment the method becomes ready (for an SpM: the opening of
+ *     its start window)
+ * @param band priority band on the node (higher is more urgent)
+ * @param responseTimeNs worst-case response time, or -1 where it diverges past the deadline
+ */
+public record TaskReport(
+    String instance,
+    String method,
+    Kind kind,
+    Criticality criticality,
+    long periodNs,
+    long wcetNs,
+    long deadlineNs,
+    int band,
+    long responseTimeNs,
+    boolean schedulable,
+    SourceRef source) {
+
+  public enum Kind {
+    SPM,
+    SVM
+  }
+
+  public String name() {
+    return instance + "." + method;
+  }
+
+  public double utilization() {
+    return periodNs > 0 ? (double) wcetNs / periodNs : 0.0;
+  }
+}

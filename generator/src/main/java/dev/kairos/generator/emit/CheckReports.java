@@ -1,0 +1,133 @@
+package dev.kairos.generator.emit;
+
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.ir.Durations;
+import java.util.List;
+import java.util.Locale;
+
+/** The verdicts of `kairos check`, for people (a table per node) and for machines (JSON). */
+public final class CheckReports {
+  private CheckReports() {}
+
+  /** A problem that stopped the analysis, with its location. */
+  public record Problem(String file, int line, int column, String message) {}
+
+  public static String text(AnalysisReport report) {
+    final StringBuilder out = new StringBuilder();
+    for (NodeReport node : report.nodes()) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "node %s (%s): os %s, scheduling %s, hardware %s x%s%n",
+              node.node().name(),
+              node.node().source(),
+              node.node().os().name().toLowerCase(Locale.ROOT),
+              strategy(node),
+              node.node().hardware().name(),
+              node.node().hardware().speed().toPlainString()));
+      final String row = "  %-28s %-4s %-4s %10s %10s %10s %4s %10s %10s  %s%n";
+      out.append(
+          String.format(
+              Locale.ROOT,
+              row,
+              "task",
+              "kind",
+              "crit",
+              "period",
+              "wcet",
+              "deadline",
+              "band",
+              "response",
+              "slack",
+              "verdict"));
+      for (TaskReport task : node.tasks()) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                row,
+                task.name(),
+                task.kind().name().toLowerCase(Locale.ROOT),
+                task.criticality().name().toLowerCase(Locale.ROOT),
+                task.periodNs() > 0 ? Durations.format(task.periodNs()) : "-",
+                Durations.format(task.wcetNs()),
+                Durations.format(task.deadlineNs()),
+                task.band(),
+                task.responseTimeNs() >= 0 ? Durations.format(task.responseTimeNs()) : "unbounded",
+                task.responseTimeNs() >= 0
+                    ? Durations.format(task.deadlineNs() - task.responseTimeNs())
+                    : "-",
+                task.schedulable() ? "ok" : "MISSES DEADLINE"));
+      }
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "  utilization %.1f%% (Liu-Layland bound %.1f%%): %s%n",
+              node.utilization() * 100,
+              node.liuLaylandBound() * 100,
+              node.schedulable() ? "schedulable" : "NOT schedulable"));
+      for (String note : node.notes()) {
+        out.append("  note: ").append(note).append(System.lineSeparator());
+      }
+      out.append(System.lineSeparator());
+    }
+    out.append(report.schedulable() ? "all nodes schedulable" : "not schedulable")
+        .append(System.lineSeparator());
+    return out.toString();
+  }
+
+  /** The stable JSON form: times are integer nanoseconds. */
+  public static String json(AnalysisReport report, List<Problem> problems) {
+    final JsonObject root = new JsonObject();
+    root.addProperty("schedulable", report != null && report.schedulable() && problems.isEmpty());
+    final JsonArray nodes = new JsonArray();
+    if (report != null) {
+      for (NodeReport node : report.nodes()) {
+        final JsonObject n = new JsonObject();
+        n.addProperty("node", node.node().name());
+        n.addProperty("strategy", strategy(node));
+        n.addProperty("utilization", node.utilization());
+        n.addProperty("liu_layland_bound", node.liuLaylandBound());
+        n.addProperty("schedulable", node.schedulable());
+        final JsonArray tasks = new JsonArray();
+        for (TaskReport task : node.tasks()) {
+          final JsonObject t = new JsonObject();
+          t.addProperty("name", task.name());
+          t.addProperty("kind", task.kind().name().toLowerCase(Locale.ROOT));
+          t.addProperty("criticality", task.criticality().name().toLowerCase(Locale.ROOT));
+          t.addProperty("period_ns", task.periodNs());
+          t.addProperty("wcet_ns", task.wcetNs());
+          t.addProperty("deadline_ns", task.deadlineNs());
+          t.addProperty("priority", task.band());
+          t.addProperty("response_time_ns", task.responseTimeNs());
+          t.addProperty("schedulable", task.schedulable());
+          t.addProperty("source", task.source().toString());
+          tasks.add(t);
+        }
+        n.add("tasks", tasks);
+        nodes.add(n);
+      }
+    }
+    root.add("nodes", nodes);
+    final JsonArray errors = new JsonArray();
+    for (Problem problem : problems) {
+      final JsonObject e = new JsonObject();
+      e.addProperty("file", problem.file());
+      e.addProperty("line", problem.line());
+      e.addProperty("column", problem.column());
+      e.addProperty("message", problem.message());
+      errors.add(e);
+    }
+    root.add("errors", errors);
+    return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root)
+        + System.lineSeparator();
+  }
+
+  private static String strategy(NodeReport node) {
+    return node.node().strategy().name().toLowerCase(Locale.ROOT).replace('_', '+');
+  }
+}

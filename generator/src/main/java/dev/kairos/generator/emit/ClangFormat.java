@@ -1,0 +1,103 @@
+package dev.kairos.generator.emit;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Formats generated C++ with clang-format and the project's own style (the repository's
+ * .clang-format, packaged with the generator), so generated and hand-written code look alike.
+ */
+public final class ClangFormat {
+  private static final String STYLE_RESOURCE = "/dev/kairos/generator/emit/.clang-format";
+
+  private final Path executable;
+  private final String style;
+
+  private ClangFormat(Path executable, String style) {
+    this.executable = executable;
+    this.style = style;
+  }
+
+  /** clang-format from the PATH (or the given command), if there is one. */
+  public static Optional<ClangFormat> find(String command) {
+    final String name = command == null ? "clang-format" : command;
+    Path found = null;
+    if (name.contains("/")) {
+      found = Path.of(name);
+    } else {
+      final String path = System.getenv().getOrDefault("PATH", "");
+      for (String dir : path.split(java.io.File.pathSeparator)) {
+        final Path candidate = Path.of(dir.isEmpty() ? "." : dir, name);
+        if (Files.isExecutable(candidate)) {
+          found = candidate;
+          break;
+        }
+      }
+    }
+    if (found == null || !Files.isExecutable(found)) {
+      return Optional.empty();
+    }
+    return Optional.of(new ClangFormat(found, inlineStyle()));
+  }
+
+  /** The packaged .clang-format as clang-format's inline {key: value, ...} form. */
+  static String inlineStyle() {
+    try (InputStream in = ClangFormat.class.getResourceAsStream(STYLE_RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException("generator jar lacks " + STYLE_RESOURCE);
+      }
+      final List<String> entries = new ArrayList<>();
+      for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+        final String trimmed = line.trim();
+        if (trimmed.isEmpty()
+            || trimmed.startsWith("#")
+            || trimmed.equals("---")
+            || trimmed.equals("...")
+            || trimmed.startsWith("Language:")) {
+          continue;
+        }
+        entries.add(trimmed);
+      }
+      return "{" + String.join(", ", entries) + "}";
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + STYLE_RESOURCE, e);
+    }
+  }
+
+  /** The formatted text of one file; the name only tells clang-format the language. */
+  public String format(String fileName, String content) throws IOException {
+    final Process process =
+        new ProcessBuilder(
+                executable.toString(), "--style=" + style, "--assume-filename=" + fileName)
+            .redirectError(ProcessBuilder.Redirect.PIPE)
+            .start();
+    try (OutputStream stdin = process.getOutputStream()) {
+      stdin.write(content.getBytes(StandardCharsets.UTF_8));
+    }
+    final ByteArrayOutputStream formatted = new ByteArrayOutputStream();
+    process.getInputStream().transferTo(formatted);
+    final String errors = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        throw new IOException("clang-format did not finish formatting " + fileName);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while formatting " + fileName, e);
+    }
+    if (process.exitValue() != 0) {
+      throw new IOException("clang-format failed on " + fileName + ": " + errors.trim());
+    }
+    return formatted.toString(StandardCharsets.UTF_8);
+  }
+}

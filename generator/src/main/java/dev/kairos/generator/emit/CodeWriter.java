@@ -1,0 +1,120 @@
+package dev.kairos.generator.emit;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one way generated text is written: lines from templates with {@code $name$} holes, kept
+ * at the current nesting depth. A hole without a value, or a value no hole uses, is an error —
+ * so a misspelt variable fails the generator's tests instead of reaching users' code. {@code
+ * $$} writes a dollar sign.
+ */
+public final class CodeWriter {
+  private static final String INDENT = "  ";
+
+  private final StringBuilder out = new StringBuilder();
+  private int depth;
+  private boolean lastWasBlank = true;
+
+  /** Writes one line (or several, split at newlines) from a template. */
+  public CodeWriter line(String template, Object... variables) {
+    final String text = substitute(template, variables);
+    for (String line : text.split("\n", -1)) {
+      if (line.isEmpty()) {
+        out.append('\n');
+      } else {
+        out.append(INDENT.repeat(depth)).append(line).append('\n');
+      }
+      lastWasBlank = line.isEmpty();
+    }
+    return this;
+  }
+
+  /** Writes a line, then indents what follows. */
+  public CodeWriter open(String template, Object... variables) {
+    line(template, variables);
+    depth++;
+    return this;
+  }
+
+  /** Outdents, then writes a line. */
+  public CodeWriter close(String template, Object... variables) {
+    if (depth == 0) {
+      throw new IllegalStateException("close without open: " + template);
+    }
+    depth--;
+    return line(template, variables);
+  }
+
+  /** Writes a line one level out and stays at the current depth: `else`, `case`, `public:`. */
+  public CodeWriter outdented(String template, Object... variables) {
+    if (depth == 0) {
+      throw new IllegalStateException("outdent at depth 0: " + template);
+    }
+    depth--;
+    line(template, variables);
+    depth++;
+    return this;
+  }
+
+  /** One empty line; never two in a row, never at the top. */
+  public CodeWriter blank() {
+    if (!lastWasBlank) {
+      out.append('\n');
+      lastWasBlank = true;
+    }
+    return this;
+  }
+
+  public String text() {
+    if (depth != 0) {
+      throw new IllegalStateException("unbalanced open/close: depth " + depth + " at the end");
+    }
+    return out.toString();
+  }
+
+  static String substitute(String template, Object... variables) {
+    if (variables.length % 2 != 0) {
+      throw new IllegalArgumentException("variables come in name/value pairs: " + template);
+    }
+    final Map<String, String> values = new HashMap<>();
+    for (int i = 0; i < variables.length; i += 2) {
+      values.put(String.valueOf(variables[i]), String.valueOf(variables[i + 1]));
+    }
+    final Set<String> used = new HashSet<>();
+    final StringBuilder result = new StringBuilder();
+    int position = 0;
+    while (position < template.length()) {
+      final int start = template.indexOf('$', position);
+      if (start < 0) {
+        result.append(template, position, template.length());
+        break;
+      }
+      final int end = template.indexOf('$', start + 1);
+      if (end < 0) {
+        throw new IllegalArgumentException("unclosed $ in template: " + template);
+      }
+      result.append(template, position, start);
+      final String name = template.substring(start + 1, end);
+      if (name.isEmpty()) {
+        result.append('$');
+      } else {
+        final String value = values.get(name);
+        if (value == null) {
+          throw new IllegalArgumentException("no value for $" + name + "$ in: " + template);
+        }
+        used.add(name);
+        result.append(value);
+      }
+      position = end + 1;
+    }
+    if (!used.containsAll(values.keySet())) {
+      final Set<String> unused = new HashSet<>(values.keySet());
+      unused.removeAll(used);
+      throw new IllegalArgumentException("unused variables " + unused + " for: " + template);
+    }
+    return result.toString();
+  }
+}

@@ -1,0 +1,48 @@
+package dev.kairos.generator.emit;
+
+import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.generator.ir.Tmos.TmoClass;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/** Every file of a system's C++ project: the one place that decides what is emitted where. */
+public final class CppGenerator {
+  private CppGenerator() {}
+
+  /** What was generated: files for the output directory, and starters for hand-written code. */
+  public record Output(List<GeneratedFile> generated, List<GeneratedFile> userStarters) {}
+
+  /**
+   * @param implDirFromOutput the directory of hand-written code, relative to the output
+   *     directory (with forward slashes)
+   */
+  public static Output generate(
+      SystemModel system, AnalysisReport analysis, String implDirFromOutput) {
+    final Set<String> modelFiles = new LinkedHashSet<>();
+    system.tmos().forEach(t -> modelFiles.add(t.source().file()));
+    system.nodes().forEach(n -> modelFiles.add(n.source().file()));
+    system.types().forEach(t -> modelFiles.add(t.source().file()));
+    final List<String> files = List.copyOf(modelFiles);
+
+    final List<GeneratedFile> generated = new ArrayList<>();
+    final List<GeneratedFile> starters = new ArrayList<>();
+    generated.add(TypesEmitter.emit(system, files));
+    for (TmoClass tmo : system.tmos()) {
+      generated.add(ServantEmitter.emit(tmo));
+      starters.addAll(UserCodeEmitter.emit(tmo));
+    }
+    for (int i = 0; i < system.nodes().size(); i++) {
+      final Node node = system.nodes().get(i);
+      final NodeReport report = analysis.nodes().get(i);
+      generated.add(ScheduleEmitter.emit(node, report));
+      generated.add(NodeMainEmitter.emit(node));
+    }
+    generated.add(CMakeEmitter.emit(system, files, implDirFromOutput));
+    return new Output(generated, starters);
+  }
+}

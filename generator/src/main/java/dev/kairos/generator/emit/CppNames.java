@@ -1,0 +1,73 @@
+package dev.kairos.generator.emit;
+
+import dev.kairos.generator.ir.TypeUse;
+import dev.kairos.generator.ir.Types.Direction;
+import java.util.List;
+
+/** How model names and types are spelled in generated C++. */
+public final class CppNames {
+  private CppNames() {}
+
+  public static String namespace(List<String> namespace) {
+    return String.join("::", namespace);
+  }
+
+  /** Fully qualified, so generated code never depends on using-directives. */
+  public static String qualified(List<String> namespace, String name) {
+    return namespace.isEmpty() ? "::" + name : "::" + namespace(namespace) + "::" + name;
+  }
+
+  public static String type(TypeUse type) {
+    if (type instanceof TypeUse.Primitive p) {
+      return primitive(p.kind());
+    }
+    if (type instanceof TypeUse.BoundedString s) {
+      return "::kairos::BoundedString<" + s.bound() + ">";
+    }
+    if (type instanceof TypeUse.Sequence s) {
+      return "::kairos::BoundedSequence<" + type(s.element()) + ", " + s.bound() + ">";
+    }
+    final TypeUse.Named n = (TypeUse.Named) type;
+    return qualified(n.namespace(), n.name());
+  }
+
+  /** The type of a field or typedef, wrapped in std::array when it has a fixed size. */
+  public static String type(TypeUse type, int arraySize) {
+    return arraySize > 0 ? "::std::array<" + type(type) + ", " + arraySize + ">" : type(type);
+  }
+
+  static String primitive(TypeUse.PrimitiveKind kind) {
+    return switch (kind) {
+      case OCTET, UINT8 -> "::std::uint8_t";
+      case BOOL -> "bool";
+      case CHAR -> "char";
+      case INT8 -> "::std::int8_t";
+      case INT16 -> "::std::int16_t";
+      case UINT16 -> "::std::uint16_t";
+      case INT32 -> "::std::int32_t";
+      case UINT32 -> "::std::uint32_t";
+      case INT64 -> "::std::int64_t";
+      case UINT64 -> "::std::uint64_t";
+      case FLOAT -> "float";
+      case DOUBLE -> "double";
+    };
+  }
+
+  /** Parameter passing: small primitives by value, everything else by reference. */
+  public static String parameter(Direction direction, TypeUse type) {
+    if (direction == Direction.IN) {
+      return type instanceof TypeUse.Primitive ? type(type) : "const " + type(type) + "&";
+    }
+    return type(type) + "&";
+  }
+
+  /** A segment or other lower-case model name used as a C++ type: capitalised. */
+  public static String typeName(String name) {
+    return Character.toUpperCase(name.charAt(0)) + name.substring(1);
+  }
+
+  /** A C++ string literal for plain model text (names, file:line). */
+  public static String literal(String text) {
+    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+}

@@ -1,0 +1,112 @@
+package dev.kairos.generator.emit;
+
+import dev.kairos.generator.ir.Platform.Deployment;
+import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.Tmos.Spm;
+import dev.kairos.generator.ir.Tmos.TmoClass;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code <node>.main.cpp}: the node executable. It instantiates the user's TMO classes once
+ * each, binds every row of the release table to its servant, and runs the engine.
+ */
+final class NodeMainEmitter {
+  private NodeMainEmitter() {}
+
+  static String fileName(Node node) {
+    return node.name() + ".main.cpp";
+  }
+
+  static GeneratedFile emit(Node node) {
+    final CodeWriter w = new CodeWriter();
+    w.line(Banner.cpp(fileName(node), List.of(node.source().file())));
+    w.line("#include <kairos/engine.hpp>");
+    w.line("#include <kairos/node.hpp>").blank();
+    w.line("#include \"$schedule$\"", "schedule", ScheduleEmitter.fileName(node));
+    final Set<TmoClass> classes = new LinkedHashSet<>();
+    for (Deployment deployment : node.deployments()) {
+      classes.add(deployment.tmo());
+    }
+    for (TmoClass tmo : classes) {
+      w.line("#include \"$header$\"", "header", UserCodeEmitter.headerName(tmo));
+    }
+    w.blank();
+    w.line("namespace {").blank();
+    for (Deployment deployment : node.deployments()) {
+      w.line(Banner.origin(deployment.source()));
+      w.line(
+          "$type$ $instance$;",
+          "type",
+          CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name()),
+          "instance",
+          deployment.instance());
+    }
+    w.line("::kairos::Engine engine;").blank();
+    for (Deployment deployment : node.deployments()) {
+      final String type =
+          CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
+      for (Spm spm : deployment.tmo().spms()) {
+        w.open("void run_$instance$_$method$(void* servant) {", "instance",
+            deployment.instance(), "method", spm.name());
+        w.line("static_cast<$type$*>(servant)->$method$();", "type", type, "method", spm.name());
+        w.close("}");
+      }
+      w.open(
+          "void $instance$_missed(void* servant, const ::kairos::MissReport& miss) noexcept {",
+          "instance",
+          deployment.instance());
+      w.line("static_cast<$type$*>(servant)->on_deadline_miss(miss);", "type", type);
+      w.close("}").blank();
+    }
+    w.line("}  // namespace").blank();
+
+    w.open("int main(int argc, char** argv) {");
+    w.line("constexpr const char* kNode = $name$;", "name", CppNames.literal(node.name()));
+    w.line("::kairos::NodeOptions options;");
+    w.open("switch (::kairos::parse_node_options(argc, argv, kNode, options)) {");
+    w.line("case ::kairos::NodeCommand::kHelp:");
+    w.line("  return 0;");
+    w.line("case ::kairos::NodeCommand::kUsageError:");
+    w.line("  return 2;");
+    w.line("case ::kairos::NodeCommand::kRun:");
+    w.line("  break;");
+    w.close("}").blank();
+    int row = 0;
+    if (node.deployments().stream().anyMatch(d -> !d.tmo().spms().isEmpty())) {
+      w.line(
+          "const auto& table = $ns$::kSpontaneousMethods;", "ns", ScheduleEmitter.namespace(node));
+    }
+    for (Deployment deployment : node.deployments()) {
+      for (Spm spm : deployment.tmo().spms()) {
+        w.open(
+            "if (engine.add_spm(table[$row$], &$instance$, &run_$instance$_$method$, &$instance$_missed) !="
+                + " ::kairos::kal::Status::kOk) {",
+            "row",
+            row++,
+            "instance",
+            deployment.instance(),
+            "method",
+            spm.name());
+        w.line(
+            "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"release table row $row$ rejected\");",
+            "row",
+            row - 1);
+        w.line("return 1;");
+        w.close("}");
+      }
+    }
+    w.blank();
+    w.line("const auto status = engine.run_for(options.duration,");
+    w.line("    options.quiet ? nullptr : &::kairos::print_activation, nullptr);");
+    w.line("::kairos::print_summary(kNode, engine.counters());");
+    w.open("if (status != ::kairos::kal::Status::kOk) {");
+    w.line("::kairos::kal::report(::kairos::kal::Severity::kError, kNode, ::kairos::kal::to_string(status));");
+    w.line("return 1;");
+    w.close("}");
+    w.line("return 0;");
+    w.close("}");
+    return new GeneratedFile(fileName(node), w.text(), GeneratedFile.Kind.CPP);
+  }
+}

@@ -1,0 +1,39 @@
+package dev.kairos.generator.ir;
+
+import dev.kairos.generator.ir.Tmos.TmoClass;
+import java.math.BigDecimal;
+import java.util.List;
+
+/** Where TMOs run: hardware, nodes and the deployments on them. */
+public final class Platform {
+  private Platform() {}
+
+  public enum OperatingSystem {
+    LINUX,
+    SIM
+  }
+
+  public enum Strategy {
+    RMS,
+    EDF,
+    MLF,
+    MUF,
+    RMS_MLF
+  }
+
+  /** The reference machine when a node names no hardware: one core, speed 1.0. */
+  public static final Hardware REFERENCE = new Hardware("reference", 1, BigDecimal.ONE);
+
+  public record Hardware(String name, int cores, BigDecimal speed) {}
+
+  public record Deployment(String instance, TmoClass tmo, SourceRef source) {}
+
+  public record Node(
+      String name,
+      OperatingSystem os,
+      Strategy strategy,
+      Hardware hardware,
+      String endpoint,
+      List<Deployment> deployments,
+      SourceRef source) {}
+}

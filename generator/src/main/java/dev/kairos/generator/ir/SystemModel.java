@@ -1,0 +1,21 @@
+package dev.kairos.generator.ir;
+
+import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.generator.ir.Types.Constant;
+import dev.kairos.generator.ir.Types.Interface;
+import dev.kairos.generator.ir.Types.TypeDeclaration;
+import java.util.List;
+
+/**
+ * The analysis IR: a whole, validated system as plain records. Analyses and emitters see only
+ * this, never the EMF model it was lowered from. Types come in dependency order: every type is
+ * declared after the types it contains.
+ */
+public record SystemModel(
+    String modelName,
+    List<TypeDeclaration> types,
+    List<Constant> constants,
+    List<Interface> interfaces,
+    List<TmoClass> tmos,
+    List<Node> nodes) {}

@@ -1,0 +1,86 @@
+package dev.kairos.generator.ir;
+
+import dev.kairos.generator.ir.Types.Field;
+import dev.kairos.generator.ir.Types.Operation;
+import java.util.List;
+import java.util.Optional;
+
+/** TMO classes: object data stores and their spontaneous and service methods. */
+public final class Tmos {
+  private Tmos() {}
+
+  public enum Criticality {
+    HARD,
+    SOFT
+  }
+
+  public enum Access {
+    READ,
+    WRITE
+  }
+
+  public record Segment(String name, List<Field> fields, SourceRef source) {}
+
+  public record SegmentAccess(String segment, Access access) {}
+
+  /** Marks `to forever` in {@link Spm#lastReleaseNs()}. */
+  public static final long FOREVER = -1;
+
+  /**
+   * A spontaneous method. Times are nanoseconds; window and deadline offsets are relative to
+   * each release t. A one-shot method has period 0 and a single release at 0.
+   */
+  public record Spm(
+      String name,
+      long firstReleaseNs,
+      long lastReleaseNs,
+      long periodNs,
+      long windowOpenNs,
+      long windowCloseNs,
+      long deadlineNs,
+      long wcetNs,
+      Criticality criticality,
+      int importance,
+      List<SegmentAccess> uses,
+      SourceRef source) {
+    public boolean periodic() {
+      return periodNs > 0;
+    }
+  }
+
+  /**
+   * A service method. minInterArrivalNs comes from max-rate (0 when no rate is given); the
+   * signature is the interface operation the method serves, if any.
+   */
+  public record Svm(
+      String name,
+      long gctNs,
+      long wcetNs,
+      Criticality criticality,
+      int importance,
+      long minInterArrivalNs,
+      List<SegmentAccess> uses,
+      Optional<Operation> signature,
+      SourceRef source) {}
+
+  public record Gate(
+      String name,
+      String calleeTmo,
+      String calleeMethod,
+      boolean nonBlocking,
+      long deadlineNs,
+      SourceRef source) {}
+
+  public record Channel(String name, TypeUse type, SourceRef source) {}
+
+  public record TmoClass(
+      List<String> namespace,
+      String name,
+      List<String> interfaces,
+      List<Segment> segments,
+      List<Spm> spms,
+      List<Svm> svms,
+      List<Gate> gates,
+      List<Channel> channels,
+      SourceRef source) {}
+}
