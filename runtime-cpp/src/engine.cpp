@@ -68,10 +68,9 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
   end_ = epoch_ + duration;
   releases_done_.store(false);
 
-  static constexpr const char* kLaneNames[kMaxLanes] = {"kairos-lane0", "kairos-lane1",
-                                                         "kairos-lane2", "kairos-lane3",
-                                                         "kairos-lane4", "kairos-lane5",
-                                                         "kairos-lane6", "kairos-lane7"};
+  static constexpr const char* kLaneNames[kMaxLanes] = {
+      "kairos-lane0", "kairos-lane1", "kairos-lane2", "kairos-lane3",
+      "kairos-lane4", "kairos-lane5", "kairos-lane6", "kairos-lane7"};
   for (std::size_t i = 0; i < lane_count_; ++i) {
     const kal::Status status =
         lanes_[i].thread.start({kLaneNames[i], lanes_[i].band, -1}, &Engine::lane_main, &lanes_[i]);
@@ -79,8 +78,8 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
       return status;
     }
   }
-  const kal::Status trigger_status = time_trigger_.start(
-      {"kairos-trigger", kal::kHighestBand, -1}, &Engine::time_trigger_main, this);
+  const kal::Status trigger_status = time_trigger_.start({"kairos-trigger", kal::kHighestBand, -1},
+                                                         &Engine::time_trigger_main, this);
 
   if (trigger_status == kal::Status::kOk) {
     while (!releases_done_.load(std::memory_order_acquire)) {
@@ -98,7 +97,9 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
   return trigger_status;
 }
 
-void Engine::time_trigger_main(void* self) noexcept { static_cast<Engine*>(self)->release_all(); }
+void Engine::time_trigger_main(void* self) noexcept {
+  static_cast<Engine*>(self)->release_all();
+}
 
 void Engine::release_all() noexcept {
   std::array<kal::TimePoint, kMaxSpms> next_release{};
@@ -107,8 +108,8 @@ void Engine::release_all() noexcept {
 
   auto still_due = [&](std::size_t i) {
     const SpmEntry& entry = *bindings_[i].entry;
-    const bool within_aac = entry.last_release == kForever ||
-                            next_release[i] - epoch_ <= entry.last_release;
+    const bool within_aac =
+        entry.last_release == kForever || next_release[i] - epoch_ <= entry.last_release;
     return within_aac && next_release[i] < end_;
   };
   for (std::size_t i = 0; i < binding_count_; ++i) {

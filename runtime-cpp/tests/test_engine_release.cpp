@@ -13,7 +13,9 @@ struct Counter {
   std::atomic<int> misses{0};
 };
 
-void count_run(void* servant) { static_cast<Counter*>(servant)->runs.fetch_add(1); }
+void count_run(void* servant) {
+  static_cast<Counter*>(servant)->runs.fetch_add(1);
+}
 void count_miss(void* servant, const kairos::MissReport&) noexcept {
   static_cast<Counter*>(servant)->misses.fetch_add(1);
 }
@@ -28,9 +30,8 @@ void collect(void* context, const kairos::SpmEntry&, const kairos::ActivationRec
 constexpr kairos::SpmEntry periodic(std::string_view method, kairos::kal::Duration period,
                                     int band) {
   // Windows are generous: this test runs on shared, noisy machines.
-  return kairos::SpmEntry{"test",       method,    "test.tmo:1", 0ms, kairos::kForever, period, 0ms,
-                          period / 2,   period,    1ms,          kairos::Criticality::kHard,
-                          band};
+  return kairos::SpmEntry{"test", method,     "test.tmo:1", 0ms, kairos::kForever,           period,
+                          0ms,    period / 2, period,       1ms, kairos::Criticality::kHard, band};
 }
 }  // namespace
 
@@ -75,8 +76,8 @@ TEST_CASE("the engine releases each periodic SpM once per period, in order",
 TEST_CASE("the engine refuses rows it cannot honour", "[unit][engine]") {
   static kairos::Engine engine;
   static constexpr kairos::SpmEntry kInverted{
-      "test", "inverted", "test.tmo:1", 0ms, kairos::kForever, 10ms, 5ms, 1ms, 10ms, 1ms,
-      kairos::Criticality::kHard, 1};
+      "test", "inverted", "test.tmo:1", 0ms, kairos::kForever,           10ms,
+      5ms,    1ms,        10ms,         1ms, kairos::Criticality::kHard, 1};
   Counter counter;
   REQUIRE(engine.add_spm(kInverted, &counter, &count_run, &count_miss) ==
           kairos::kal::Status::kInvalidArgument);

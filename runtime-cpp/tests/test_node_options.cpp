@@ -34,8 +34,7 @@ TEST_CASE("node options accept --duration and --quiet, and reject the rest", "[u
   REQUIRE(kairos::parse_node_options(2, missing, "node", options) ==
           kairos::NodeCommand::kUsageError);
   const char* zero[] = {"node", "--duration", "0s"};
-  REQUIRE(kairos::parse_node_options(3, zero, "node", options) ==
-          kairos::NodeCommand::kUsageError);
+  REQUIRE(kairos::parse_node_options(3, zero, "node", options) == kairos::NodeCommand::kUsageError);
   const char* unknown[] = {"node", "--fast"};
   REQUIRE(kairos::parse_node_options(2, unknown, "node", options) ==
           kairos::NodeCommand::kUsageError);

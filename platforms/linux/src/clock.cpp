@@ -1,7 +1,7 @@
 #include <kairos/kal/clock.hpp>
 
-#include <cerrno>
 #include <time.h>
+#include <cerrno>
 
 namespace kairos::kal {
 

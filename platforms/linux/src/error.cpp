@@ -1,7 +1,7 @@
 #include <kairos/kal/error.hpp>
 
-#include <cstring>
 #include <unistd.h>
+#include <cstring>
 
 namespace kairos::kal {
 

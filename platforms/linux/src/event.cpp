@@ -1,11 +1,11 @@
 #include <kairos/kal/event.hpp>
 
-#include <cerrno>
-#include <climits>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <cerrno>
+#include <climits>
 
 namespace kairos::kal {
 
@@ -15,8 +15,7 @@ constexpr std::uint32_t kSet = 1;
 
 long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value,
            const timespec* timeout) noexcept {
-  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, timeout, nullptr,
-                 0);
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, timeout, nullptr, 0);
 }
 
 /// Consumes a pending signal; true if there was one.

@@ -1,7 +1,7 @@
 #include <kairos/kal/memory.hpp>
 
-#include <cerrno>
 #include <sys/mman.h>
+#include <cerrno>
 
 namespace kairos::kal {
 

@@ -1,9 +1,9 @@
 #include <kairos/kal/thread.hpp>
 
-#include <atomic>
-#include <cerrno>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <atomic>
+#include <cerrno>
 
 #include <cstddef>
 
@@ -17,7 +17,8 @@ constexpr int kFifoPriorityOfLowestBand = 20;
 std::atomic<bool> fell_back_to_best_effort{false};
 
 int fifo_priority(PriorityBand band) noexcept {
-  const int clamped = band < kLowestBand ? kLowestBand : (band > kHighestBand ? kHighestBand : band);
+  const int clamped =
+      band < kLowestBand ? kLowestBand : (band > kHighestBand ? kHighestBand : band);
   return kFifoPriorityOfLowestBand + clamped;
 }
 
@@ -30,7 +31,9 @@ void warn_best_effort_once() noexcept {
 }
 }  // namespace
 
-Thread::~Thread() { join(); }
+Thread::~Thread() {
+  join();
+}
 
 void* Thread::run(void* self) noexcept {
   // Timer slack defaults to 50 us for SCHED_OTHER threads; a release must not be smeared.

@@ -2,7 +2,9 @@ package dev.kairos.cli;
 
 import java.util.Comparator;
 
-/** One problem found in a model, as the CLI prints it: {@code file:line:col: error: message [code]}. */
+/**
+ * One problem found in a model, as the CLI prints it: {@code file:line:col: error: message [code]}.
+ */
 public record Diagnostic(
     String file, int line, int column, Severity severity, String message, String code) {
 

@@ -178,17 +178,19 @@ public final class KairosCli implements Callable<Integer> {
           loaded.get().diagnostics().stream()
               .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
               .forEach(
-                  d -> problems.add(
-                      new CheckReports.Problem(d.file(), d.line(), d.column(), d.message())));
+                  d ->
+                      problems.add(
+                          new CheckReports.Problem(d.file(), d.line(), d.column(), d.message())));
           out().print(CheckReports.json(null, problems));
         }
         return exit[0];
       }
       final AnalysisReport report = SchedulingAnalysis.analyse(lower(loaded.get()));
-      out().print(
-          format == Format.json
-              ? CheckReports.json(report, List.of())
-              : CheckReports.text(report));
+      out()
+          .print(
+              format == Format.json
+                  ? CheckReports.json(report, List.of())
+                  : CheckReports.text(report));
       return report.schedulable() ? OK : MODEL_ERRORS;
     }
   }
@@ -238,9 +240,10 @@ public final class KairosCli implements Callable<Integer> {
       final AnalysisReport report = SchedulingAnalysis.analyse(system);
       if (!report.schedulable() && !allowUnschedulable) {
         err().print(CheckReports.text(report));
-        err().println(
-            "kairos: error: the model is not schedulable; nothing generated"
-                + " (see `kairos check`, or pass --allow-unschedulable)");
+        err()
+            .println(
+                "kairos: error: the model is not schedulable; nothing generated"
+                    + " (see `kairos check`, or pass --allow-unschedulable)");
         return MODEL_ERRORS;
       }
       final Path outputDir = output.toAbsolutePath().normalize();
@@ -248,8 +251,7 @@ public final class KairosCli implements Callable<Integer> {
           (impl != null ? impl : files.get(0).toAbsolutePath().getParent().resolve("src"))
               .toAbsolutePath()
               .normalize();
-      final String implFromOutput =
-          outputDir.relativize(implDir).toString().replace('\\', '/');
+      final String implFromOutput = outputDir.relativize(implDir).toString().replace('\\', '/');
       final CppGenerator.Output generated =
           CppGenerator.generate(system, report, implFromOutput.isEmpty() ? "." : implFromOutput);
 

@@ -20,8 +20,8 @@ import org.eclipse.xtext.validation.IResourceValidator;
 import org.eclipse.xtext.validation.Issue;
 
 /**
- * Loads .tmo files into one resource set (so names resolve across files), validates them, and
- * turns Xtext's issues into {@link Diagnostic}s named after the files as the user wrote them.
+ * Loads .tmo files into one resource set (so names resolve across files), validates them, and turns
+ * Xtext's issues into {@link Diagnostic}s named after the files as the user wrote them.
  */
 final class ModelLoader {
   /** Raised for problems with the command line itself (missing files): exit code 2. */

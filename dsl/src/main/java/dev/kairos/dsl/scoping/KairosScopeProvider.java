@@ -11,8 +11,8 @@ import org.eclipse.xtext.scoping.IScope;
 import org.eclipse.xtext.scoping.Scopes;
 
 /**
- * Names that are resolved inside a TMO rather than globally: a gate's method is a service
- * method of the gate's callee, and a segment use names a segment of the enclosing TMO's ODS.
+ * Names that are resolved inside a TMO rather than globally: a gate's method is a service method of
+ * the gate's callee, and a segment use names a segment of the enclosing TMO's ODS.
  */
 public class KairosScopeProvider extends AbstractKairosScopeProvider {
 

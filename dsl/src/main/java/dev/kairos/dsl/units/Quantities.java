@@ -7,9 +7,9 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 
 /**
- * Converts the model's quantities to integers in nanoseconds. Every conversion is exact or
- * fails: a duration that is not a whole number of nanoseconds, or that does not fit in 64 bits,
- * is an error in the model, never a silently rounded or wrapped number.
+ * Converts the model's quantities to integers in nanoseconds. Every conversion is exact or fails: a
+ * duration that is not a whole number of nanoseconds, or that does not fit in 64 bits, is an error
+ * in the model, never a silently rounded or wrapped number.
  */
 public final class Quantities {
   private static final BigDecimal NANOS_PER_SECOND = BigDecimal.valueOf(1_000_000_000L);

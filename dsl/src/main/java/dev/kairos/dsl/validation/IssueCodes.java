@@ -1,8 +1,8 @@
 package dev.kairos.dsl.validation;
 
 /**
- * Issue codes of every diagnostic Kairos reports. They are stable: tests, editors (quick fixes)
- * and CI scripts key on them, and docs/diagnostics.md explains each one.
+ * Issue codes of every diagnostic Kairos reports. They are stable: tests, editors (quick fixes) and
+ * CI scripts key on them, and docs/diagnostics.md explains each one.
  */
 public final class IssueCodes {
   private IssueCodes() {}

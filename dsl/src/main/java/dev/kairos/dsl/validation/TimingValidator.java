@@ -16,10 +16,10 @@ import java.util.OptionalLong;
 import org.eclipse.xtext.validation.Check;
 
 /**
- * Quantities and the timing of methods: exact durations, activation conditions whose windows
- * make sense, and execution times that fit inside their deadlines or guaranteed completion
- * times. A quantity that is itself malformed is reported once, where it is written, and the
- * checks that depend on it stay silent.
+ * Quantities and the timing of methods: exact durations, activation conditions whose windows make
+ * sense, and execution times that fit inside their deadlines or guaranteed completion times. A
+ * quantity that is itself malformed is reported once, where it is written, and the checks that
+ * depend on it stay silent.
  */
 public class TimingValidator extends ConcernValidator {
 
@@ -148,10 +148,7 @@ public class TimingValidator extends ConcernValidator {
     final OptionalLong wcet = nanos(svm.getWcet());
     final OptionalLong gct = nanos(svm.getGct());
     if (wcet.isPresent() && wcet.getAsLong() <= 0) {
-      error(
-          "the WCET must be greater than 0",
-          Literals.METHOD__WCET,
-          IssueCodes.NON_POSITIVE_WCET);
+      error("the WCET must be greater than 0", Literals.METHOD__WCET, IssueCodes.NON_POSITIVE_WCET);
     } else if (wcet.isPresent() && gct.isPresent() && wcet.getAsLong() > gct.getAsLong()) {
       error(
           "WCET "

@@ -14,10 +14,10 @@ import java.util.TreeSet;
 
 /**
  * Schedulability of each node as the runtime executes it today: fixed priority bands
- * (rate-monotonic: the shorter the period, the higher the band), preemptive, one lane per band
- * with FIFO order inside a band. Per node: utilization, the Liu-Layland bound and exact
- * response-time analysis (Joseph and Pandya), with tasks of the same band counted as
- * interference because a FIFO lane may serve them first.
+ * (rate-monotonic: the shorter the period, the higher the band), preemptive, one lane per band with
+ * FIFO order inside a band. Per node: utilization, the Liu-Layland bound and exact response-time
+ * analysis (Joseph and Pandya), with tasks of the same band counted as interference because a FIFO
+ * lane may serve them first.
  */
 public final class SchedulingAnalysis {
   /** Lanes the runtime can run per node; bands beyond this are merged at the bottom. */
@@ -131,9 +131,9 @@ public final class SchedulingAnalysis {
   }
 
   /**
-   * Worst-case response time from readiness to completion, or -1 once it exceeds the
-   * deadline. Interference comes from every other task of the same or a higher band: periodic
-   * ones once per period, one-shot ones once.
+   * Worst-case response time from readiness to completion, or -1 once it exceeds the deadline.
+   * Interference comes from every other task of the same or a higher band: periodic ones once per
+   * period, one-shot ones once.
    */
   static long responseTime(Draft task, List<Draft> all) {
     long response = task.wcetNs;
@@ -144,7 +144,9 @@ public final class SchedulingAnalysis {
           continue;
         }
         if (other.periodNs > 0) {
-          next = Math.addExact(next, Math.multiplyExact(ceilDiv(response, other.periodNs), other.wcetNs));
+          next =
+              Math.addExact(
+                  next, Math.multiplyExact(ceilDiv(response, other.periodNs), other.wcetNs));
         } else if (other.kind == TaskReport.Kind.SPM) {
           next = Math.addExact(next, other.wcetNs);
         }

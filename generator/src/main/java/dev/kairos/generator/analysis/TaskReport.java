@@ -9,8 +9,8 @@ import dev.kairos.generator.ir.Tmos.Criticality;
  *
  * @param periodNs period or minimum inter-arrival time; 0 for a one-shot SpM or an SvM without
  *     max-rate
- * @param deadlineNs relative to the moment the method becomes ready (for an SpM: the opening of
- *     its start window)
+ * @param deadlineNs relative to the moment the method becomes ready (for an SpM: the opening of its
+ *     start window)
  * @param band priority band on the node (higher is more urgent)
  * @param responseTimeNs worst-case response time, or -1 where it diverges past the deadline
  */

@@ -63,7 +63,11 @@ final class CMakeEmitter {
           "target_include_directories($node$ PRIVATE $${CMAKE_CURRENT_SOURCE_DIR} $${KAIROS_IMPL_DIR})",
           "node",
           node.name());
-      w.line("target_link_libraries($node$ PRIVATE $runtime$)", "node", node.name(), "runtime",
+      w.line(
+          "target_link_libraries($node$ PRIVATE $runtime$)",
+          "node",
+          node.name(),
+          "runtime",
           runtime);
       w.line("kairos_strict_warnings($node$)", "node", node.name());
       if (optional) {

@@ -85,7 +85,8 @@ public final class ClangFormat {
     }
     final ByteArrayOutputStream formatted = new ByteArrayOutputStream();
     process.getInputStream().transferTo(formatted);
-    final String errors = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    final String errors =
+        new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     try {
       if (!process.waitFor(60, TimeUnit.SECONDS)) {
         process.destroyForcibly();

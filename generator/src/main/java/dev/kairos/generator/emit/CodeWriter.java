@@ -6,10 +6,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The one way generated text is written: lines from templates with {@code $name$} holes, kept
- * at the current nesting depth. A hole without a value, or a value no hole uses, is an error —
- * so a misspelt variable fails the generator's tests instead of reaching users' code. {@code
- * $$} writes a dollar sign.
+ * The one way generated text is written: lines from templates with {@code $name$} holes, kept at
+ * the current nesting depth. A hole without a value, or a value no hole uses, is an error — so a
+ * misspelt variable fails the generator's tests instead of reaching users' code. {@code $$} writes
+ * a dollar sign.
  */
 public final class CodeWriter {
   private static final String INDENT = "  ";

@@ -18,8 +18,8 @@ public final class CppGenerator {
   public record Output(List<GeneratedFile> generated, List<GeneratedFile> userStarters) {}
 
   /**
-   * @param implDirFromOutput the directory of hand-written code, relative to the output
-   *     directory (with forward slashes)
+   * @param implDirFromOutput the directory of hand-written code, relative to the output directory
+   *     (with forward slashes)
    */
   public static Output generate(
       SystemModel system, AnalysisReport analysis, String implDirFromOutput) {

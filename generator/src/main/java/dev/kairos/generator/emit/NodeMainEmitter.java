@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code <node>.main.cpp}: the node executable. It instantiates the user's TMO classes once
- * each, binds every row of the release table to its servant, and runs the engine.
+ * {@code <node>.main.cpp}: the node executable. It instantiates the user's TMO classes once each,
+ * binds every row of the release table to its servant, and runs the engine.
  */
 final class NodeMainEmitter {
   private NodeMainEmitter() {}
@@ -45,11 +45,14 @@ final class NodeMainEmitter {
     }
     w.line("::kairos::Engine engine;").blank();
     for (Deployment deployment : node.deployments()) {
-      final String type =
-          CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
+      final String type = CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
       for (Spm spm : deployment.tmo().spms()) {
-        w.open("void run_$instance$_$method$(void* servant) {", "instance",
-            deployment.instance(), "method", spm.name());
+        w.open(
+            "void run_$instance$_$method$(void* servant) {",
+            "instance",
+            deployment.instance(),
+            "method",
+            spm.name());
         w.line("static_cast<$type$*>(servant)->$method$();", "type", type, "method", spm.name());
         w.close("}");
       }
@@ -102,7 +105,8 @@ final class NodeMainEmitter {
     w.line("    options.quiet ? nullptr : &::kairos::print_activation, nullptr);");
     w.line("::kairos::print_summary(kNode, engine.counters());");
     w.open("if (status != ::kairos::kal::Status::kOk) {");
-    w.line("::kairos::kal::report(::kairos::kal::Severity::kError, kNode, ::kairos::kal::to_string(status));");
+    w.line(
+        "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, ::kairos::kal::to_string(status));");
     w.line("return 1;");
     w.close("}");
     w.line("return 0;");

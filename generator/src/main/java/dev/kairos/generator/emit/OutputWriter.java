@@ -10,8 +10,8 @@ import java.util.List;
 
 /**
  * Writes generated files. A file is rewritten only when its bytes change, so build tools see
- * unchanged timestamps and stay incremental; hand-written starters are written only where
- * nothing exists yet.
+ * unchanged timestamps and stay incremental; hand-written starters are written only where nothing
+ * exists yet.
  */
 public final class OutputWriter {
   /** What happened to each file, for the CLI to report. */

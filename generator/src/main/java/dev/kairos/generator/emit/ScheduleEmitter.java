@@ -45,8 +45,7 @@ final class ScheduleEmitter {
         node.hardware().speed().toPlainString());
     w.line("// Offsets are relative to each release t; WCETs are scaled to this hardware.");
     w.line("using ::std::chrono::nanoseconds;").blank();
-    final long rows =
-        node.deployments().stream().mapToLong(d -> d.tmo().spms().size()).sum();
+    final long rows = node.deployments().stream().mapToLong(d -> d.tmo().spms().size()).sum();
     w.open(
         "inline constexpr ::std::array<::kairos::SpmEntry, $rows$> kSpontaneousMethods{{",
         "rows",
@@ -54,7 +53,11 @@ final class ScheduleEmitter {
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
         final TaskReport task = task(report, deployment.instance(), spm.name());
-        w.line("// $description$ ($source$)", "description", Describe.spm(spm), "source",
+        w.line(
+            "// $description$ ($source$)",
+            "description",
+            Describe.spm(spm),
+            "source",
             spm.source());
         w.open("{");
         w.line(".instance = $v$,", "v", CppNames.literal(deployment.instance()));

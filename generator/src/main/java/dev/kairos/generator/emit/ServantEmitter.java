@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * {@code <Tmo>.base.hpp}: the servant base class of a TMO. It holds the object data store and
- * declares every method; the user's class of the same name derives from it and writes the
- * bodies, so regenerating never touches hand-written code.
+ * declares every method; the user's class of the same name derives from it and writes the bodies,
+ * so regenerating never touches hand-written code.
  */
 final class ServantEmitter {
   private ServantEmitter() {}
@@ -51,12 +51,14 @@ final class ServantEmitter {
     w.line("virtual ~$base$() = default;", "base", baseClass(tmo));
     for (Spm spm : tmo.spms()) {
       w.blank();
-      w.line("// $description$ ($source$)", "description", Describe.spm(spm), "source", spm.source());
+      w.line(
+          "// $description$ ($source$)", "description", Describe.spm(spm), "source", spm.source());
       w.line("virtual void $name$() = 0;", "name", spm.name());
     }
     for (Svm svm : tmo.svms()) {
       w.blank();
-      w.line("// $description$ ($source$)", "description", Describe.svm(svm), "source", svm.source());
+      w.line(
+          "// $description$ ($source$)", "description", Describe.svm(svm), "source", svm.source());
       w.line("virtual $signature$ = 0;", "signature", signature(svm));
     }
     w.blank();
@@ -76,7 +78,9 @@ final class ServantEmitter {
   }
 
   private static void ods(CodeWriter w, TmoClass tmo) {
-    w.line("/// Object data store of TMO $tmo$: one member per segment, the unit of locking.", "tmo",
+    w.line(
+        "/// Object data store of TMO $tmo$: one member per segment, the unit of locking.",
+        "tmo",
         tmo.name());
     w.open("struct $ods$ {", "ods", odsType(tmo));
     for (Segment segment : tmo.segments()) {
@@ -90,8 +94,8 @@ final class ServantEmitter {
   }
 
   /**
-   * The C++ signature of a service method: the interface operation it serves, or a method
-   * without parameters when it serves none.
+   * The C++ signature of a service method: the interface operation it serves, or a method without
+   * parameters when it serves none.
    */
   static String signature(Svm svm) {
     return signature(svm, false);
@@ -105,8 +109,7 @@ final class ServantEmitter {
     final Operation op = svm.signature().get();
     final List<String> parameters = new ArrayList<>();
     for (Parameter parameter : op.parameters()) {
-      final String name =
-          commentedNames ? "/*" + parameter.name() + "*/" : parameter.name();
+      final String name = commentedNames ? "/*" + parameter.name() + "*/" : parameter.name();
       parameters.add(CppNames.parameter(parameter.direction(), parameter.type()) + " " + name);
     }
     final String result = op.result() == null ? "void" : CppNames.type(op.result());

@@ -27,14 +27,24 @@ final class UserCodeEmitter {
 
   private static GeneratedFile header(TmoClass tmo) {
     final CodeWriter w = new CodeWriter();
-    w.line("// $file$ — method bodies of TMO $tmo$ ($source$).", "file", headerName(tmo), "tmo",
-        tmo.name(), "source", tmo.source());
+    w.line(
+        "// $file$ — method bodies of TMO $tmo$ ($source$).",
+        "file",
+        headerName(tmo),
+        "tmo",
+        tmo.name(),
+        "source",
+        tmo.source());
     w.line("// Written once by kairos as a starting point; yours to edit. Never overwritten.");
     w.line("#pragma once").blank();
     w.line("#include \"$base$\"", "base", ServantEmitter.fileName(tmo)).blank();
     final NamespaceScope scope = new NamespaceScope(w);
     scope.enter(tmo.namespace());
-    w.open("class $tmo$ final : public $base$ {", "tmo", tmo.name(), "base",
+    w.open(
+        "class $tmo$ final : public $base$ {",
+        "tmo",
+        tmo.name(),
+        "base",
         ServantEmitter.baseClass(tmo));
     w.outdented(" public:");
     for (Spm spm : tmo.spms()) {

@@ -8,9 +8,9 @@ import dev.kairos.generator.ir.Types.TypeDeclaration;
 import java.util.List;
 
 /**
- * The analysis IR: a whole, validated system as plain records. Analyses and emitters see only
- * this, never the EMF model it was lowered from. Types come in dependency order: every type is
- * declared after the types it contains.
+ * The analysis IR: a whole, validated system as plain records. Analyses and emitters see only this,
+ * never the EMF model it was lowered from. Types come in dependency order: every type is declared
+ * after the types it contains.
  */
 public record SystemModel(
     String modelName,

@@ -27,8 +27,8 @@ public final class Tmos {
   public static final long FOREVER = -1;
 
   /**
-   * A spontaneous method. Times are nanoseconds; window and deadline offsets are relative to
-   * each release t. A one-shot method has period 0 and a single release at 0.
+   * A spontaneous method. Times are nanoseconds; window and deadline offsets are relative to each
+   * release t. A one-shot method has period 0 and a single release at 0.
    */
   public record Spm(
       String name,

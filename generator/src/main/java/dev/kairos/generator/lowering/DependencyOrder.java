@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Orders type declarations so that every type follows the types it contains by value, keeping
- * the model's own order wherever it already works (C++ needs complete types for members).
+ * Orders type declarations so that every type follows the types it contains by value, keeping the
+ * model's own order wherever it already works (C++ needs complete types for members).
  */
 final class DependencyOrder {
   private DependencyOrder() {}
@@ -42,10 +42,15 @@ final class DependencyOrder {
     }
     if (!inProgress.add(declaration)) {
       throw new IllegalStateException(
-          "type " + declaration.name() + " contains itself by value (" + declaration.source() + ")");
+          "type "
+              + declaration.name()
+              + " contains itself by value ("
+              + declaration.source()
+              + ")");
     }
     for (TypeUse.Named use : dependencies.getOrDefault(declaration, List.of())) {
-      final TypeDeclaration target = byName.get(ModelLowering.qualified(use.namespace(), use.name()));
+      final TypeDeclaration target =
+          byName.get(ModelLowering.qualified(use.namespace(), use.name()));
       if (target != null) {
         visit(target, dependencies, byName, done, inProgress, ordered);
       }

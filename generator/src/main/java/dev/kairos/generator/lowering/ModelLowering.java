@@ -48,8 +48,8 @@ import org.eclipse.xtext.nodemodel.INode;
 import org.eclipse.xtext.nodemodel.util.NodeModelUtils;
 
 /**
- * Lowers validated EMF models (one per .tmo file) into the analysis IR. This is the only place
- * in the generator that reads EMF; everything after it works on plain records.
+ * Lowers validated EMF models (one per .tmo file) into the analysis IR. This is the only place in
+ * the generator that reads EMF; everything after it works on plain records.
  */
 public final class ModelLowering {
   private final Function<URI, String> displayName;
@@ -100,8 +100,7 @@ public final class ModelLowering {
         } else if (element instanceof Typedef alias) {
           final TypeUse type = typeUse(alias.getType());
           dependencies.put(
-              new Types.Alias(
-                  namespace, alias.getName(), type, alias.getArraySize(), at(alias)),
+              new Types.Alias(namespace, alias.getName(), type, alias.getArraySize(), at(alias)),
               namedUses(List.of(type)));
         } else if (element instanceof ConstDecl constant) {
           constants.add(
@@ -176,7 +175,8 @@ public final class ModelLowering {
       final EObject declaration = named.getType();
       final Model owner = EcoreUtil2.getContainerOfType(declaration, Model.class);
       return new TypeUse.Named(
-          namespaceOf(owner), org.eclipse.xtext.util.SimpleAttributeResolver.NAME_RESOLVER.apply(declaration));
+          namespaceOf(owner),
+          org.eclipse.xtext.util.SimpleAttributeResolver.NAME_RESOLVER.apply(declaration));
     }
     throw new IllegalStateException("unknown type reference " + ref);
   }

@@ -1,0 +1,74 @@
+# Kairos: two commands for everyone — `make demo` and `make test`. Everything else here is
+# what those two are made of, and can be run alone.
+
+BUILD      := build
+PREFIX     := $(abspath $(BUILD)/prefix)
+CPP_GCC    := $(BUILD)/cpp
+CPP_CLANG  := $(BUILD)/cpp-clang
+DEMO_OUT   := $(BUILD)/demo/hello
+MVN        := mvn -B -ntp
+CMAKE_GEN  := -G Ninja
+
+.PHONY: all setup build java java-test cpp cpp-clang demo test test-java test-cpp test-e2e \
+        format check-format clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+build: setup java cpp
+
+# The Java side: language, language server and the kairos CLI (tests run in `make test`).
+java:
+	$(MVN) -q install -DskipTests
+
+# The C++ runtime with g++ (the default compiler), installed into $(PREFIX) for node builds.
+cpp:
+	cmake -S . -B $(CPP_GCC) $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=g++
+	cmake --build $(CPP_GCC)
+	cmake --install $(CPP_GCC) --prefix $(PREFIX) > /dev/null
+
+# The same runtime and tests with clang++: both compilers must accept it without warnings.
+cpp-clang:
+	cmake -S . -B $(CPP_CLANG) $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=clang++
+	cmake --build $(CPP_CLANG)
+
+demo: build
+	@echo "== kairos check: will every deadline hold?"
+	./kairos check examples/hello/hello.tmo
+	@echo "== kairos generate: C++ for every node"
+	./kairos generate examples/hello/hello.tmo -o $(DEMO_OUT)
+	@echo "== build the generated node against the runtime"
+	cmake -S $(DEMO_OUT) -B $(DEMO_OUT)/build $(CMAKE_GEN) -DCMAKE_PREFIX_PATH=$(PREFIX)
+	cmake --build $(DEMO_OUT)/build
+	@echo "== run node 'board' for 2 s: one line per SpM activation"
+	$(DEMO_OUT)/build/board --duration 2s
+
+test: setup check-format test-java test-cpp test-e2e
+	@echo "== all test suites passed"
+
+test-java:
+	$(MVN) install
+
+test-cpp: cpp cpp-clang
+	ctest --test-dir $(CPP_GCC) --output-on-failure
+	ctest --test-dir $(CPP_CLANG) --output-on-failure
+
+test-e2e: java cpp
+	python3 -m pytest -v tests/e2e
+
+# Formatters: clang-format for C++, google-java-format (through Spotless) for Java.
+CPP_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' 2>/dev/null)
+
+format:
+	clang-format -i $(CPP_SOURCES)
+	$(MVN) -q spotless:apply
+
+check-format:
+	clang-format --dry-run -Werror $(CPP_SOURCES)
+	$(MVN) -q spotless:check
+
+clean:
+	rm -rf $(BUILD)
+	$(MVN) -q clean

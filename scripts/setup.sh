@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what Kairos needs beyond the base machine (Debian 12 with JDK 17, Maven, CMake,
+# Ninja, g++): only what is missing, only from Debian's and PyPI's registries.
+set -euo pipefail
+
+packages=(catch2 clang clang-format)
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null; then
+      sudo_cmd=(sudo)
+    else
+      echo "setup: error: need root (or sudo) to install: ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+for tool in java mvn cmake ninja g++ clang++ clang-format python3; do
+  command -v "$tool" >/dev/null || { echo "setup: error: '$tool' is not installed" >&2; exit 1; }
+done
+
+if ! python3 -m pytest --version >/dev/null 2>&1; then
+  echo "setup: installing pytest from PyPI"
+  python3 -m pip install --quiet pytest
+fi

@@ -1,0 +1,132 @@
+"""Shared pieces of the end-to-end tests: model -> kairos -> C++ -> build -> run -> assert.
+
+They expect `make java cpp` to have run (make test-e2e does it): the kairos CLI jar and the
+runtime installed into build/prefix.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KAIROS = ROOT / "kairos"
+PREFIX = ROOT / "build" / "prefix"
+CLANG_FORMAT_STYLE = ROOT / ".clang-format"
+
+# A generous bound for every child process: nothing here should take long, and nothing may hang.
+TIMEOUT_S = 300
+
+
+def run(args, cwd=ROOT, check=True, timeout=TIMEOUT_S):
+    """Runs a command, returns the CompletedProcess; on unexpected failure shows its output."""
+    result = subprocess.run(
+        [str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+    if check and result.returncode != 0:
+        pytest.fail(
+            f"{' '.join(map(str, args))} exited {result.returncode}\n"
+            f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+        )
+    return result
+
+
+def kairos(*args, cwd=ROOT, check=False):
+    return run([KAIROS, *args], cwd=cwd, check=check)
+
+
+def build_node_project(generated: Path, build_dir: Path, impl_dir: Path | None = None):
+    """Configures and builds a generated node project against the installed runtime."""
+    configure = [
+        "cmake", "-S", generated, "-B", build_dir, "-G", "Ninja",
+        f"-DCMAKE_PREFIX_PATH={PREFIX}",
+    ]
+    if impl_dir is not None:
+        configure.append(f"-DKAIROS_IMPL_DIR={impl_dir}")
+    run(configure)
+    run(["cmake", "--build", build_dir])
+
+
+@dataclass
+class Activation:
+    instance: str
+    method: str
+    seq: int
+    release_ns: int
+    start_ns: int
+    start_lateness_ns: int
+    finish_ns: int
+    window: str
+    deadline: str
+    source: str
+
+
+ACTIVATION = re.compile(r"^activation (.*)$")
+
+
+def parse_activations(stdout: str) -> list[Activation]:
+    activations = []
+    for line in stdout.splitlines():
+        match = ACTIVATION.match(line)
+        if not match:
+            continue
+        fields = dict(pair.split("=", 1) for pair in match.group(1).split())
+        activations.append(
+            Activation(
+                instance=fields["instance"],
+                method=fields["method"],
+                seq=int(fields["seq"]),
+                release_ns=int(fields["release_ns"]),
+                start_ns=int(fields["start_ns"]),
+                start_lateness_ns=int(fields["start_lateness_ns"]),
+                finish_ns=int(fields["finish_ns"]),
+                window=fields["window"],
+                deadline=fields["deadline"],
+                source=fields["source"],
+            )
+        )
+    return activations
+
+
+def parse_summary(stdout: str) -> dict[str, str]:
+    for line in stdout.splitlines():
+        if line.startswith("summary "):
+            return dict(pair.split("=", 1) for pair in line.split()[1:])
+    pytest.fail(f"no summary line in:\n{stdout}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def built_toolchain():
+    if not (ROOT / "generator" / "target" / "kairos.jar").is_file():
+        pytest.fail("kairos CLI is not built: run `make java` first")
+    if not (PREFIX / "lib" / "cmake" / "Kairos" / "KairosConfig.cmake").is_file():
+        pytest.fail("Kairos runtime is not installed in build/prefix: run `make cpp` first")
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    """A clean directory per test; removed afterwards by pytest's tmp_path handling."""
+    yield tmp_path
+
+
+def copy_example(name: str, destination: Path) -> Path:
+    """Copies examples/<name> (model and hand-written code) so a test may change it freely."""
+    target = destination / name
+    shutil.copytree(ROOT / "examples" / name, target)
+    return target
+
+
+def clang_format_problems(paths) -> str:
+    """clang-format's complaints about files that are not formatted in the project style."""
+    result = run(
+        ["clang-format", f"--style=file:{CLANG_FORMAT_STYLE}", "--dry-run", "-Werror", *paths],
+        check=False,
+    )
+    return result.stderr if result.returncode != 0 else ""
+
+
+os.environ.setdefault("KAIROS_E2E", "1")

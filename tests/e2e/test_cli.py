@@ -1,0 +1,109 @@
+"""The kairos CLI and generated nodes answer bad input with clear errors and exit codes."""
+
+import re
+
+from conftest import build_node_project, copy_example, kairos, run
+
+DIAGNOSTIC = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): error: .+ \[(?P<code>[\w.-]+)\]$")
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_model_errors_are_reported_with_location_and_code(workdir):
+    model = write(
+        workdir / "bad.tmo",
+        "tmo T {\n"
+        "  spm tick for t = from 0 s to forever every 10 ms\n"
+        "    start-during (t, t + 12 ms) finish-by t + 15 ms wcet 1 ms;\n"
+        "  svm slow gct 1 ms wcet 2 ms;\n"
+        "}\n"
+        "node n { os linux deploy T as t1 }\n",
+    )
+    for command in ("validate", "check", "generate"):
+        extra = ["-o", workdir / "out"] if command == "generate" else []
+        result = kairos(command, model.name, *extra, cwd=workdir)
+        assert result.returncode == 1, (command, result.stdout, result.stderr)
+        lines = (result.stdout + result.stderr).splitlines()
+        found = [DIAGNOSTIC.match(line) for line in lines]
+        found = [m for m in found if m]
+        codes = {(m["line"], m["code"]) for m in found}
+        assert ("3", "kairos.window-outside-period") in codes, lines
+        assert ("4", "kairos.wcet-exceeds-gct") in codes, lines
+        assert all(m["file"] == "bad.tmo" for m in found)
+        assert "Exception" not in result.stderr
+    assert not (workdir / "out").exists(), "nothing may be generated from a broken model"
+
+
+def test_syntax_errors_do_not_crash(workdir):
+    model = write(workdir / "broken.tmo", "tmo { spm every every ; node")
+    result = kairos("validate", model, cwd=workdir)
+    assert result.returncode == 1
+    assert "kairos.syntax" in result.stdout
+    assert "Exception" not in result.stderr
+
+
+def test_usage_errors_exit_with_2(workdir):
+    assert kairos().returncode == 2
+    assert kairos("frobnicate").returncode == 2
+    missing = kairos("validate", workdir / "nope.tmo")
+    assert missing.returncode == 2
+    assert "no such model file" in missing.stderr
+    not_a_model = kairos("validate", write(workdir / "notes.txt", "hello"))
+    assert not_a_model.returncode == 2
+    assert kairos("generate", write(workdir / "ok.tmo", "")).returncode == 2  # no -o
+    assert kairos("check", "--format", "yaml", workdir / "ok.tmo").returncode == 2
+
+
+def test_unschedulable_models_fail_check_and_are_not_generated(workdir):
+    model = write(
+        workdir / "overload.tmo",
+        "tmo T {\n"
+        "  spm a for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
+        " finish-by t + 10 ms wcet 6 ms;\n"
+        "  spm b for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
+        " finish-by t + 10 ms wcet 6 ms;\n"
+        "}\n"
+        "node n { os linux deploy T as t1 }\n",
+    )
+    checked = kairos("check", model, cwd=workdir)
+    assert checked.returncode == 1
+    assert "NOT schedulable" in checked.stdout
+    as_json = kairos("check", "--format", "json", model, cwd=workdir)
+    assert as_json.returncode == 1
+    assert '"schedulable": false' in as_json.stdout
+    generated = kairos("generate", model, "-o", workdir / "out", cwd=workdir)
+    assert generated.returncode == 1
+    assert not (workdir / "out").exists()
+
+
+def test_check_json_carries_integer_nanoseconds(workdir):
+    import json
+
+    example = copy_example("hello", workdir)
+    result = kairos("check", "--format", "json", example / "hello.tmo")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["schedulable"] is True and report["errors"] == []
+    (node,) = report["nodes"]
+    assert node["node"] == "board" and node["strategy"] == "rms"
+    tick = next(t for t in node["tasks"] if t["name"] == "greeter.tick")
+    assert tick["period_ns"] == 100_000_000
+    assert tick["wcet_ns"] == 1_000_000
+    assert tick["deadline_ns"] == 50_000_000
+    assert isinstance(tick["response_time_ns"], int) and tick["schedulable"] is True
+
+
+def test_generated_node_rejects_bad_arguments(workdir):
+    example = copy_example("hello", workdir)
+    out = workdir / "out"
+    assert kairos("generate", example / "hello.tmo", "-o", out).returncode == 0
+    build_node_project(out, workdir / "build")
+    board = workdir / "build" / "board"
+    for args in (["--duration"], ["--duration", "soon"], ["--duration", "0s"], ["--fast"]):
+        result = run([board, *args], check=False, timeout=30)
+        assert result.returncode == 2, args
+        assert "error" in result.stderr
+    assert run([board, "--help"], timeout=30).returncode == 0
