@@ -7,8 +7,9 @@
 namespace kairos {
 
 namespace {
-// Threads are started this long before the first release, so start-up never makes it late.
-constexpr kal::Duration kStartupLead = std::chrono::milliseconds{20};
+// The first release comes this long after every thread exists, so that waking them for the
+// first time never makes it late.
+constexpr kal::Duration kStartupLead = std::chrono::milliseconds{10};
 // How often the calling thread hands finished activation records to the observer.
 constexpr kal::Duration kTracePollInterval = std::chrono::milliseconds{10};
 
@@ -64,37 +65,46 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
                 "mlockall refused; page faults may delay methods");
   }
 
-  epoch_ = kal::MonotonicClock::now() + kStartupLead;
-  end_ = epoch_ + duration;
   releases_done_.store(false);
 
   static constexpr const char* kLaneNames[kMaxLanes] = {
-      "kairos-lane0", "kairos-lane1", "kairos-lane2", "kairos-lane3",
-      "kairos-lane4", "kairos-lane5", "kairos-lane6", "kairos-lane7"};
-  for (std::size_t i = 0; i < lane_count_; ++i) {
-    const kal::Status status =
+      "kairos-lane0",  "kairos-lane1",  "kairos-lane2",  "kairos-lane3",
+      "kairos-lane4",  "kairos-lane5",  "kairos-lane6",  "kairos-lane7",
+      "kairos-lane8",  "kairos-lane9",  "kairos-lane10", "kairos-lane11",
+      "kairos-lane12", "kairos-lane13", "kairos-lane14", "kairos-lane15"};
+  kal::Status status = kal::Status::kOk;
+  for (std::size_t i = 0; i < lane_count_ && status == kal::Status::kOk; ++i) {
+    status =
         lanes_[i].thread.start({kLaneNames[i], lanes_[i].band, -1}, &Engine::lane_main, &lanes_[i]);
-    if (status != kal::Status::kOk) {
-      return status;
-    }
   }
-  const kal::Status trigger_status = time_trigger_.start({"kairos-trigger", kal::kHighestBand, -1},
-                                                         &Engine::time_trigger_main, this);
+  if (status == kal::Status::kOk) {
+    status = time_trigger_.start({"kairos-trigger", kal::kHighestBand, -1},
+                                 &Engine::time_trigger_main, this);
+  }
+  if (status == kal::Status::kOk) {
+    // Every thread exists before the epoch is fixed: creating them never delays a release.
+    epoch_ = kal::MonotonicClock::now() + kStartupLead;
+    end_ = epoch_ + duration;
+    start_gate_.set();
+  } else {
+    abandoned_.store(true, std::memory_order_release);
+    start_gate_.set();
+  }
 
-  if (trigger_status == kal::Status::kOk) {
+  if (status == kal::Status::kOk) {
     while (!releases_done_.load(std::memory_order_acquire)) {
       kal::sleep_until(kal::MonotonicClock::now() + kTracePollInterval);
       drain_traces(observer, observer_context);
     }
-    time_trigger_.join();
   }
   for (std::size_t i = 0; i < lane_count_; ++i) {
     lanes_[i].stopping.store(true, std::memory_order_release);
     lanes_[i].wakeup.set();
     lanes_[i].thread.join();
   }
+  time_trigger_.join();
   drain_traces(observer, observer_context);
-  return trigger_status;
+  return status;
 }
 
 void Engine::time_trigger_main(void* self) noexcept {
@@ -102,6 +112,11 @@ void Engine::time_trigger_main(void* self) noexcept {
 }
 
 void Engine::release_all() noexcept {
+  start_gate_.wait();
+  if (abandoned_.load(std::memory_order_acquire)) {
+    releases_done_.store(true, std::memory_order_release);
+    return;
+  }
   std::array<kal::TimePoint, kMaxSpms> next_release{};
   std::array<std::uint64_t, kMaxSpms> sequence{};
   std::array<bool, kMaxSpms> active{};

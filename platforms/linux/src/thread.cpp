@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 
 #include <cstddef>
 
@@ -51,6 +52,10 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
   context_ = context;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
+  const auto stack_bytes = attributes.stack_bytes < static_cast<std::size_t>(PTHREAD_STACK_MIN)
+                               ? static_cast<std::size_t>(PTHREAD_STACK_MIN)
+                               : attributes.stack_bytes;
+  pthread_attr_setstacksize(&attr, stack_bytes);
   sched_param param{};
   param.sched_priority = fifo_priority(attributes.band);
   pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
@@ -62,6 +67,7 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
     warn_best_effort_once();
     pthread_attr_destroy(&attr);
     pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, stack_bytes);
     rc = pthread_create(&native_.handle, &attr, &Thread::run, this);
   }
   pthread_attr_destroy(&attr);

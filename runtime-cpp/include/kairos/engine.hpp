@@ -57,7 +57,7 @@ using ActivationObserver = void (*)(void* context, const SpmEntry& entry,
 class Engine {
  public:
   static constexpr std::size_t kMaxSpms = 64;
-  static constexpr std::size_t kMaxLanes = 8;
+  static constexpr std::size_t kMaxLanes = 16;
   static constexpr std::size_t kLaneQueueCapacity = 64;
   static constexpr std::size_t kTraceCapacity = 1024;
 
@@ -120,6 +120,8 @@ class Engine {
   kal::Thread time_trigger_;
   kal::TimePoint epoch_{};
   kal::TimePoint end_{};
+  kal::Event start_gate_;
+  std::atomic<bool> abandoned_{false};
   std::atomic<bool> releases_done_{false};
 
   std::atomic<std::uint64_t> activations_{0};

@@ -1,6 +1,8 @@
 // Kernel Adaptation Layer: threads with abstract priority bands.
 #pragma once
 
+#include <cstddef>
+
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/native_thread.hpp>
 
@@ -22,6 +24,9 @@ struct ThreadAttributes {
   const char* name = "kairos";  ///< shown by the OS (truncated to its limit)
   PriorityBand band = kLowestBand;
   int cpu = -1;  ///< CPU to pin the thread to, or -1 for any
+  /// Stack reserved (and, with locked memory, faulted in) at creation; small by default
+  /// because method bodies must not recurse deeply or keep large buffers on the stack.
+  std::size_t stack_bytes = 256 * 1024;
 };
 
 /// A platform thread. Start-up may fail (returns an error); running it costs nothing.

@@ -1,0 +1,154 @@
+package dev.kairos.generator.analysis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kairos.generator.ir.Platform;
+import dev.kairos.generator.ir.SourceRef;
+import dev.kairos.generator.ir.Tmos;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class SchedulingAnalysisTest {
+  private static final long MS = 1_000_000L;
+  private static final SourceRef HERE = new SourceRef("test.tmo", 1);
+
+  private static Tmos.Spm spm(String name, long wcetMs, long periodMs) {
+    return new Tmos.Spm(
+        name,
+        0,
+        Tmos.FOREVER,
+        periodMs * MS,
+        0,
+        periodMs * MS,
+        periodMs * MS,
+        wcetMs * MS,
+        Tmos.Criticality.HARD,
+        0,
+        List.of(),
+        HERE);
+  }
+
+  private static Platform.Node node(BigDecimal speed, Tmos.Spm... spms) {
+    final Tmos.TmoClass tmo =
+        new Tmos.TmoClass(
+            List.of(),
+            "T",
+            List.of(),
+            List.of(),
+            List.of(spms),
+            List.of(),
+            List.of(),
+            List.of(),
+            HERE);
+    return new Platform.Node(
+        "n",
+        Platform.OperatingSystem.LINUX,
+        Platform.Strategy.RMS,
+        new Platform.Hardware("h", 1, speed),
+        null,
+        List.of(new Platform.Deployment("t", tmo, HERE)),
+        HERE);
+  }
+
+  private static long response(NodeReport report, String method) {
+    return report.tasks().stream()
+        .filter(t -> t.method().equals(method))
+        .findFirst()
+        .orElseThrow()
+        .responseTimeNs();
+  }
+
+  /**
+   * Buttazzo, Hard Real-Time Computing Systems (3rd ed.), the task set {(1,4),(2,6),(3,10)}: U =
+   * 0.983 exceeds the Liu-Layland bound for three tasks (0.780), yet response-time analysis gives R
+   * = 1, 3 and 10: every deadline holds, the last one exactly.
+   */
+  @Test
+  void responseTimesOfATaskSetAboveTheLiuLaylandBound() {
+    final NodeReport report =
+        SchedulingAnalysis.analyse(
+            node(BigDecimal.ONE, spm("t1", 1, 4), spm("t2", 2, 6), spm("t3", 3, 10)));
+    assertEquals(1 * MS, response(report, "t1"));
+    assertEquals(3 * MS, response(report, "t2"));
+    assertEquals(10 * MS, response(report, "t3"));
+    assertTrue(report.utilization() > report.liuLaylandBound());
+    assertEquals(0.7798, report.liuLaylandBound(), 1e-4);
+    assertTrue(report.schedulable());
+  }
+
+  /** Liu and Layland: utilization above 1 can never be scheduled. */
+  @Test
+  void overloadIsNotSchedulable() {
+    final NodeReport report =
+        SchedulingAnalysis.analyse(node(BigDecimal.ONE, spm("a", 3, 5), spm("b", 3, 5)));
+    assertTrue(report.utilization() > 1.0);
+    assertFalse(report.schedulable());
+    assertEquals(-1, response(report, "b"));
+  }
+
+  /** A node at half the reference speed takes twice as long for the same work. */
+  @Test
+  void wcetsScaleWithTheHardwareSpeed() {
+    final NodeReport report =
+        SchedulingAnalysis.analyse(node(new BigDecimal("0.5"), spm("a", 2, 10)));
+    assertEquals(4 * MS, report.tasks().get(0).wcetNs());
+    assertEquals(3 * MS, SchedulingAnalysis.scale(3 * MS, BigDecimal.ONE));
+    assertEquals(3_333_334, SchedulingAnalysis.scale(1 * MS, new BigDecimal("0.3")));
+  }
+
+  @Test
+  void shorterPeriodsGetHigherBands() {
+    final NodeReport report =
+        SchedulingAnalysis.analyse(
+            node(BigDecimal.ONE, spm("slow", 1, 100), spm("fast", 1, 10), spm("mid", 1, 50)));
+    final List<String> order = new ArrayList<>();
+    report.tasks().forEach(t -> order.add(t.method()));
+    assertEquals(List.of("fast", "mid", "slow"), order);
+    assertTrue(report.tasks().get(0).band() > report.tasks().get(1).band());
+    assertTrue(report.tasks().get(1).band() > report.tasks().get(2).band());
+  }
+
+  @Test
+  void serviceMethodsWithoutARateAreReportedNotCounted() {
+    final Tmos.Svm unbounded =
+        new Tmos.Svm(
+            "serve",
+            2 * MS,
+            1 * MS,
+            Tmos.Criticality.SOFT,
+            0,
+            0,
+            List.of(),
+            Optional.empty(),
+            HERE);
+    final Tmos.TmoClass tmo =
+        new Tmos.TmoClass(
+            List.of(),
+            "T",
+            List.of(),
+            List.of(),
+            List.of(spm("a", 1, 10)),
+            List.of(unbounded),
+            List.of(),
+            List.of(),
+            HERE);
+    final Platform.Node n =
+        new Platform.Node(
+            "n",
+            Platform.OperatingSystem.LINUX,
+            Platform.Strategy.RMS,
+            Platform.REFERENCE,
+            null,
+            List.of(new Platform.Deployment("t", tmo, HERE)),
+            HERE);
+    final NodeReport report = SchedulingAnalysis.analyse(n);
+    assertEquals(0.1, report.utilization(), 1e-9);
+    assertEquals(1, report.notes().size());
+    assertTrue(report.schedulable());
+  }
+}
