@@ -9,7 +9,7 @@ DEMO_OUT   := $(BUILD)/demo/hello
 MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all setup build java java-test cpp cpp-clang demo test test-java test-cpp test-e2e \
+.PHONY: all setup build java java-test cpp cpp-clang demo test test-java test-cpp test-e2e e2e \
         format check-format clean
 
 all: build
@@ -45,7 +45,7 @@ demo: build
 	@echo "== run node 'board' for 2 s: one line per SpM activation"
 	$(DEMO_OUT)/build/board --duration 2s
 
-test: setup check-format test-java test-cpp test-e2e
+test: setup check-format test-java test-cpp e2e
 	@echo "== all test suites passed"
 
 test-java:
@@ -55,7 +55,10 @@ test-cpp: cpp cpp-clang
 	ctest --test-dir $(CPP_GCC) --output-on-failure
 	ctest --test-dir $(CPP_CLANG) --output-on-failure
 
-test-e2e: java cpp
+test-e2e: java cpp e2e
+
+# The end-to-end suites alone, against what is already built.
+e2e:
 	python3 -m pytest -v tests/e2e
 
 # Formatters: clang-format for C++, google-java-format (through Spotless) for Java.

@@ -45,7 +45,7 @@ def test_hello_runs_its_spm_every_period_inside_its_windows(workdir):
         range(EXPECTED_RELEASES)
     )
     assert all(a.release_ns == a.seq * PERIOD_NS for a in activations)
-    assert all(a.source.endswith("hello.tmo:15") for a in activations), activations[0].source
+    assert all(a.source.endswith("hello.tmo:18") for a in activations), activations[0].source
 
     ran = [a for a in activations if a.window == "met"]
     # A shared, noisy machine may steal the CPU now and then: allow a few misses, no more.

@@ -26,10 +26,10 @@ class GreeterBase {
   GreeterBase& operator=(const GreeterBase&) = delete;
   virtual ~GreeterBase() = default;
 
-  // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms, hard (hello.tmo:15)
+  // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms, hard (hello.tmo:18)
   virtual void tick() = 0;
 
-  // svm greetings: gct 2 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:21)
+  // svm greetings: gct 2 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
   virtual ::std::uint64_t greetings(::std::uint32_t extra) = 0;
 
   /// Runs on the method's lane when an activation misses its start window or deadline.

@@ -8,16 +8,16 @@
 
 namespace board_node {
 
-// Node board (hello.tmo:26): rms on Workstation (speed 1.0).
+// Node board (hello.tmo:32): rms on Workstation (speed 1.0).
 // Offsets are relative to each release t; WCETs are scaled to this hardware.
 using ::std::chrono::nanoseconds;
 
 inline constexpr ::std::array<::kairos::SpmEntry, 1> kSpontaneousMethods{{
-  // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms, hard (hello.tmo:15)
+  // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms, hard (hello.tmo:18)
   {
     .instance = "greeter",
     .method = "tick",
-    .source = "hello.tmo:15",
+    .source = "hello.tmo:18",
     .first_release = nanoseconds{0},
     .last_release = ::kairos::kForever,
     .period = nanoseconds{100000000},

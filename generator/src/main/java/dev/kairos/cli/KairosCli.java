@@ -35,6 +35,7 @@ import picocli.CommandLine.Spec;
       KairosCli.Validate.class,
       KairosCli.Check.class,
       KairosCli.Generate.class,
+      KairosCli.Format.class,
       CommandLine.HelpCommand.class
     })
 public final class KairosCli implements Callable<Integer> {
@@ -105,13 +106,28 @@ public final class KairosCli implements Callable<Integer> {
 
     /** The loaded models, or empty after reporting why not (with the exit code in `exit`). */
     Optional<ModelLoader.Loaded> loadAndReport(int[] exit, boolean diagnosticsToErr) {
-      final ModelLoader.Loaded loaded;
+      return loadAndReport(new ModelLoader(), exit, diagnosticsToErr, false);
+    }
+
+    /** With syntaxOnly, only syntax errors count (formatting needs a parse, not a valid model). */
+    Optional<ModelLoader.Loaded> loadAndReport(
+        ModelLoader loader, int[] exit, boolean diagnosticsToErr, boolean syntaxOnly) {
+      ModelLoader.Loaded loaded;
       try {
-        loaded = new ModelLoader().load(files);
+        loaded = loader.load(files);
       } catch (ModelLoader.UsageProblem e) {
         err().println("kairos: error: " + e.getMessage());
         exit[0] = USAGE;
         return Optional.empty();
+      }
+      if (syntaxOnly) {
+        loaded =
+            new ModelLoader.Loaded(
+                loaded.models(),
+                loaded.diagnostics().stream()
+                    .filter(d -> d.code().equals("kairos.syntax"))
+                    .toList(),
+                loaded.portableNames());
       }
       final PrintWriter sink = diagnosticsToErr ? err() : out();
       loaded.diagnostics().forEach(sink::println);
@@ -192,6 +208,45 @@ public final class KairosCli implements Callable<Integer> {
                   ? CheckReports.json(report, List.of())
                   : CheckReports.text(report));
       return report.schedulable() ? OK : MODEL_ERRORS;
+    }
+  }
+
+  @Command(
+      name = "format",
+      mixinStandardHelpOptions = true,
+      description =
+          "Rewrites models in the canonical layout (or, with --check, lists those that differ).")
+  static final class Format extends ModelCommand {
+    @Option(names = "--check", description = "change nothing; exit 1 if a file is not formatted")
+    boolean check;
+
+    @Override
+    public Integer call() throws IOException {
+      final int[] exit = {OK};
+      final ModelLoader loader = new ModelLoader();
+      final Optional<ModelLoader.Loaded> loaded = loadAndReport(loader, exit, false, true);
+      if (loaded.isEmpty() || exit[0] != OK) {
+        if (exit[0] == MODEL_ERRORS) {
+          err().println("kairos: files with syntax errors are not formatted");
+        }
+        return exit[0];
+      }
+      int unformatted = 0;
+      for (Path file : files) {
+        final String original = java.nio.file.Files.readString(file);
+        final String formatted = loader.format(file);
+        if (original.equals(formatted)) {
+          continue;
+        }
+        unformatted++;
+        if (check) {
+          out().println("not formatted: " + file);
+        } else {
+          java.nio.file.Files.writeString(file, formatted);
+          out().println("formatted " + file);
+        }
+      }
+      return check && unformatted > 0 ? MODEL_ERRORS : OK;
     }
   }
 

@@ -41,6 +41,7 @@ final class ModelLoader {
 
   private final Injector injector =
       new KairosStandaloneSetup().createInjectorAndDoEMFRegistration();
+  private XtextResourceSet resourceSet;
 
   Loaded load(List<Path> files) throws UsageProblem {
     for (Path file : files) {
@@ -51,7 +52,7 @@ final class ModelLoader {
         throw new UsageProblem("not a Kairos model (expected a .tmo file): " + file);
       }
     }
-    final XtextResourceSet resourceSet = injector.getInstance(XtextResourceSet.class);
+    resourceSet = injector.getInstance(XtextResourceSet.class);
     final Map<URI, String> shownNames = new HashMap<>();
     final Map<URI, String> portableNames = new HashMap<>();
     final List<Resource> resources = new ArrayList<>();
@@ -85,6 +86,14 @@ final class ModelLoader {
     }
     diagnostics.sort(Diagnostic.ORDER);
     return new Loaded(models, diagnostics, portableNames);
+  }
+
+  /** The canonical text of a file loaded by {@link #load}. */
+  String format(Path file) {
+    final URI uri = URI.createFileURI(file.toAbsolutePath().normalize().toString());
+    final org.eclipse.xtext.resource.XtextResource resource =
+        (org.eclipse.xtext.resource.XtextResource) resourceSet.getResource(uri, false);
+    return injector.getInstance(dev.kairos.dsl.formatting2.ModelFormatter.class).format(resource);
   }
 
   private static Diagnostic toDiagnostic(String file, Issue issue) {

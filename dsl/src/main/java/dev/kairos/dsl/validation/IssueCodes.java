@@ -34,7 +34,29 @@ public final class IssueCodes {
   public static final String CPP_KEYWORD = PREFIX + "cpp-keyword";
   public static final String RESERVED_NAME = PREFIX + "reserved-name";
 
+  // types
+  public static final String UNBOUNDED_STRING = PREFIX + "unbounded-string";
+  public static final String INVALID_BOUND = PREFIX + "invalid-bound";
+  public static final String RECURSIVE_TYPE = PREFIX + "recursive-type";
+  public static final String CONST_TYPE_MISMATCH = PREFIX + "const-type-mismatch";
+
+  // TMOs and their interfaces
+  public static final String OPERATION_WITHOUT_SVM = PREFIX + "operation-without-svm";
+  public static final String DUPLICATE_SEGMENT_USE = PREFIX + "duplicate-segment-use";
+  public static final String NAME_COLLISION = PREFIX + "name-collision";
+  public static final String SVM_UNSERVABLE = PREFIX + "svm-unservable";
+
+  // remote calls
+  public static final String CALLEE_NOT_DEPLOYED = PREFIX + "callee-not-deployed";
+  public static final String GATE_DEADLINE_TOO_SHORT = PREFIX + "gate-deadline-too-short";
+  public static final String NO_NETWORK_PATH = PREFIX + "no-network-path";
+
   // deployment
   public static final String TMO_DEPLOYED_TWICE = PREFIX + "tmo-deployed-twice";
   public static final String EMPTY_NODE = PREFIX + "empty-node";
+  public static final String INVALID_ENDPOINT = PREFIX + "invalid-endpoint";
+  public static final String DUPLICATE_ENDPOINT = PREFIX + "duplicate-endpoint";
+  public static final String DUPLICATE_NODE = PREFIX + "duplicate-node";
+  public static final String CLOCK_MASTER_NOT_IN_SYSTEM = PREFIX + "clock-master-not-in-system";
+  public static final String INVALID_CORES = PREFIX + "invalid-cores";
 }

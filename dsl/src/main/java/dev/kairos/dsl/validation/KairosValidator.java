@@ -7,5 +7,12 @@ import org.eclipse.xtext.validation.ComposedChecks;
  * composes them (plus Xtext's unique-name check, configured in the MWE2 workflow).
  */
 @ComposedChecks(
-    validators = {TimingValidator.class, NamingValidator.class, DeploymentValidator.class})
+    validators = {
+      TimingValidator.class,
+      TypesValidator.class,
+      TmoValidator.class,
+      PlatformValidator.class,
+      NamingValidator.class,
+      DeploymentValidator.class
+    })
 public class KairosValidator extends AbstractKairosValidator {}

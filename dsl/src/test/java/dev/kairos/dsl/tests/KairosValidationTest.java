@@ -160,4 +160,163 @@ class KairosValidationTest {
     final Model model = parser.parse("struct P { double x; }\nstruct P { double y; }\n");
     validation.assertError(model, Literals.STRUCT, IssueCodes.DUPLICATE_NAME);
   }
+
+  @Test
+  void stringsNeedABound() throws Exception {
+    final String text = "struct S { string name; }\n";
+    assertErrorAt(text, Literals.STRING_TYPE_REF, IssueCodes.UNBOUNDED_STRING, "string");
+  }
+
+  @Test
+  void boundsMustBePositive() throws Exception {
+    final String text = "struct S { sequence<double, 0> values; }\n";
+    assertErrorAt(text, Literals.SEQUENCE_TYPE_REF, IssueCodes.INVALID_BOUND, "0");
+    final String array = "struct A { double values[0]; }\n";
+    validation.assertError(
+        parser.parse(array), Literals.FIELD, IssueCodes.INVALID_BOUND, array.indexOf("0"), 1);
+  }
+
+  @Test
+  void structsCannotContainThemselvesByValue() throws Exception {
+    final String text = "struct A { B b; }\nstruct B { sequence<A, 2> as; }\n";
+    assertErrorAt(text, Literals.STRUCT, IssueCodes.RECURSIVE_TYPE, "A");
+  }
+
+  @Test
+  void constantsMatchTheirTypes() throws Exception {
+    final String text = "const uint8 SMALL = 300;\nconst int8 OK = -128;\n";
+    assertErrorAt(text, Literals.CONST_DECL, IssueCodes.CONST_TYPE_MISMATCH, "300");
+    validation.assertNoErrors(
+        parser.parse(
+            "const int8 OK = -128;\nconst bool B = true;\n"
+                + "const string<8> S = \"x\";\nconst double D = -1.5;\n"));
+  }
+
+  @Test
+  void everyInterfaceOperationNeedsAServiceMethod() throws Exception {
+    final String text =
+        "interface I { void a(); void b(); }\ntmo T implements I { svm a gct 1 ms wcet 1 ms; }\n"
+            + "node n { os linux deploy T as t1 }\n";
+    validation.assertError(
+        parser.parse(text),
+        Literals.TMO,
+        IssueCodes.OPERATION_WITHOUT_SVM,
+        text.indexOf("I {", 20),
+        1);
+  }
+
+  @Test
+  void aSegmentIsUsedOncePerMethod() throws Exception {
+    final String text =
+        "tmo T { ods { segment s { double x; } } svm a gct 1 ms wcet 1 ms uses s read, s write; }\n"
+            + "node n { os linux deploy T as t1 }\n";
+    validation.assertError(
+        parser.parse(text),
+        Literals.SVM,
+        IssueCodes.DUPLICATE_SEGMENT_USE,
+        text.indexOf("s write"),
+        "s write".length());
+  }
+
+  @Test
+  void segmentsWhoseCppTypesCollide() throws Exception {
+    final String text = "tmo T { ods { segment data { double x; } segment Data { double y; } } }\n";
+    assertErrorAt(text, Literals.SEGMENT, IssueCodes.NAME_COLLISION, "Data");
+  }
+
+  @Test
+  void namesThatCollideWithGeneratedClasses() throws Exception {
+    final String text = "struct TBase { double x; }\ntmo T { }\n";
+    validation.assertError(
+        parser.parse(text), Literals.TMO, IssueCodes.NAME_COLLISION, text.indexOf("T {"), 1);
+  }
+
+  @Test
+  void aServiceMethodWithNoRoomBetweenConflictingSpms() throws Exception {
+    final String text =
+        "tmo T {\n  ods { segment s { double x; } }\n"
+            + "  spm p for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
+            + " finish-by t + 8 ms wcet 1 ms uses s write;\n"
+            + "  svm q gct 3 ms wcet 1 ms uses s read;\n"
+            + "  svm r gct 2 ms wcet 1 ms uses s read;\n}\n"
+            + "node n { os linux deploy T as t1 }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model, Literals.SVM, IssueCodes.SVM_UNSERVABLE, text.indexOf("3 ms wcet"), "3 ms".length());
+    // r fits: the free window is 10 - 8 = 2 ms long.
+    validation.assertNoError(model, IssueCodes.SVM_UNSERVABLE + "-never");
+  }
+
+  private static final String REMOTE =
+      "tmo Server { svm get gct 2 ms wcet 1 ms; }\n"
+          + "tmo Client { eac { gate server -> Server.get deadline %s; } }\n"
+          + "node a { os linux deploy Client as client }\n"
+          + "%s"
+          + "network lan { latency 100 us; jitter 50 us; connects a, b; }\n";
+
+  @Test
+  void aGateDeadlineMustCoverTheRoundTrip() throws Exception {
+    final String tooShort =
+        String.format(REMOTE, "2100 us", "node b { os linux deploy Server as server }\n");
+    assertErrorAt(tooShort, Literals.GATE, IssueCodes.GATE_DEADLINE_TOO_SHORT, "2100 us");
+    final String enough =
+        String.format(REMOTE, "2300 us", "node b { os linux deploy Server as server }\n");
+    validation.assertNoErrors(parser.parse(enough));
+  }
+
+  @Test
+  void aGateCalleeMustBeDeployed() throws Exception {
+    final String text = String.format(REMOTE, "5 ms", "node b { os linux }\n");
+    validation.assertError(
+        parser.parse(text),
+        Literals.GATE,
+        IssueCodes.CALLEE_NOT_DEPLOYED,
+        text.indexOf("Server.get"),
+        "Server".length());
+  }
+
+  @Test
+  void endpointsAreWellFormedAndDistinct() throws Exception {
+    final String text =
+        "node a { os linux endpoint \"tcp:127.0.0.1:7001\" }\n"
+            + "node b { os linux endpoint \"tcp:127.0.0.1:7001\" }\n"
+            + "node c { os linux endpoint \"carrier-pigeon\" }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.NODE,
+        IssueCodes.DUPLICATE_ENDPOINT,
+        text.lastIndexOf("\"tcp:127.0.0.1:7001\""),
+        "\"tcp:127.0.0.1:7001\"".length());
+    validation.assertError(
+        model,
+        Literals.NODE,
+        IssueCodes.INVALID_ENDPOINT,
+        text.indexOf("\"carrier-pigeon\""),
+        "\"carrier-pigeon\"".length());
+  }
+
+  @Test
+  void systemsListNodesOnceAndSyncToOneOfThem() throws Exception {
+    final String text =
+        "node a { os linux }\nnode b { os linux }\nnode c { os linux }\n"
+            + "system S { nodes a, b, a; clock-sync master c period 1 s; }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model, Literals.SYSTEM_DECL, IssueCodes.DUPLICATE_NODE, text.lastIndexOf("a;"), 1);
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.CLOCK_MASTER_NOT_IN_SYSTEM,
+        text.indexOf("c period"),
+        1);
+  }
+
+  @Test
+  void syntaxErrorsReadLikeSentences() throws Exception {
+    final Model model = parser.parse("tmo T { svm s gct ms wcet 1 ms; }");
+    final String message = model.eResource().getErrors().get(0).getMessage();
+    org.junit.jupiter.api.Assertions.assertFalse(message.contains("RULE_"), message);
+    org.junit.jupiter.api.Assertions.assertTrue(message.contains("a number"), message);
+  }
 }

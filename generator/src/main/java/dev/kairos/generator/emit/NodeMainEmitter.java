@@ -22,6 +22,7 @@ final class NodeMainEmitter {
   static GeneratedFile emit(Node node) {
     final CodeWriter w = new CodeWriter();
     w.line(Banner.cpp(fileName(node), List.of(node.source().file())));
+    w.line("#include <kairos/binding.hpp>");
     w.line("#include <kairos/engine.hpp>");
     w.line("#include <kairos/node.hpp>").blank();
     w.line("#include \"$schedule$\"", "schedule", ScheduleEmitter.fileName(node));
@@ -34,6 +35,8 @@ final class NodeMainEmitter {
     }
     w.blank();
     w.line("namespace {").blank();
+    w.line("// The deployed TMO instances: one object each, alive for the whole run.");
+    w.line("namespace deployed {");
     for (Deployment deployment : node.deployments()) {
       w.line(Banner.origin(deployment.source()));
       w.line(
@@ -43,26 +46,8 @@ final class NodeMainEmitter {
           "instance",
           deployment.instance());
     }
+    w.line("}  // namespace deployed").blank();
     w.line("::kairos::Engine engine;").blank();
-    for (Deployment deployment : node.deployments()) {
-      final String type = CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
-      for (Spm spm : deployment.tmo().spms()) {
-        w.open(
-            "void run_$instance$_$method$(void* servant) {",
-            "instance",
-            deployment.instance(),
-            "method",
-            spm.name());
-        w.line("static_cast<$type$*>(servant)->$method$();", "type", type, "method", spm.name());
-        w.close("}");
-      }
-      w.open(
-          "void $instance$_missed(void* servant, const ::kairos::MissReport& miss) noexcept {",
-          "instance",
-          deployment.instance());
-      w.line("static_cast<$type$*>(servant)->on_deadline_miss(miss);", "type", type);
-      w.close("}").blank();
-    }
     w.line("}  // namespace").blank();
 
     w.open("int main(int argc, char** argv) {");
@@ -83,13 +68,18 @@ final class NodeMainEmitter {
     }
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
+        final String type =
+            CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
         w.open(
-            "if (engine.add_spm(table[$row$], &$instance$, &run_$instance$_$method$, &$instance$_missed) !="
-                + " ::kairos::kal::Status::kOk) {",
+            "if (engine.add_spm(table[$row$], &deployed::$instance$,"
+                + " &::kairos::invoke_spm<$type$, &$type$::$method$>,"
+                + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
             "row",
             row++,
             "instance",
             deployment.instance(),
+            "type",
+            type,
             "method",
             spm.name());
         w.line(

@@ -1,0 +1,86 @@
+package dev.kairos.dsl.timing;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Free time between the busy intervals of time-triggered methods over one hyperperiod: the windows
+ * in which the basic concurrency constraint (BCC) lets a service method run. Pure arithmetic on
+ * nanoseconds, shared by validation and the generator's analyses.
+ */
+public final class BusyIntervals {
+  private BusyIntervals() {}
+
+  /** A periodic busy interval: [offset, offset + length) once per period, from 0. */
+  public record Periodic(long periodNs, long offsetNs, long lengthNs) {}
+
+  /** The result: the hyperperiod examined and the longest free gap in it (cyclic). */
+  public record Gap(long hyperperiodNs, long longestFreeNs, boolean exhaustive) {}
+
+  /** Releases examined at most; beyond this the hyperperiod is not unrolled. */
+  public static final int MAX_RELEASES = 200_000;
+
+  public static Gap longestFreeGap(List<Periodic> busy) {
+    if (busy.isEmpty()) {
+      return new Gap(0, Long.MAX_VALUE, true);
+    }
+    long hyperperiod = 1;
+    for (Periodic p : busy) {
+      hyperperiod = lcm(hyperperiod, p.periodNs());
+      if (hyperperiod < 0) {
+        return new Gap(-1, 0, false);
+      }
+    }
+    long releases = 0;
+    for (Periodic p : busy) {
+      releases += hyperperiod / p.periodNs();
+      if (releases > MAX_RELEASES) {
+        return new Gap(hyperperiod, 0, false);
+      }
+    }
+    final List<long[]> intervals = new ArrayList<>();
+    for (Periodic p : busy) {
+      for (long t = 0; t < hyperperiod; t += p.periodNs()) {
+        final long start = t + p.offsetNs();
+        final long end = start + Math.max(0, p.lengthNs());
+        intervals.add(new long[] {start, end});
+      }
+    }
+    intervals.sort((a, b) -> Long.compare(a[0], b[0]));
+    // Merge, then look at the gaps between merged intervals, wrapping around the hyperperiod.
+    final List<long[]> merged = new ArrayList<>();
+    for (long[] interval : intervals) {
+      if (!merged.isEmpty() && interval[0] <= merged.get(merged.size() - 1)[1]) {
+        final long[] last = merged.get(merged.size() - 1);
+        last[1] = Math.max(last[1], interval[1]);
+      } else {
+        merged.add(new long[] {interval[0], interval[1]});
+      }
+    }
+    final long[] first = merged.get(0);
+    final long[] last = merged.get(merged.size() - 1);
+    long longest = Math.max(0, first[0] + hyperperiod - last[1]);
+    for (int i = 1; i < merged.size(); i++) {
+      longest = Math.max(longest, merged.get(i)[0] - merged.get(i - 1)[1]);
+    }
+    return new Gap(hyperperiod, longest, true);
+  }
+
+  static long gcd(long a, long b) {
+    while (b != 0) {
+      final long t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  }
+
+  /** Least common multiple, or -1 on overflow. */
+  static long lcm(long a, long b) {
+    try {
+      return Math.multiplyExact(a / gcd(a, b), b);
+    } catch (ArithmeticException e) {
+      return -1;
+    }
+  }
+}

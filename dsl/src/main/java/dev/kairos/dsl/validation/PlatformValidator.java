@@ -1,0 +1,92 @@
+package dev.kairos.dsl.validation;
+
+import dev.kairos.dsl.kairos.Hardware;
+import dev.kairos.dsl.kairos.KairosPackage.Literals;
+import dev.kairos.dsl.kairos.Network;
+import dev.kairos.dsl.kairos.Node;
+import dev.kairos.dsl.kairos.SystemDecl;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.eclipse.emf.ecore.EObject;
+import org.eclipse.emf.ecore.EReference;
+import org.eclipse.xtext.EcoreUtil2;
+import org.eclipse.xtext.validation.Check;
+
+/** Hardware, nodes, networks and systems: well-formed endpoints and no node listed twice. */
+public class PlatformValidator extends ConcernValidator {
+  private static final Pattern ENDPOINT =
+      Pattern.compile("uds:/.+|(tcp|udp):[A-Za-z0-9.\\-]+:([1-9][0-9]{0,4})|shm:[A-Za-z0-9_\\-]+");
+
+  @Check
+  public void checkCores(Hardware hardware) {
+    if (!org.eclipse.xtext.nodemodel.util.NodeModelUtils.findNodesForFeature(
+                hardware, Literals.HARDWARE__CORES)
+            .isEmpty()
+        && hardware.getCores() <= 0) {
+      error("a machine has at least 1 core", Literals.HARDWARE__CORES, IssueCodes.INVALID_CORES);
+    }
+  }
+
+  @Check
+  public void checkEndpoint(Node node) {
+    final String endpoint = node.getEndpoint();
+    if (endpoint == null) {
+      return;
+    }
+    final var matcher = ENDPOINT.matcher(endpoint);
+    if (!matcher.matches()
+        || (matcher.group(2) != null && Integer.parseInt(matcher.group(2)) > 65535)) {
+      error(
+          "endpoint '"
+              + endpoint
+              + "' is not one of uds:/path, tcp:host:port, udp:host:port, shm:name",
+          Literals.NODE__ENDPOINT,
+          IssueCodes.INVALID_ENDPOINT);
+      return;
+    }
+    for (EObject root : TmoValidator.roots(node)) {
+      for (Node other : EcoreUtil2.eAllOfType(root, Node.class)) {
+        if (other == node) {
+          return;
+        }
+        if (endpoint.equals(other.getEndpoint())) {
+          error(
+              "node '" + other.getName() + "' already listens on " + endpoint,
+              Literals.NODE__ENDPOINT,
+              IssueCodes.DUPLICATE_ENDPOINT);
+          return;
+        }
+      }
+    }
+  }
+
+  @Check
+  public void checkNetwork(Network network) {
+    checkListedOnce(network.getNodes(), Literals.NETWORK__NODES);
+  }
+
+  @Check
+  public void checkSystem(SystemDecl system) {
+    checkListedOnce(system.getNodes(), Literals.SYSTEM_DECL__NODES);
+    final Node master = system.getClockMaster();
+    if (master != null && !master.eIsProxy() && !system.getNodes().contains(master)) {
+      error(
+          "the clock-sync master '" + master.getName() + "' is not one of the system's nodes",
+          Literals.SYSTEM_DECL__CLOCK_MASTER,
+          IssueCodes.CLOCK_MASTER_NOT_IN_SYSTEM);
+    }
+  }
+
+  private void checkListedOnce(List<Node> nodes, EReference feature) {
+    final Set<Node> seen = new HashSet<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      final Node node = nodes.get(i);
+      if (node != null && !node.eIsProxy() && !seen.add(node)) {
+        error(
+            "node '" + node.getName() + "' is listed twice", feature, i, IssueCodes.DUPLICATE_NODE);
+      }
+    }
+  }
+}

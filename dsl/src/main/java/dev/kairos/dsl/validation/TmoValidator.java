@@ -1,0 +1,333 @@
+package dev.kairos.dsl.validation;
+
+import dev.kairos.dsl.kairos.Access;
+import dev.kairos.dsl.kairos.Deployment;
+import dev.kairos.dsl.kairos.Gate;
+import dev.kairos.dsl.kairos.Interface;
+import dev.kairos.dsl.kairos.KairosPackage.Literals;
+import dev.kairos.dsl.kairos.Method;
+import dev.kairos.dsl.kairos.Network;
+import dev.kairos.dsl.kairos.Node;
+import dev.kairos.dsl.kairos.Operation;
+import dev.kairos.dsl.kairos.PeriodicAac;
+import dev.kairos.dsl.kairos.Segment;
+import dev.kairos.dsl.kairos.SegmentUse;
+import dev.kairos.dsl.kairos.Spm;
+import dev.kairos.dsl.kairos.Svm;
+import dev.kairos.dsl.kairos.Tmo;
+import dev.kairos.dsl.timing.BusyIntervals;
+import dev.kairos.dsl.units.Quantities;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.eclipse.emf.ecore.EObject;
+import org.eclipse.emf.ecore.resource.Resource;
+import org.eclipse.xtext.EcoreUtil2;
+import org.eclipse.xtext.validation.Check;
+
+/**
+ * TMOs as a whole: interfaces fully served, segments used once per method, names that stay distinct
+ * in generated C++, service methods that the basic concurrency constraint leaves room for, and
+ * remote calls whose deadlines cover the trip.
+ */
+public class TmoValidator extends ConcernValidator {
+
+  @Check
+  public void checkInterfacesServed(Tmo tmo) {
+    final Set<String> served = new HashSet<>();
+    for (Method method : tmo.getMethods()) {
+      if (method instanceof Svm svm) {
+        served.add(svm.getName());
+      }
+    }
+    for (int i = 0; i < tmo.getInterfaces().size(); i++) {
+      final Interface iface = tmo.getInterfaces().get(i);
+      if (iface == null || iface.eIsProxy()) {
+        continue;
+      }
+      for (Operation operation : iface.getOperations()) {
+        if (!served.contains(operation.getName())) {
+          error(
+              "TMO '"
+                  + tmo.getName()
+                  + "' implements "
+                  + iface.getName()
+                  + " but has no svm '"
+                  + operation.getName()
+                  + "' to serve that operation",
+              Literals.TMO__INTERFACES,
+              i,
+              IssueCodes.OPERATION_WITHOUT_SVM);
+        }
+      }
+    }
+  }
+
+  @Check
+  public void checkSegmentUses(Method method) {
+    final Set<Segment> seen = new HashSet<>();
+    for (int i = 0; i < method.getUses().size(); i++) {
+      final Segment segment = method.getUses().get(i).getSegment();
+      if (segment != null && !segment.eIsProxy() && !seen.add(segment)) {
+        error(
+            "segment '" + segment.getName() + "' is used twice by this method",
+            Literals.METHOD__USES,
+            i,
+            IssueCodes.DUPLICATE_SEGMENT_USE);
+      }
+    }
+  }
+
+  /** Generated C++ adds names: <Tmo>Base, <Tmo>Ods, and a capitalised type per segment. */
+  @Check
+  public void checkGeneratedNamesDistinct(Tmo tmo) {
+    if (tmo.getOds() != null) {
+      final Map<String, Segment> types = new HashMap<>();
+      for (Segment segment : tmo.getOds().getSegments()) {
+        if (segment.getName() == null || segment.getName().isEmpty()) {
+          continue;
+        }
+        final String type =
+            Character.toUpperCase(segment.getName().charAt(0)) + segment.getName().substring(1);
+        final Segment other = types.putIfAbsent(type, segment);
+        if (other != null) {
+          error(
+              "segments '"
+                  + other.getName()
+                  + "' and '"
+                  + segment.getName()
+                  + "' both become the C++ type "
+                  + type,
+              segment,
+              Literals.SEGMENT__NAME,
+              IssueCodes.NAME_COLLISION);
+        }
+      }
+    }
+    final Resource resource = tmo.eResource();
+    if (resource == null || resource.getResourceSet() == null || tmo.getName() == null) {
+      return;
+    }
+    for (Resource other : resource.getResourceSet().getResources()) {
+      for (EObject root : other.getContents()) {
+        for (EObject element : EcoreUtil2.eAllContents(root)) {
+          final String name =
+              element == tmo
+                  ? null
+                  : org.eclipse.xtext.util.SimpleAttributeResolver.NAME_RESOLVER.apply(element);
+          if (name == null || !(isTopLevel(element))) {
+            continue;
+          }
+          if (name.equals(tmo.getName() + "Base") || name.equals(tmo.getName() + "Ods")) {
+            error(
+                "'" + name + "' collides with a class generated for TMO '" + tmo.getName() + "'",
+                Literals.TMO__NAME,
+                IssueCodes.NAME_COLLISION);
+          } else if (element instanceof Tmo otherTmo
+              && name.toLowerCase(Locale.ROOT).equals(tmo.getName().toLowerCase(Locale.ROOT))) {
+            error(
+                "TMOs '"
+                    + otherTmo.getName()
+                    + "' and '"
+                    + tmo.getName()
+                    + "' would generate the same file names ("
+                    + tmo.getName()
+                    + ".base.hpp)",
+                Literals.TMO__NAME,
+                IssueCodes.NAME_COLLISION);
+          }
+        }
+      }
+    }
+  }
+
+  private static boolean isTopLevel(EObject element) {
+    return element.eContainer() instanceof dev.kairos.dsl.kairos.Model;
+  }
+
+  /**
+   * BCC: a service method runs only while no SpM that conflicts with it (shares a segment, one of
+   * them writing) is inside its window; it is admitted only into a free window at least as long as
+   * its GCT. If no such window exists in the hyperperiod, the SvM can never be served.
+   */
+  @Check
+  public void checkSvmServable(Svm svm) {
+    final Tmo tmo = EcoreUtil2.getContainerOfType(svm, Tmo.class);
+    final OptionalLong gct = TimingValidator.nanos(svm.getGct());
+    if (tmo == null || gct.isEmpty()) {
+      return;
+    }
+    final List<BusyIntervals.Periodic> busy = new ArrayList<>();
+    for (Method method : tmo.getMethods()) {
+      if (method instanceof Spm spm
+          && spm.getAac() instanceof PeriodicAac aac
+          && conflicts(svm, spm)) {
+        final OptionalLong period = TimingValidator.nanos(aac.getPeriod());
+        final OptionalLong from = TimingValidator.nanos(aac.getFrom());
+        final OptionalLong open = offset(aac.getWindow().getEarliest());
+        final OptionalLong deadline = offset(aac.getWindow().getDeadline());
+        if (period.isEmpty()
+            || period.getAsLong() <= 0
+            || from.isEmpty()
+            || open.isEmpty()
+            || deadline.isEmpty()) {
+          return;
+        }
+        final long p = period.getAsLong();
+        busy.add(
+            new BusyIntervals.Periodic(
+                p,
+                Math.floorMod(from.getAsLong() + open.getAsLong(), p),
+                deadline.getAsLong() - open.getAsLong()));
+      }
+    }
+    if (busy.isEmpty()) {
+      return;
+    }
+    final BusyIntervals.Gap gap = BusyIntervals.longestFreeGap(busy);
+    if (gap.exhaustive() && gap.longestFreeNs() < gct.getAsLong()) {
+      error(
+          "svm '"
+              + svm.getName()
+              + "' needs a free window of its GCT ("
+              + Quantities.text(svm.getGct())
+              + ") between the SpMs it conflicts with, but the longest one is "
+              + Quantities.formatNanos(gap.longestFreeNs()),
+          Literals.SVM__GCT,
+          IssueCodes.SVM_UNSERVABLE);
+    }
+  }
+
+  private static OptionalLong offset(dev.kairos.dsl.kairos.TimePoint point) {
+    if (point == null) {
+      return OptionalLong.empty();
+    }
+    return point.getOffset() == null
+        ? OptionalLong.of(0)
+        : TimingValidator.nanos(point.getOffset());
+  }
+
+  /** Whether two methods share a segment with at least one of them writing it. */
+  static boolean conflicts(Method a, Method b) {
+    for (SegmentUse useA : a.getUses()) {
+      for (SegmentUse useB : b.getUses()) {
+        if (useA.getSegment() != null
+            && useA.getSegment() == useB.getSegment()
+            && (useA.getAccess() == Access.WRITE || useB.getAccess() == Access.WRITE)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A gate's result-return deadline covers the network both ways (latency plus jitter) and the
+   * callee's guaranteed completion time; and the callee must be deployed somewhere.
+   */
+  @Check
+  public void checkGate(Gate gate) {
+    final Tmo callee = gate.getCallee();
+    final Svm method = gate.getMethod();
+    if (callee == null || callee.eIsProxy() || method == null || method.eIsProxy()) {
+      return;
+    }
+    final Map<Tmo, Node> placement = placements(gate);
+    final Node calleeNode = placement.get(callee);
+    if (calleeNode == null) {
+      error(
+          "the callee TMO '" + callee.getName() + "' is not deployed on any node",
+          Literals.GATE__CALLEE,
+          IssueCodes.CALLEE_NOT_DEPLOYED);
+      return;
+    }
+    final Tmo caller = EcoreUtil2.getContainerOfType(gate, Tmo.class);
+    final Node callerNode = placement.get(caller);
+    final OptionalLong deadline = TimingValidator.nanos(gate.getDeadline());
+    final OptionalLong gct = TimingValidator.nanos(method.getGct());
+    if (callerNode == null || deadline.isEmpty() || gct.isEmpty()) {
+      return;
+    }
+    long network = 0;
+    if (callerNode != calleeNode) {
+      final Network link = linkBetween(gate, callerNode, calleeNode);
+      if (link == null) {
+        error(
+            "no network connects node '"
+                + callerNode.getName()
+                + "' (caller) and node '"
+                + calleeNode.getName()
+                + "' (callee)",
+            Literals.GATE__CALLEE,
+            IssueCodes.NO_NETWORK_PATH);
+        return;
+      }
+      final long latency = TimingValidator.nanos(link.getLatency()).orElse(0);
+      final long jitter = TimingValidator.nanos(link.getJitter()).orElse(0);
+      network = 2 * (latency + jitter);
+    }
+    final long needed = network + gct.getAsLong();
+    if (deadline.getAsLong() < needed) {
+      error(
+          "the result-return deadline "
+              + Quantities.text(gate.getDeadline())
+              + " is shorter than the round trip it covers: "
+              + Quantities.formatNanos(network)
+              + " of network (latency + jitter, both ways) + "
+              + Quantities.text(method.getGct())
+              + " GCT of "
+              + callee.getName()
+              + "."
+              + method.getName()
+              + " = "
+              + Quantities.formatNanos(needed),
+          Literals.GATE__DEADLINE,
+          IssueCodes.GATE_DEADLINE_TOO_SHORT);
+    }
+  }
+
+  private static Map<Tmo, Node> placements(EObject context) {
+    final Map<Tmo, Node> placement = new HashMap<>();
+    for (EObject root : roots(context)) {
+      for (Deployment deployment : EcoreUtil2.eAllOfType(root, Deployment.class)) {
+        final Tmo tmo = deployment.getTmo();
+        if (tmo != null && !tmo.eIsProxy()) {
+          placement.putIfAbsent(tmo, EcoreUtil2.getContainerOfType(deployment, Node.class));
+        }
+      }
+    }
+    return placement;
+  }
+
+  private static Network linkBetween(EObject context, Node a, Node b) {
+    for (EObject root : roots(context)) {
+      for (Network network : EcoreUtil2.eAllOfType(root, Network.class)) {
+        if (network.getNodes().contains(a) && network.getNodes().contains(b)) {
+          return network;
+        }
+      }
+    }
+    return null;
+  }
+
+  static List<EObject> roots(EObject context) {
+    final List<EObject> roots = new ArrayList<>();
+    final Resource resource = context.eResource();
+    if (resource == null) {
+      return roots;
+    }
+    if (resource.getResourceSet() == null) {
+      roots.addAll(resource.getContents());
+      return roots;
+    }
+    for (Resource other : resource.getResourceSet().getResources()) {
+      roots.addAll(other.getContents());
+    }
+    return roots;
+  }
+}

@@ -1,0 +1,21 @@
+// Binds methods of TMO servants to the engine's plain function pointers. Templates instead of
+// generated wrapper functions: no names to collide, no virtual call beyond the servant's own.
+#pragma once
+
+#include <kairos/engine.hpp>
+
+namespace kairos {
+
+/// MethodInvoker that calls `(servant->*Method)()` on a servant of type Tmo.
+template <typename Tmo, void (Tmo::*Method)()>
+void invoke_spm(void* servant) {
+  (static_cast<Tmo*>(servant)->*Method)();
+}
+
+/// MissHandler that forwards to the servant's `on_deadline_miss`.
+template <typename Tmo>
+void forward_miss(void* servant, const MissReport& miss) noexcept {
+  static_cast<Tmo*>(servant)->on_deadline_miss(miss);
+}
+
+}  // namespace kairos
