@@ -1,0 +1,22 @@
+// SensorTMO.cpp — method bodies of TMO SensorTMO (avionics.tmo).
+#include "SensorTMO.hpp"
+
+#include <kairos/kal/clock.hpp>
+
+namespace avionics {
+
+void SensorTMO::poll() {
+  // Stand-in for reading an ADC: a slowly varying value stamped with the monotonic clock.
+  ++polls_;
+  ods_.latest.last.stamp_ns = static_cast<::std::uint64_t>(
+      ::kairos::kal::to_nanoseconds(::kairos::kal::MonotonicClock::now()));
+  ods_.latest.last.value = static_cast<double>(polls_ % 1000) * 0.001;
+}
+
+::avionics::Reading SensorTMO::sample(::std::uint8_t channel) {
+  ::avionics::Reading reading = ods_.latest.last;
+  reading.value += static_cast<double>(channel);
+  return reading;
+}
+
+}  // namespace avionics
