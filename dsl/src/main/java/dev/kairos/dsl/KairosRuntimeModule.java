@@ -14,4 +14,24 @@ public class KairosRuntimeModule extends AbstractKairosRuntimeModule {
   public Class<? extends ISyntaxErrorMessageProvider> bindISyntaxErrorMessageProvider() {
     return KairosSyntaxErrorMessages.class;
   }
+
+  public Class<? extends org.eclipse.xtext.naming.IQualifiedNameConverter>
+      bindIQualifiedNameConverter() {
+    return dev.kairos.dsl.scoping.TolerantQualifiedNameConverter.class;
+  }
+
+  @Override
+  public void configureIScopeProviderDelegate(com.google.inject.Binder binder) {
+    binder
+        .bind(org.eclipse.xtext.scoping.IScopeProvider.class)
+        .annotatedWith(
+            com.google.inject.name.Names.named(
+                org.eclipse.xtext.scoping.impl.AbstractDeclarativeScopeProvider.NAMED_DELEGATE))
+        .to(dev.kairos.dsl.scoping.TolerantNamespaceScopeProvider.class);
+  }
+
+  public Class<? extends org.eclipse.xtext.documentation.IEObjectDocumentationProvider>
+      bindIEObjectDocumentationProvider() {
+    return dev.kairos.dsl.documentation.KairosDocumentation.class;
+  }
 }

@@ -57,7 +57,17 @@ public final class KairosCli implements Callable<Integer> {
 
   /** Runs the CLI and returns its exit code (tests call this without exiting the JVM). */
   public static int run(String... args) {
+    return run(
+        new PrintWriter(System.out, false, java.nio.charset.StandardCharsets.UTF_8),
+        new PrintWriter(System.err, false, java.nio.charset.StandardCharsets.UTF_8),
+        args);
+  }
+
+  /** Runs the CLI with its output and errors going to the given writers. */
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
     final CommandLine commandLine = new CommandLine(new KairosCli());
+    commandLine.setOut(out);
+    commandLine.setErr(err);
     commandLine.setExecutionExceptionHandler(
         (exception, cmd, parseResult) -> {
           cmd.getErr().println("kairos: internal error: " + exception);
@@ -106,7 +116,7 @@ public final class KairosCli implements Callable<Integer> {
 
     /** The loaded models, or empty after reporting why not (with the exit code in `exit`). */
     Optional<ModelLoader.Loaded> loadAndReport(int[] exit, boolean diagnosticsToErr) {
-      return loadAndReport(new ModelLoader(), exit, diagnosticsToErr, false);
+      return loadAndReport(ModelLoader.create(), exit, diagnosticsToErr, false);
     }
 
     /** With syntaxOnly, only syntax errors count (formatting needs a parse, not a valid model). */
@@ -223,7 +233,7 @@ public final class KairosCli implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
       final int[] exit = {OK};
-      final ModelLoader loader = new ModelLoader();
+      final ModelLoader loader = ModelLoader.create();
       final Optional<ModelLoader.Loaded> loaded = loadAndReport(loader, exit, false, true);
       if (loaded.isEmpty() || exit[0] != OK) {
         if (exit[0] == MODEL_ERRORS) {

@@ -39,9 +39,22 @@ final class ModelLoader {
     }
   }
 
-  private final Injector injector =
-      new KairosStandaloneSetup().createInjectorAndDoEMFRegistration();
+  /** Creating the injector costs far more than loading a model: one per JVM is enough. */
+  private static Injector sharedInjector;
+
+  private final Injector injector;
   private XtextResourceSet resourceSet;
+
+  private ModelLoader(Injector injector) {
+    this.injector = injector;
+  }
+
+  static synchronized ModelLoader create() {
+    if (sharedInjector == null) {
+      sharedInjector = new KairosStandaloneSetup().createInjectorAndDoEMFRegistration();
+    }
+    return new ModelLoader(sharedInjector);
+  }
 
   Loaded load(List<Path> files) throws UsageProblem {
     for (Path file : files) {

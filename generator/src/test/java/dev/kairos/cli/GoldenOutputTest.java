@@ -27,7 +27,7 @@ class GoldenOutputTest {
   @Test
   void helloMatchesTheGoldenFiles() throws Exception {
     final ModelLoader.Loaded loaded =
-        new ModelLoader().load(List.of(REPOSITORY.resolve("examples/hello/hello.tmo")));
+        ModelLoader.create().load(List.of(REPOSITORY.resolve("examples/hello/hello.tmo")));
     assertFalse(loaded.hasErrors(), loaded.diagnostics().toString());
     final SystemModel system =
         new ModelLowering(uri -> "hello.tmo").lower("hello", loaded.models());

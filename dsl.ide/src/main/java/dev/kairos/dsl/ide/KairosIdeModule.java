@@ -1,4 +1,23 @@
 package dev.kairos.dsl.ide;
 
-/** Use this class to register ide components. */
-public class KairosIdeModule extends AbstractKairosIdeModule {}
+import org.eclipse.xtext.ide.server.symbol.DocumentSymbolMapper;
+import org.eclipse.xtext.ide.server.symbol.HierarchicalDocumentSymbolService;
+import org.eclipse.xtext.ide.server.symbol.IDocumentSymbolService;
+
+/** Language-server bindings that differ from Xtext's defaults. */
+public class KairosIdeModule extends AbstractKairosIdeModule {
+  /** A nested outline (TMO > methods, node > deployments) rather than a flat list. */
+  public Class<? extends IDocumentSymbolService> bindIDocumentSymbolService() {
+    return HierarchicalDocumentSymbolService.class;
+  }
+
+  public Class<? extends DocumentSymbolMapper.DocumentSymbolNameProvider>
+      bindDocumentSymbolNameProvider() {
+    return KairosSymbols.Names.class;
+  }
+
+  public Class<? extends DocumentSymbolMapper.DocumentSymbolKindProvider>
+      bindDocumentSymbolKindProvider() {
+    return KairosSymbols.Kinds.class;
+  }
+}
