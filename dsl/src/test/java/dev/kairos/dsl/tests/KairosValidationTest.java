@@ -319,4 +319,82 @@ class KairosValidationTest {
     org.junit.jupiter.api.Assertions.assertFalse(message.contains("RULE_"), message);
     org.junit.jupiter.api.Assertions.assertTrue(message.contains("a number"), message);
   }
+
+  @Test
+  void unresolvedNamesAreReportedWhereTheyAreWritten() throws Exception {
+    final String text = "node n { os linux deploy Missing as m }\n";
+    validation.assertError(
+        parser.parse(text),
+        Literals.DEPLOYMENT,
+        org.eclipse.xtext.diagnostics.Diagnostic.LINKING_DIAGNOSTIC,
+        text.indexOf("Missing"),
+        "Missing".length());
+  }
+
+  @Test
+  void zeroRatesSpeedsCoresPeriodsAndWcetsAreRejected() throws Exception {
+    final String rate = "tmo T { svm s gct 1 ms wcet 1 ms max-rate 0 Hz; }\n";
+    assertErrorAt(rate, Literals.RATE, IssueCodes.INVALID_RATE, "0 Hz");
+    final String hardware = "hardware H { cores 0; speed 0; }\n";
+    final Model model = parser.parse(hardware);
+    validation.assertError(
+        model, Literals.HARDWARE, IssueCodes.INVALID_CORES, hardware.indexOf("0;"), 1);
+    validation.assertError(
+        model, Literals.HARDWARE, IssueCodes.INVALID_SPEED, hardware.lastIndexOf("0;"), 1);
+    final String period =
+        spm("for t = from 0 s to forever every 0 ms start-during (t, t) finish-by t", "1 ms");
+    validation.assertError(
+        parser.parse(period),
+        Literals.PERIODIC_AAC,
+        IssueCodes.NON_POSITIVE_PERIOD,
+        period.indexOf("0 ms"),
+        "0 ms".length());
+    final String wcet = "tmo T { svm s gct 1 ms wcet 0 ms; }\n";
+    validation.assertError(
+        parser.parse(wcet),
+        Literals.SVM,
+        IssueCodes.NON_POSITIVE_WCET,
+        wcet.indexOf("0 ms"),
+        "0 ms".length());
+  }
+
+  @Test
+  void anActivationConditionThatEndsBeforeItStarts() throws Exception {
+    final String text =
+        spm(
+            "for t = from 2 s to 1 s every 10 ms start-during (t, t + 1 ms) finish-by t + 5 ms",
+            "1 ms");
+    validation.assertError(
+        parser.parse(text),
+        Literals.PERIODIC_AAC,
+        IssueCodes.AAC_ENDS_BEFORE_START,
+        text.indexOf("1 s"),
+        "1 s".length());
+  }
+
+  @Test
+  void aGateNeedsANetworkBetweenTheNodes() throws Exception {
+    final String text =
+        "tmo Server { svm get gct 2 ms wcet 1 ms; }\n"
+            + "tmo Client { eac { gate server -> Server.get deadline 9 ms; } }\n"
+            + "node a { os linux deploy Client as client }\n"
+            + "node b { os linux deploy Server as server }\n";
+    validation.assertError(
+        parser.parse(text),
+        Literals.GATE,
+        IssueCodes.NO_NETWORK_PATH,
+        text.indexOf("Server.get"),
+        "Server".length());
+  }
+
+  @Test
+  void anEmptyNodeIsAWarning() throws Exception {
+    final String text = "node idle { os linux }\n";
+    validation.assertWarning(
+        parser.parse(text),
+        Literals.NODE,
+        IssueCodes.EMPTY_NODE,
+        text.indexOf("idle"),
+        "idle".length());
+  }
 }

@@ -112,7 +112,11 @@ public final class SchedulingAnalysis {
     if (speed.compareTo(BigDecimal.ONE) == 0) {
       return wcetNs;
     }
-    return BigDecimal.valueOf(wcetNs).divide(speed, 0, RoundingMode.CEILING).longValueExact();
+    try {
+      return BigDecimal.valueOf(wcetNs).divide(speed, 0, RoundingMode.CEILING).longValueExact();
+    } catch (ArithmeticException beyond64Bits) {
+      return Long.MAX_VALUE;
+    }
   }
 
   /** Rate-monotonic bands: one band per distinct period, the shortest period highest. */
@@ -136,6 +140,14 @@ public final class SchedulingAnalysis {
    * period, one-shot ones once.
    */
   static long responseTime(Draft task, List<Draft> all) {
+    try {
+      return iterateResponseTime(task, all);
+    } catch (ArithmeticException beyond64Bits) {
+      return -1;
+    }
+  }
+
+  private static long iterateResponseTime(Draft task, List<Draft> all) {
     long response = task.wcetNs;
     for (int iteration = 0; iteration < 10_000; iteration++) {
       long next = task.wcetNs;
