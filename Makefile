@@ -25,13 +25,13 @@ java:
 
 # The C++ runtime with g++ (the default compiler), installed into $(PREFIX) for node builds.
 cpp:
-	cmake -S . -B $(CPP_GCC) $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=g++
+	cmake -S . -B $(CPP_GCC) $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=g++ -DKAIROS_PLATFORMS="linux;sim"
 	cmake --build $(CPP_GCC)
 	cmake --install $(CPP_GCC) --prefix $(PREFIX) > /dev/null
 
 # The same runtime and tests with clang++: both compilers must accept it without warnings.
 cpp-clang:
-	cmake -S . -B $(CPP_CLANG) $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=clang++
+	cmake -S . -B $(CPP_CLANG) $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=clang++ -DKAIROS_PLATFORMS="linux;sim"
 	cmake --build $(CPP_CLANG)
 
 demo: build

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <kairos/kal/execution.hpp>
 #include <kairos/kal/memory.hpp>
 
 namespace kairos {
@@ -16,6 +17,12 @@ constexpr kal::Duration kTracePollInterval = std::chrono::milliseconds{10};
 constexpr std::int64_t since(kal::TimePoint epoch, kal::TimePoint t) noexcept {
   return (t - epoch).count();
 }
+
+constexpr const char* kLaneNames[Engine::kMaxLanes] = {
+    "kairos-lane0",  "kairos-lane1",  "kairos-lane2",  "kairos-lane3",
+    "kairos-lane4",  "kairos-lane5",  "kairos-lane6",  "kairos-lane7",
+    "kairos-lane8",  "kairos-lane9",  "kairos-lane10", "kairos-lane11",
+    "kairos-lane12", "kairos-lane13", "kairos-lane14", "kairos-lane15"};
 }  // namespace
 
 kal::Status Engine::add_spm(const SpmEntry& entry, void* servant, MethodInvoker invoke,
@@ -24,27 +31,32 @@ kal::Status Engine::add_spm(const SpmEntry& entry, void* servant, MethodInvoker 
     return kal::Status::kCapacityExceeded;
   }
   if (invoke == nullptr || entry.window_close < entry.window_open ||
-      entry.period < kal::Duration::zero()) {
+      entry.period < kal::Duration::zero() || entry.deadline < entry.window_close) {
     return kal::Status::kInvalidArgument;
   }
-  bindings_[binding_count_++] = Binding{&entry, servant, invoke, on_miss, 0};
+  Binding& binding = bindings_[binding_count_++];
+  binding.entry = &entry;
+  binding.servant = servant;
+  binding.invoke = invoke;
+  binding.on_miss = on_miss;
   return kal::Status::kOk;
 }
 
 kal::Status Engine::assign_lanes() noexcept {
-  // Thread-per-priority: one lane for every distinct band, most urgent first.
+  // Thread-per-priority: one lane for every distinct band.
   for (std::size_t i = 0; i < binding_count_; ++i) {
-    const kal::PriorityBand band = bindings_[i].entry->band;
+    const SpmEntry& entry = *bindings_[i].entry;
     std::size_t lane = 0;
-    while (lane < lane_count_ && lanes_[lane].band != band) {
+    while (lane < lane_count_ && lanes_[lane].band != entry.band) {
       ++lane;
     }
     if (lane == lane_count_) {
       if (lane_count_ == kMaxLanes) {
         return kal::Status::kCapacityExceeded;
       }
-      lanes_[lane_count_].band = band;
-      lanes_[lane_count_].engine = this;
+      lanes_[lane].band = entry.band;
+      lanes_[lane].engine = this;
+      lanes_[lane].discipline = discipline_for(options_.strategy, entry.criticality);
       ++lane_count_;
     }
     bindings_[i].lane = lane;
@@ -64,32 +76,25 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
     kal::report(kal::Severity::kWarning, "memory",
                 "mlockall refused; page faults may delay methods");
   }
-
   releases_done_.store(false);
 
-  static constexpr const char* kLaneNames[kMaxLanes] = {
-      "kairos-lane0",  "kairos-lane1",  "kairos-lane2",  "kairos-lane3",
-      "kairos-lane4",  "kairos-lane5",  "kairos-lane6",  "kairos-lane7",
-      "kairos-lane8",  "kairos-lane9",  "kairos-lane10", "kairos-lane11",
-      "kairos-lane12", "kairos-lane13", "kairos-lane14", "kairos-lane15"};
   kal::Status status = kal::Status::kOk;
   for (std::size_t i = 0; i < lane_count_ && status == kal::Status::kOk; ++i) {
-    status =
-        lanes_[i].thread.start({kLaneNames[i], lanes_[i].band, -1}, &Engine::lane_main, &lanes_[i]);
+    status = lanes_[i].thread.start({kLaneNames[i], lanes_[i].band, options_.cpu},
+                                    &Engine::lane_main, &lanes_[i]);
   }
   if (status == kal::Status::kOk) {
-    status = time_trigger_.start({"kairos-trigger", kal::kHighestBand, -1},
+    status = time_trigger_.start({"kairos-trigger", kal::kHighestBand, options_.cpu},
                                  &Engine::time_trigger_main, this);
   }
   if (status == kal::Status::kOk) {
     // Every thread exists before the epoch is fixed: creating them never delays a release.
     epoch_ = kal::MonotonicClock::now() + kStartupLead;
     end_ = epoch_ + duration;
-    start_gate_.set();
   } else {
     abandoned_.store(true, std::memory_order_release);
-    start_gate_.set();
   }
+  start_gate_.set();
 
   if (status == kal::Status::kOk) {
     while (!releases_done_.load(std::memory_order_acquire)) {
@@ -97,12 +102,12 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
       drain_traces(observer, observer_context);
     }
   }
+  time_trigger_.join();
   for (std::size_t i = 0; i < lane_count_; ++i) {
     lanes_[i].stopping.store(true, std::memory_order_release);
     lanes_[i].wakeup.set();
     lanes_[i].thread.join();
   }
-  time_trigger_.join();
   drain_traces(observer, observer_context);
   return status;
 }
@@ -120,6 +125,11 @@ void Engine::release_all() noexcept {
   std::array<kal::TimePoint, kMaxSpms> next_release{};
   std::array<std::uint64_t, kMaxSpms> sequence{};
   std::array<bool, kMaxSpms> active{};
+  // The deadline watchdog: the latest activation of each SpM and when it must be done.
+  std::array<kal::TimePoint, kMaxSpms> watch_deadline{};
+  std::array<std::uint64_t, kMaxSpms> watch_sequence{};
+  std::uint64_t arrivals = 0;
+  constexpr kal::TimePoint kNever = kal::TimePoint::max();
 
   auto still_due = [&](std::size_t i) {
     const SpmEntry& entry = *bindings_[i].entry;
@@ -130,30 +140,49 @@ void Engine::release_all() noexcept {
   for (std::size_t i = 0; i < binding_count_; ++i) {
     next_release[i] = epoch_ + bindings_[i].entry->first_release;
     active[i] = still_due(i);
+    watch_deadline[i] = kNever;
   }
 
   for (;;) {
-    // The next wake-up is the earliest start-window opening among the pending releases.
-    kal::TimePoint wake = kal::TimePoint::max();
+    // Wake at the next start-window opening or the next deadline to watch, whichever is first.
+    kal::TimePoint wake = kNever;
     for (std::size_t i = 0; i < binding_count_; ++i) {
       if (active[i]) {
         wake = std::min(wake, next_release[i] + bindings_[i].entry->window_open);
       }
+      wake = std::min(wake, watch_deadline[i]);
     }
-    if (wake == kal::TimePoint::max()) {
+    if (wake == kNever) {
       break;
     }
     kal::sleep_until(wake);
     const kal::TimePoint now = kal::MonotonicClock::now();
 
+    // Deadlines first: an activation still running at its deadline has missed it, and nobody
+    // else may notice (its lane is busy running it).
     for (std::size_t i = 0; i < binding_count_; ++i) {
-      const Binding& binding = bindings_[i];
+      if (watch_deadline[i] > now) {
+        continue;
+      }
+      Binding& binding = bindings_[i];
+      if (binding.done.load(std::memory_order_acquire) <= watch_sequence[i]) {
+        miss(binding, watch_sequence[i], MissKind::kCompletionDeadline,
+             watch_deadline[i] - binding.entry->deadline, now);
+      }
+      watch_deadline[i] = kNever;
+    }
+
+    for (std::size_t i = 0; i < binding_count_; ++i) {
+      Binding& binding = bindings_[i];
       if (!active[i] || next_release[i] + binding.entry->window_open > now) {
         continue;
       }
       Lane& lane = lanes_[binding.lane];
-      const Activation activation{static_cast<std::uint16_t>(i), sequence[i], next_release[i]};
-      if (lane.queue.try_push(activation)) {
+      const Activation activation{static_cast<std::uint16_t>(i), sequence[i], arrivals++,
+                                  next_release[i]};
+      if (lane.inbox.try_push(activation)) {
+        watch_deadline[i] = next_release[i] + binding.entry->deadline;
+        watch_sequence[i] = sequence[i];
         lane.wakeup.set();
       } else {
         miss(binding, sequence[i], MissKind::kOverrun, next_release[i], now);
@@ -170,22 +199,55 @@ void Engine::release_all() noexcept {
   releases_done_.store(true, std::memory_order_release);
 }
 
+ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const noexcept {
+  const SpmEntry& entry = *bindings_[activation.spm].entry;
+  const std::int64_t deadline = since(epoch_, activation.release + entry.deadline);
+  switch (lane.discipline) {
+    case QueueDiscipline::kFifo:
+      return ReadyKey{0, 0, activation.arrival};
+    case QueueDiscipline::kDeadline:
+      return ReadyKey{deadline, 0, activation.arrival};
+    case QueueDiscipline::kLaxity:
+      // Laxity at any common instant orders like (deadline - remaining work); a waiting
+      // activation has all of its WCET still to do.
+      return ReadyKey{deadline - entry.wcet.count(), 0, activation.arrival};
+    case QueueDiscipline::kLaxityThenImportance:
+      return ReadyKey{deadline - entry.wcet.count(), -static_cast<std::int64_t>(entry.importance),
+                      activation.arrival};
+  }
+  return ReadyKey{0, 0, activation.arrival};
+}
+
 void Engine::lane_main(void* lane_pointer) noexcept {
   Lane& lane = *static_cast<Lane*>(lane_pointer);
+  lane.engine->serve(lane);
+}
+
+void Engine::serve(Lane& lane) noexcept {
   Activation activation{};
   for (;;) {
     lane.wakeup.wait();
-    while (lane.queue.try_pop(activation)) {
-      lane.engine->execute(lane, activation);
+    for (;;) {
+      // Take in every new arrival before choosing: the discipline decides among all of them.
+      while (lane.inbox.try_pop(activation)) {
+        if (!lane.ready.push(key_of(lane, activation), activation)) {
+          miss(bindings_[activation.spm], activation.sequence, MissKind::kOverrun,
+               activation.release, kal::MonotonicClock::now());
+        }
+      }
+      if (!lane.ready.pop(activation)) {
+        break;
+      }
+      execute(lane, activation);
     }
-    if (lane.stopping.load(std::memory_order_acquire) && lane.queue.empty()) {
+    if (lane.stopping.load(std::memory_order_acquire) && lane.inbox.empty()) {
       return;
     }
   }
 }
 
 void Engine::execute(Lane& lane, const Activation& activation) noexcept {
-  const Binding& binding = bindings_[activation.spm];
+  Binding& binding = bindings_[activation.spm];
   const SpmEntry& entry = *binding.entry;
   activations_.fetch_add(1, std::memory_order_relaxed);
 
@@ -199,6 +261,7 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
   if (start > activation.release + entry.window_close) {
     // A method that cannot start inside its window is not started late: the TMO model
     // treats the activation as failed and hands it to the deadline handler.
+    binding.done.store(activation.sequence + 1, std::memory_order_release);
     miss(binding, activation.sequence, MissKind::kStartWindow, activation.release, start);
     result.finish_ns = result.start_ns;
     record(lane, result);
@@ -206,6 +269,12 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
   }
   result.started = true;
   binding.invoke(binding.servant);
+  if (options_.model_execution_time) {
+    kal::busy_for(entry.wcet);
+  }
+  // Publish completion before reading the clock: if the watchdog finds the activation not
+  // done at its deadline, the finish time read here is past that deadline too.
+  binding.done.store(activation.sequence + 1, std::memory_order_release);
   const kal::TimePoint finish = kal::MonotonicClock::now();
   result.finish_ns = since(epoch_, finish);
   result.deadline_met = finish <= activation.release + entry.deadline;
@@ -221,8 +290,18 @@ void Engine::record(Lane& lane, const ActivationRecord& result) noexcept {
   }
 }
 
-void Engine::miss(const Binding& binding, std::uint64_t sequence, MissKind kind,
-                  kal::TimePoint release, kal::TimePoint observed) noexcept {
+void Engine::miss(Binding& binding, std::uint64_t sequence, MissKind kind, kal::TimePoint release,
+                  kal::TimePoint observed) noexcept {
+  if (kind != MissKind::kOverrun) {
+    // Whoever sees a miss first reports it; the other observer stays silent.
+    std::uint64_t reported = binding.miss_reported.load(std::memory_order_relaxed);
+    do {
+      if (reported > sequence) {
+        return;
+      }
+    } while (!binding.miss_reported.compare_exchange_weak(reported, sequence + 1,
+                                                          std::memory_order_acq_rel));
+  }
   switch (kind) {
     case MissKind::kStartWindow:
       start_window_misses_.fetch_add(1, std::memory_order_relaxed);

@@ -11,6 +11,7 @@
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/event.hpp>
 #include <kairos/kal/thread.hpp>
+#include <kairos/ready_queue.hpp>
 #include <kairos/schedule.hpp>
 #include <kairos/spsc_ring.hpp>
 
@@ -18,8 +19,18 @@ namespace kairos {
 
 enum class MissKind : std::uint8_t {
   kStartWindow,         ///< could not start inside start-during; the activation was dropped
-  kCompletionDeadline,  ///< finished after finish-by
+  kCompletionDeadline,  ///< not finished by finish-by (seen at the deadline, even if still running)
   kOverrun,             ///< released while its lane still held a full queue
+};
+
+struct EngineOptions {
+  /// Dispatching strategy of the node; decides the queue discipline inside each band.
+  Strategy strategy = Strategy::kRms;
+  /// Pin every engine thread to this CPU (-1: let the OS place them).
+  int cpu = -1;
+  /// After each method body, occupy the processor for the row's WCET. For simulated nodes,
+  /// whose method bodies take no virtual time of their own.
+  bool model_execution_time = false;
 };
 
 struct MissReport {
@@ -61,7 +72,7 @@ class Engine {
   static constexpr std::size_t kLaneQueueCapacity = 64;
   static constexpr std::size_t kTraceCapacity = 1024;
 
-  Engine() = default;
+  explicit Engine(EngineOptions options = {}) noexcept : options_(options) {}
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
@@ -79,9 +90,10 @@ class Engine {
 
  private:
   struct Activation {
-    std::uint16_t spm;
-    std::uint64_t sequence;
-    kal::TimePoint release;
+    std::uint16_t spm = 0;
+    std::uint64_t sequence = 0;
+    std::uint64_t arrival = 0;
+    kal::TimePoint release{};
   };
 
   struct Binding {
@@ -90,15 +102,22 @@ class Engine {
     MethodInvoker invoke = nullptr;
     MissHandler on_miss = nullptr;
     std::size_t lane = 0;
+    /// Activations finished or given up (sequence + 1 of the latest), published by the lane.
+    std::atomic<std::uint64_t> done{0};
+    /// Sequence + 1 of the latest activation whose miss was reported: each miss is reported
+    /// once, by whoever sees it first (the lane at completion, or the watchdog at the deadline).
+    std::atomic<std::uint64_t> miss_reported{0};
   };
 
   struct Lane {
     Engine* engine = nullptr;
     kal::PriorityBand band = kal::kLowestBand;
+    QueueDiscipline discipline = QueueDiscipline::kFifo;
     kal::Thread thread;
     kal::Event wakeup;
     std::atomic<bool> stopping{false};
-    SpscRing<Activation, kLaneQueueCapacity> queue;
+    SpscRing<Activation, kLaneQueueCapacity> inbox;    ///< from the time-trigger thread
+    ReadyQueue<Activation, kLaneQueueCapacity> ready;  ///< owned by the lane's thread
     SpscRing<ActivationRecord, kTraceCapacity> trace;
   };
 
@@ -106,13 +125,16 @@ class Engine {
   static void lane_main(void* lane) noexcept;
 
   void release_all() noexcept;
+  void serve(Lane& lane) noexcept;
+  ReadyKey key_of(const Lane& lane, const Activation& activation) const noexcept;
   void execute(Lane& lane, const Activation& activation) noexcept;
   void record(Lane& lane, const ActivationRecord& record) noexcept;
-  void miss(const Binding& binding, std::uint64_t sequence, MissKind kind, kal::TimePoint release,
+  void miss(Binding& binding, std::uint64_t sequence, MissKind kind, kal::TimePoint release,
             kal::TimePoint observed) noexcept;
   void drain_traces(ActivationObserver observer, void* context) noexcept;
   kal::Status assign_lanes() noexcept;
 
+  EngineOptions options_;
   std::array<Binding, kMaxSpms> bindings_{};
   std::size_t binding_count_ = 0;
   std::array<Lane, kMaxLanes> lanes_{};

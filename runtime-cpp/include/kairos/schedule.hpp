@@ -12,6 +12,36 @@ namespace kairos {
 
 enum class Criticality : std::uint8_t { kHard, kSoft };
 
+/// A node's dispatching strategy, as in Kokyu: a priority assignment (the `band` of each row,
+/// computed before deployment) plus a queue discipline inside each band.
+enum class Strategy : std::uint8_t {
+  kRms,     ///< bands by rate; FIFO inside a band
+  kEdf,     ///< one band; earliest deadline first
+  kMlf,     ///< one band; minimum laxity first
+  kMuf,     ///< bands by criticality; minimum laxity, then importance, inside a band
+  kRmsMlf,  ///< hard methods in bands by rate (FIFO); soft ones in the lowest band by laxity
+};
+
+/// Order of ready activations inside one band.
+enum class QueueDiscipline : std::uint8_t { kFifo, kDeadline, kLaxity, kLaxityThenImportance };
+
+/// The discipline a strategy gives a band whose methods have the given criticality.
+constexpr QueueDiscipline discipline_for(Strategy strategy, Criticality criticality) noexcept {
+  switch (strategy) {
+    case Strategy::kRms:
+      return QueueDiscipline::kFifo;
+    case Strategy::kEdf:
+      return QueueDiscipline::kDeadline;
+    case Strategy::kMlf:
+      return QueueDiscipline::kLaxity;
+    case Strategy::kMuf:
+      return QueueDiscipline::kLaxityThenImportance;
+    case Strategy::kRmsMlf:
+      return criticality == Criticality::kHard ? QueueDiscipline::kFifo : QueueDiscipline::kLaxity;
+  }
+  return QueueDiscipline::kFifo;
+}
+
 /// Marks an AAC that repeats without end (`to forever`).
 inline constexpr kal::Duration kForever = kal::Duration::max();
 
@@ -31,6 +61,7 @@ struct SpmEntry {
   kal::Duration wcet;          ///< scaled to the node's hardware
   Criticality criticality;
   kal::PriorityBand band;
+  std::uint8_t importance = 0;  ///< MUF tie-breaker: higher is more important
 };
 
 }  // namespace kairos

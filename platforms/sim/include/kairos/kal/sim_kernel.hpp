@@ -1,0 +1,50 @@
+// The simulation kernel behind platforms/sim: virtual time, one processor, strict priority
+// preemption between bands, FIFO within a band. Everything here is deterministic: the same
+// program gives the same virtual times and the same interleaving on every run.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+
+namespace kairos::kal::sim {
+
+namespace detail {
+extern std::atomic<std::int64_t> now_ns;
+}
+
+/// Virtual nanoseconds since the simulation began.
+inline std::int64_t virtual_now_ns() noexcept {
+  return detail::now_ns.load(std::memory_order_acquire);
+}
+
+/// What the kernel records about the processor, for traces.
+enum class TraceKind : std::uint8_t {
+  kSwitchIn,  ///< a thread got the processor
+  kPreempt,   ///< a thread lost the processor to a more urgent one while still ready
+  kBlock,     ///< a thread gave up the processor to wait
+  kExit,      ///< a thread ended
+};
+
+struct TraceEvent {
+  std::int64_t time_ns;
+  TraceKind kind;
+  const char* thread;  ///< the thread's name as given at start
+};
+
+/// Starts recording processor events (up to `capacity`, preallocated now); clears old ones.
+void start_trace(std::size_t capacity);
+
+/// Number of events recorded and dropped so far.
+std::size_t trace_size() noexcept;
+std::size_t trace_dropped() noexcept;
+const TraceEvent& trace_event(std::size_t index) noexcept;
+
+/// Writes the recorded events as CSV (`time_ns,event,thread`) or as a JSON array.
+void write_trace_csv(std::FILE* out);
+void write_trace_json(std::FILE* out);
+
+/// How many times threads were preempted since the trace started.
+std::size_t preemptions() noexcept;
+
+}  // namespace kairos::kal::sim

@@ -1,0 +1,8 @@
+# Kernel Adaptation Layer on simulated time: one virtual processor, discrete events,
+# priority-preemptive, deterministic. Threads are real pthreads of which exactly one runs at
+# a time, handed the processor by the simulation kernel.
+set(KAIROS_PLATFORM_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernel.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kal.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/../posix/src/error.cpp)
+set(KAIROS_PLATFORM_LIBRARIES Threads::Threads)

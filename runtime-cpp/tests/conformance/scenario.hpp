@@ -1,0 +1,112 @@
+// Shared pieces of the conformance suite: a task set, an engine to run it, and what happened.
+// The same scenarios run on every platform; exact expectations apply where time is simulated.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include <kairos/engine.hpp>
+#include <kairos/kal/execution.hpp>
+
+namespace conformance {
+
+using kairos::kal::Duration;
+using namespace std::chrono_literals;
+
+/// One time unit of the textbook task sets: 1 ms of virtual time; 2 ms on a real machine,
+/// where a coarser grain keeps thread switches small against the work.
+inline Duration unit() {
+  return kairos::kal::kSimulatedTime ? Duration{1ms} : Duration{2ms};
+}
+
+/// Every engine thread on one processor, so that real platforms schedule like the textbooks.
+inline constexpr int kOneCpu = 0;
+
+/// A method that computes for a fixed time (its WCET).
+struct Worker {
+  Duration work{};
+  std::atomic<int> runs{0};
+  std::atomic<int> misses{0};
+  std::atomic<std::int64_t> first_miss_observed_ns{-1};
+};
+
+inline void work(void* servant) {
+  auto* worker = static_cast<Worker*>(servant);
+  worker->runs.fetch_add(1);
+  kairos::kal::busy_for(worker->work);
+}
+
+inline void count_miss(void* servant, const kairos::MissReport& miss) noexcept {
+  auto* worker = static_cast<Worker*>(servant);
+  if (worker->misses.fetch_add(1) == 0) {
+    worker->first_miss_observed_ns = miss.observed.count();
+  }
+}
+
+struct Task {
+  std::string_view name;
+  std::int64_t wcet_units;
+  std::int64_t period_units;
+  kairos::Criticality criticality = kairos::Criticality::kHard;
+  int band = 1;
+  std::uint8_t importance = 0;
+  std::int64_t deadline_units = 0;  ///< 0: implicit deadline (the period)
+};
+
+struct Outcome {
+  std::vector<kairos::ActivationRecord> records;
+  kairos::EngineCounters counters{};
+  std::vector<std::unique_ptr<Worker>> workers;
+
+  /// Records of one task, by sequence.
+  std::vector<kairos::ActivationRecord> of(std::uint16_t task) const {
+    std::vector<kairos::ActivationRecord> mine;
+    for (const auto& r : records) {
+      if (r.spm == task) {
+        mine.push_back(r);
+      }
+    }
+    std::sort(mine.begin(), mine.end(),
+              [](const auto& a, const auto& b) { return a.sequence < b.sequence; });
+    return mine;
+  }
+
+  int misses(std::uint16_t task) const { return workers[task]->misses.load(); }
+};
+
+inline void collect(void* context, const kairos::SpmEntry&, const kairos::ActivationRecord& r) {
+  static_cast<Outcome*>(context)->records.push_back(r);
+}
+
+/// Runs a task set (implicit deadlines, start window = the whole period) for `units` time units.
+inline Outcome run(kairos::Strategy strategy, const std::vector<Task>& tasks, std::int64_t units) {
+  auto entries = std::make_unique<std::vector<kairos::SpmEntry>>();
+  entries->reserve(tasks.size());
+  Outcome outcome;
+  outcome.records.reserve(8192);
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{strategy, kOneCpu, /*model_execution_time=*/false});
+  for (const Task& task : tasks) {
+    const Duration period = unit() * task.period_units;
+    const Duration deadline = task.deadline_units > 0 ? unit() * task.deadline_units : period;
+    entries->push_back(kairos::SpmEntry{"conformance", task.name, "scenario", 0ms, kairos::kForever,
+                                        period, 0ms, deadline, deadline, unit() * task.wcet_units,
+                                        task.criticality, task.band, task.importance});
+    auto worker = std::make_unique<Worker>();
+    worker->work = unit() * task.wcet_units;
+    REQUIRE(engine->add_spm(entries->back(), worker.get(), &work, &count_miss) ==
+            kairos::kal::Status::kOk);
+    outcome.workers.push_back(std::move(worker));
+  }
+  REQUIRE(engine->run_for(unit() * units, &collect, &outcome) == kairos::kal::Status::kOk);
+  outcome.counters = engine->counters();
+  return outcome;
+}
+
+}  // namespace conformance

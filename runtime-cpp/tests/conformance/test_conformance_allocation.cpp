@@ -1,0 +1,60 @@
+// The runtime allocates nothing once it runs: counted, not assumed.
+#include <catch2/catch.hpp>
+
+#include "../allocation_counter.hpp"
+#include "scenario.hpp"
+
+using conformance::unit;
+using namespace std::chrono_literals;
+
+namespace {
+struct Probe {
+  conformance::Worker worker;
+  std::atomic<std::uint64_t> at_warm{0};
+  std::atomic<std::uint64_t> at_last{0};
+  std::atomic<int> runs{0};
+  int warm_run = 5;
+  int last_run = 0;
+};
+
+void probe(void* servant) {
+  auto* p = static_cast<Probe*>(servant);
+  const int run = ++p->runs;
+  if (run == p->warm_run) {
+    p->at_warm = testing::allocations();
+  }
+  if (run == p->last_run) {
+    p->at_last = testing::allocations();
+  }
+  kairos::kal::busy_for(p->worker.work);
+}
+}  // namespace
+
+TEST_CASE("a steady-state run allocates nothing", "[conformance][allocation]") {
+  // Two lanes, releases every unit: the time trigger, both lanes, the trace rings and the
+  // observer all run between the fifth and the fortieth activation of the probe.
+  static const kairos::SpmEntry fast{
+      "conformance", "fast", "scenario", 0ms,         kairos::kForever,           unit(),
+      0ms,           unit(), unit(),     unit() / 10, kairos::Criticality::kHard, 2};
+  static const kairos::SpmEntry slow{
+      "conformance", "slow",     "scenario", 0ms,        kairos::kForever,           unit() * 3,
+      0ms,           unit() * 3, unit() * 3, unit() / 5, kairos::Criticality::kSoft, 1};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  Probe fast_probe;
+  fast_probe.worker.work = unit() / 10;
+  fast_probe.last_run = 40;
+  conformance::Worker slow_worker;
+  slow_worker.work = unit() / 5;
+  REQUIRE(engine->add_spm(fast, &fast_probe, &probe, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(slow, &slow_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(4096);
+  REQUIRE(engine->run_for(unit() * 45, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(fast_probe.runs >= 40);
+  REQUIRE(fast_probe.at_warm > 0);
+  REQUIRE(fast_probe.at_last == fast_probe.at_warm);
+}

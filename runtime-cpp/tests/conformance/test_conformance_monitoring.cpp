@@ -1,0 +1,122 @@
+// Every miss is seen: at the deadline of a method still running, at the start of a method
+// whose window has closed, and exactly once.
+#include <catch2/catch.hpp>
+
+#include "scenario.hpp"
+
+using conformance::unit;
+using conformance::Worker;
+using kairos::kal::Duration;
+using kairos::kal::kSimulatedTime;
+using namespace std::chrono_literals;
+
+TEST_CASE("a method still running at its deadline is reported at the deadline, once",
+          "[conformance][monitoring]") {
+  // Period 10, deadline 4, but the body computes for 6: the watchdog must not wait for it.
+  static const kairos::SpmEntry entry{
+      "conformance", "overrun",  "scenario", 0ms,        kairos::kForever,           unit() * 10,
+      0ms,           unit() * 2, unit() * 4, unit() * 6, kairos::Criticality::kHard, 1};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  Worker worker;
+  worker.work = unit() * 6;
+  REQUIRE(engine->add_spm(entry, &worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+
+  REQUIRE(outcome.records.size() == 3);
+  REQUIRE(engine->counters().deadline_misses == 3);
+  REQUIRE(worker.misses == 3);  // once per activation, though both watchdog and lane saw it
+  for (const auto& r : outcome.records) {
+    REQUIRE_FALSE(r.deadline_met);
+  }
+  if (kSimulatedTime) {
+    // Seen at 4 units, while the method still had 2 units of work left.
+    REQUIRE(worker.first_miss_observed_ns == (unit() * 4).count());
+  } else {
+    REQUIRE(worker.first_miss_observed_ns < (unit() * 6).count());
+  }
+}
+
+TEST_CASE("an activation that cannot start inside its window is dropped and reported",
+          "[conformance][monitoring]") {
+  // 'blocker' (band 2) computes for 5 units from 0; 'late' (band 1) must start by 2.
+  static const kairos::SpmEntry blocker{"conformance",
+                                        "blocker",
+                                        "scenario",
+                                        0ms,
+                                        0ms,
+                                        0ms,
+                                        0ms,
+                                        unit() * 1,
+                                        unit() * 8,
+                                        unit() * 5,
+                                        kairos::Criticality::kHard,
+                                        2};
+  static const kairos::SpmEntry late{"conformance",
+                                     "late",
+                                     "scenario",
+                                     0ms,
+                                     0ms,
+                                     0ms,
+                                     0ms,
+                                     unit() * 2,
+                                     unit() * 8,
+                                     unit() * 1,
+                                     kairos::Criticality::kHard,
+                                     1};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  Worker blocking;
+  blocking.work = unit() * 5;
+  Worker starved;
+  starved.work = unit() * 1;
+  REQUIRE(engine->add_spm(blocker, &blocking, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(late, &starved, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 10, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  // One-shot AACs: exactly one activation each.
+  REQUIRE(outcome.records.size() == 2);
+  REQUIRE(blocking.runs == 1);
+  REQUIRE(starved.runs == 0);
+  REQUIRE(starved.misses == 1);
+  REQUIRE(engine->counters().start_window_misses == 1);
+}
+
+TEST_CASE("an AAC with an end stops releasing after it", "[conformance][aac]") {
+  static const kairos::SpmEntry bounded{"conformance",
+                                        "bounded",
+                                        "scenario",
+                                        unit() * 2,
+                                        unit() * 6,
+                                        unit() * 2,
+                                        0ms,
+                                        unit() * 1,
+                                        unit() * 2,
+                                        unit() * 1 / 4,
+                                        kairos::Criticality::kSoft,
+                                        1};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  Worker worker;
+  worker.work = unit() / 4;
+  REQUIRE(engine->add_spm(bounded, &worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 20, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  // from 2 to 6 every 2: releases at 2, 4 and 6.
+  const auto records = outcome.of(0);
+  REQUIRE(records.size() == 3);
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    REQUIRE(records[k].release_ns == (unit() * static_cast<std::int64_t>(2 + 2 * k)).count());
+  }
+}
