@@ -111,3 +111,24 @@ def test_starter_files_for_a_new_tmo_compile(workdir):
     node = run([workdir / "build" / "board", "--duration", "300ms", "--quiet"], timeout=60)
     summary = parse_summary(node.stdout)
     assert int(summary["activations"]) == 3
+
+
+def test_a_simulated_node_runs_in_virtual_time_deterministically(workdir):
+    example = copy_example("hello", workdir)
+    model = example / "hello.tmo"
+    model.write_text(model.read_text().replace("os linux", "os sim"))
+    out = workdir / "generated"
+    assert kairos("generate", model, "-o", out).returncode == 0
+    build_node_project(out, workdir / "build")
+
+    # Ten virtual seconds take no time to simulate, and give the same schedule every run.
+    first = run([workdir / "build" / "board", "--duration", "10s"], timeout=60)
+    second = run([workdir / "build" / "board", "--duration", "10s"], timeout=60)
+    assert first.stdout == second.stdout
+    activations = parse_activations(first.stdout)
+    assert len(activations) == 100
+    for a in activations:
+        assert a.release_ns == a.seq * PERIOD_NS
+        assert a.start_lateness_ns == 0
+        assert a.finish_ns - a.start_ns == 1_000_000  # exactly the modelled WCET
+        assert a.window == "met" and a.deadline == "met"

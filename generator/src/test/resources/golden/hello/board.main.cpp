@@ -14,7 +14,8 @@ namespace deployed {
 ::hello::Greeter greeter;
 }  // namespace deployed
 
-::kairos::Engine engine;
+// Simulated nodes model each method's WCET on their virtual processor.
+::kairos::Engine engine{::kairos::EngineOptions{board_node::kStrategy, -1, board_node::kSimulated}};
 
 }  // namespace
 

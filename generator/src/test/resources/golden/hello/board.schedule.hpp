@@ -12,6 +12,9 @@ namespace board_node {
 // Offsets are relative to each release t; WCETs are scaled to this hardware.
 using ::std::chrono::nanoseconds;
 
+inline constexpr ::kairos::Strategy kStrategy = ::kairos::Strategy::kRms;
+inline constexpr bool kSimulated = false;
+
 inline constexpr ::std::array<::kairos::SpmEntry, 1> kSpontaneousMethods{{
   // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms, hard (hello.tmo:18)
   {
@@ -27,6 +30,7 @@ inline constexpr ::std::array<::kairos::SpmEntry, 1> kSpontaneousMethods{{
     .wcet = nanoseconds{1000000},
     .criticality = ::kairos::Criticality::kHard,
     .band = 1,
+    .importance = 0,
   },
 }};
 

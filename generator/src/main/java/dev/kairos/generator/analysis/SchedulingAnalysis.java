@@ -2,7 +2,9 @@ package dev.kairos.generator.analysis;
 
 import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.Platform.Strategy;
 import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.generator.ir.Tmos.Criticality;
 import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
 import java.math.BigDecimal;
@@ -66,7 +68,7 @@ public final class SchedulingAnalysis {
                 svm.source()));
       }
     }
-    assignBands(drafts);
+    assignBands(node.strategy(), drafts);
     drafts.sort(
         Comparator.comparingInt((Draft d) -> -d.band)
             .thenComparingLong(d -> d.periodNs)
@@ -119,18 +121,38 @@ public final class SchedulingAnalysis {
     }
   }
 
-  /** Rate-monotonic bands: one band per distinct period, the shortest period highest. */
-  private static void assignBands(List<Draft> drafts) {
+  /**
+   * The priority assignment of the node's strategy, as in Kokyu: RMS ranks every method by rate
+   * (one band per distinct period, the shortest highest); EDF and MLF put all methods in one band,
+   * ordered there by deadline or laxity; MUF gives hard methods the upper band and soft ones the
+   * lower; RMS+MLF ranks hard methods by rate above one band of soft methods.
+   */
+  static void assignBands(Strategy strategy, List<Draft> drafts) {
+    switch (strategy) {
+      case EDF, MLF -> drafts.forEach(d -> d.band = 1);
+      case MUF -> drafts.forEach(d -> d.band = d.criticality == Criticality.HARD ? 2 : 1);
+      case RMS -> byRate(drafts, 1);
+      case RMS_MLF -> {
+        final List<Draft> hard =
+            drafts.stream().filter(d -> d.criticality == Criticality.HARD).toList();
+        drafts.stream().filter(d -> d.criticality != Criticality.HARD).forEach(d -> d.band = 1);
+        byRate(hard, 2);
+      }
+    }
+  }
+
+  /** One band per distinct period from `lowest` up, the shortest period highest. */
+  private static void byRate(List<Draft> drafts, int lowest) {
     final TreeSet<Long> periods = new TreeSet<>(Comparator.reverseOrder());
     for (Draft d : drafts) {
       periods.add(d.periodNs == 0 ? Long.MAX_VALUE : d.periodNs);
     }
     final List<Long> descending = new ArrayList<>(periods);
+    final int overflow = Math.max(0, descending.size() - (MAX_BANDS - lowest + 1));
     for (Draft d : drafts) {
       final long key = d.periodNs == 0 ? Long.MAX_VALUE : d.periodNs;
       final int rank = descending.indexOf(key); // 0 = longest period
-      final int overflow = Math.max(0, descending.size() - MAX_BANDS);
-      d.band = 1 + Math.max(0, rank - overflow);
+      d.band = lowest + Math.max(0, rank - overflow);
     }
   }
 

@@ -47,7 +47,12 @@ final class NodeMainEmitter {
           deployment.instance());
     }
     w.line("}  // namespace deployed").blank();
-    w.line("::kairos::Engine engine;").blank();
+    w.line("// Simulated nodes model each method's WCET on their virtual processor.");
+    w.line(
+        "::kairos::Engine engine{::kairos::EngineOptions{$ns$::kStrategy, -1, $ns$::kSimulated}};",
+        "ns",
+        ScheduleEmitter.namespace(node));
+    w.blank();
     w.line("}  // namespace").blank();
 
     w.open("int main(int argc, char** argv) {");

@@ -45,6 +45,21 @@ final class ScheduleEmitter {
         node.hardware().speed().toPlainString());
     w.line("// Offsets are relative to each release t; WCETs are scaled to this hardware.");
     w.line("using ::std::chrono::nanoseconds;").blank();
+    w.line(
+        "inline constexpr ::kairos::Strategy kStrategy = ::kairos::Strategy::$strategy$;",
+        "strategy",
+        switch (node.strategy()) {
+          case RMS -> "kRms";
+          case EDF -> "kEdf";
+          case MLF -> "kMlf";
+          case MUF -> "kMuf";
+          case RMS_MLF -> "kRmsMlf";
+        });
+    w.line(
+        "inline constexpr bool kSimulated = $simulated$;",
+        "simulated",
+        node.os() == dev.kairos.generator.ir.Platform.OperatingSystem.SIM);
+    w.blank();
     final long rows = node.deployments().stream().mapToLong(d -> d.tmo().spms().size()).sum();
     w.open(
         "inline constexpr ::std::array<::kairos::SpmEntry, $rows$> kSpontaneousMethods{{",
@@ -80,6 +95,7 @@ final class ScheduleEmitter {
             "v",
             spm.criticality() == Tmos.Criticality.HARD ? "kHard" : "kSoft");
         w.line(".band = $v$,", "v", task.band());
+        w.line(".importance = $v$,", "v", Math.max(0, Math.min(255, spm.importance())));
         w.close("},");
       }
     }

@@ -151,4 +151,56 @@ class SchedulingAnalysisTest {
     assertEquals(1, report.notes().size());
     assertTrue(report.schedulable());
   }
+
+  private static Tmos.Spm spm(String name, long wcetMs, long periodMs, Tmos.Criticality c) {
+    final Tmos.Spm plain = spm(name, wcetMs, periodMs);
+    return new Tmos.Spm(
+        plain.name(),
+        plain.firstReleaseNs(),
+        plain.lastReleaseNs(),
+        plain.periodNs(),
+        plain.windowOpenNs(),
+        plain.windowCloseNs(),
+        plain.deadlineNs(),
+        plain.wcetNs(),
+        c,
+        0,
+        List.of(),
+        HERE);
+  }
+
+  private static java.util.Map<String, Integer> bands(Platform.Strategy strategy) {
+    final Platform.Node plain =
+        node(
+            BigDecimal.ONE,
+            spm("hardFast", 1, 10, Tmos.Criticality.HARD),
+            spm("hardSlow", 1, 40, Tmos.Criticality.HARD),
+            spm("softFast", 1, 5, Tmos.Criticality.SOFT));
+    final Platform.Node n =
+        new Platform.Node(
+            "n", plain.os(), strategy, plain.hardware(), null, plain.deployments(), HERE);
+    final java.util.Map<String, Integer> result = new java.util.HashMap<>();
+    SchedulingAnalysis.analyse(n).tasks().forEach(t -> result.put(t.method(), t.band()));
+    return result;
+  }
+
+  /** Kokyu: each strategy is a priority assignment (bands) plus a discipline per band. */
+  @Test
+  void bandsFollowTheStrategy() {
+    assertEquals(
+        java.util.Map.of("softFast", 3, "hardFast", 2, "hardSlow", 1),
+        bands(Platform.Strategy.RMS));
+    assertEquals(
+        java.util.Map.of("softFast", 1, "hardFast", 1, "hardSlow", 1),
+        bands(Platform.Strategy.EDF));
+    assertEquals(
+        java.util.Map.of("softFast", 1, "hardFast", 1, "hardSlow", 1),
+        bands(Platform.Strategy.MLF));
+    assertEquals(
+        java.util.Map.of("softFast", 1, "hardFast", 2, "hardSlow", 2),
+        bands(Platform.Strategy.MUF));
+    assertEquals(
+        java.util.Map.of("softFast", 1, "hardFast", 3, "hardSlow", 2),
+        bands(Platform.Strategy.RMS_MLF));
+  }
 }
