@@ -9,7 +9,7 @@ DEMO_OUT   := $(BUILD)/demo/hello
 MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all setup build java java-test cpp cpp-clang demo test test-java test-cpp test-e2e e2e \
+.PHONY: all setup build java java-test cpp cpp-clang demo test test-java test-cpp test-e2e e2e bench \
         format check-format clean
 
 all: build
@@ -44,6 +44,12 @@ demo: build
 	cmake --build $(DEMO_OUT)/build
 	@echo "== run node 'board' for 2 s: one line per SpM activation"
 	$(DEMO_OUT)/build/board --duration 2s
+
+# Benchmarks print figures beside baselines measured in the same run (see bench/README.md).
+bench: setup cpp
+	@command -v cyclictest >/dev/null || (apt-get update -q && apt-get install -y -q rt-tests)
+	$(CPP_GCC)/bench/kairos_bench_handoff_latency
+	$(CPP_GCC)/bench/kairos_bench_release_lateness
 
 test: setup check-format test-java test-cpp e2e
 	@echo "== all test suites passed"

@@ -80,12 +80,14 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
 
   kal::Status status = kal::Status::kOk;
   for (std::size_t i = 0; i < lane_count_ && status == kal::Status::kOk; ++i) {
-    status = lanes_[i].thread.start({kLaneNames[i], lanes_[i].band, options_.cpu},
-                                    &Engine::lane_main, &lanes_[i]);
+    status = lanes_[i].thread.start(
+        {kLaneNames[i], lanes_[i].band, options_.cpu, 256 * 1024, options_.real_time},
+        &Engine::lane_main, &lanes_[i]);
   }
   if (status == kal::Status::kOk) {
-    status = time_trigger_.start({"kairos-trigger", kal::kHighestBand, options_.cpu},
-                                 &Engine::time_trigger_main, this);
+    status = time_trigger_.start(
+        {"kairos-trigger", kal::kHighestBand, options_.cpu, 256 * 1024, options_.real_time},
+        &Engine::time_trigger_main, this);
   }
   if (status == kal::Status::kOk) {
     // Every thread exists before the epoch is fixed: creating them never delays a release.
@@ -179,7 +181,7 @@ void Engine::release_all() noexcept {
       }
       Lane& lane = lanes_[binding.lane];
       const Activation activation{static_cast<std::uint16_t>(i), sequence[i], arrivals++,
-                                  next_release[i]};
+                                  next_release[i], kal::MonotonicClock::now()};
       if (lane.inbox.try_push(activation)) {
         watch_deadline[i] = next_release[i] + binding.entry->deadline;
         watch_sequence[i] = sequence[i];
@@ -255,6 +257,7 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
   result.spm = activation.spm;
   result.sequence = activation.sequence;
   result.release_ns = since(epoch_, activation.release);
+  result.dispatch_ns = since(epoch_, activation.dispatched);
 
   const kal::TimePoint start = kal::MonotonicClock::now();
   result.start_ns = since(epoch_, start);

@@ -11,8 +11,10 @@ namespace kairos {
 namespace {
 void print_usage(std::FILE* stream, std::string_view node_name) {
   std::fprintf(stream,
-               "usage: %.*s [--duration <time>] [--quiet]\n"
+               "usage: %.*s [--duration <time>] [--cpu <n>] [--quiet]\n"
                "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s)\n"
+               "  --cpu <n>          run the engine's threads on CPU n (releases are handed to\n"
+               "                     lanes without a cross-CPU wake-up)\n"
                "  --quiet            print only the summary line\n",
                static_cast<int>(node_name.size()), node_name.data());
 }
@@ -57,6 +59,18 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
     }
     if (arg == "--quiet") {
       options.quiet = true;
+    } else if (arg == "--cpu") {
+      int cpu = -1;
+      const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
+      const auto [rest, error] = std::from_chars(value.data(), value.data() + value.size(), cpu);
+      if (value.empty() || error != std::errc{} || rest != value.data() + value.size() || cpu < 0 ||
+          cpu > 1023) {
+        std::fprintf(stderr, "%.*s: error: --cpu needs a CPU number, e.g. --cpu 1\n",
+                     static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      options.cpu = cpu;
+      ++i;
     } else if (arg == "--duration") {
       if (i + 1 == argc) {
         std::fprintf(stderr, "%.*s: error: --duration needs a value, e.g. --duration 2s\n",
@@ -87,12 +101,14 @@ void print_activation(void* /*context*/, const SpmEntry& entry, const Activation
   const long long earliest_start = record.release_ns + entry.window_open.count();
   std::printf(
       "activation instance=%.*s method=%.*s seq=%llu release_ns=%lld start_ns=%lld "
-      "start_lateness_ns=%lld finish_ns=%lld window=%s deadline=%s source=%.*s\n",
+      "start_lateness_ns=%lld handoff_ns=%lld finish_ns=%lld window=%s deadline=%s "
+      "source=%.*s\n",
       static_cast<int>(entry.instance.size()), entry.instance.data(),
       static_cast<int>(entry.method.size()), entry.method.data(),
       static_cast<unsigned long long>(record.sequence), static_cast<long long>(record.release_ns),
       static_cast<long long>(record.start_ns),
       static_cast<long long>(record.start_ns) - earliest_start,
+      static_cast<long long>(record.start_ns - record.dispatch_ns),
       static_cast<long long>(record.finish_ns), record.started ? "met" : "missed",
       !record.started ? "skipped" : (record.deadline_met ? "met" : "missed"),
       static_cast<int>(entry.source.size()), entry.source.data());

@@ -35,6 +35,12 @@ TEST_CASE("node options accept --duration and --quiet, and reject the rest", "[u
           kairos::NodeCommand::kUsageError);
   const char* zero[] = {"node", "--duration", "0s"};
   REQUIRE(kairos::parse_node_options(3, zero, "node", options) == kairos::NodeCommand::kUsageError);
+  const char* cpu[] = {"node", "--cpu", "1"};
+  REQUIRE(kairos::parse_node_options(3, cpu, "node", options) == kairos::NodeCommand::kRun);
+  REQUIRE(options.cpu == 1);
+  const char* bad_cpu[] = {"node", "--cpu", "one"};
+  REQUIRE(kairos::parse_node_options(3, bad_cpu, "node", options) ==
+          kairos::NodeCommand::kUsageError);
   const char* unknown[] = {"node", "--fast"};
   REQUIRE(kairos::parse_node_options(2, unknown, "node", options) ==
           kairos::NodeCommand::kUsageError);

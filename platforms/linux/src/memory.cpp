@@ -13,3 +13,29 @@ Status lock_memory() noexcept {
 }
 
 }  // namespace kairos::kal
+
+namespace kairos::kal {
+
+MemoryRegion::~MemoryRegion() {
+  if (data_ != nullptr) {
+    munmap(data_, size_);
+  }
+}
+
+Status MemoryRegion::reserve(std::size_t bytes) noexcept {
+  if (data_ != nullptr || bytes == 0) {
+    return Status::kInvalidArgument;
+  }
+  // MAP_POPULATE faults every page in now, not on first use by a method.
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (memory == MAP_FAILED) {
+    return Status::kResourceExhausted;
+  }
+  mlock(memory, bytes);  // best effort: mlockall may already cover it, or be refused
+  data_ = memory;
+  size_ = bytes;
+  return Status::kOk;
+}
+
+}  // namespace kairos::kal

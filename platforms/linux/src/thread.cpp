@@ -58,9 +58,11 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
   pthread_attr_setstacksize(&attr, stack_bytes);
   sched_param param{};
   param.sched_priority = fifo_priority(attributes.band);
-  pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-  pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-  pthread_attr_setschedparam(&attr, &param);
+  if (attributes.real_time) {
+    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+    pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+    pthread_attr_setschedparam(&attr, &param);
+  }
 
   int rc = pthread_create(&native_.handle, &attr, &Thread::run, this);
   if (rc == EPERM) {

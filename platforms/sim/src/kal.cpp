@@ -3,7 +3,11 @@
 #include <kairos/kal/event.hpp>
 #include <kairos/kal/execution.hpp>
 #include <kairos/kal/memory.hpp>
+#include <kairos/kal/socket.hpp>
 #include <kairos/kal/thread.hpp>
+#include <kairos/kal/timer.hpp>
+
+#include <cstdlib>
 
 #include <new>
 
@@ -41,6 +45,85 @@ void busy_for(Duration duration) noexcept {
 
 Status lock_memory() noexcept {
   return Status::kOk;
+}
+
+MemoryRegion::~MemoryRegion() {
+  std::free(data_);
+}
+
+Status MemoryRegion::reserve(std::size_t bytes) noexcept {
+  if (data_ != nullptr || bytes == 0) {
+    return Status::kInvalidArgument;
+  }
+  data_ = std::calloc(1, bytes);
+  if (data_ == nullptr) {
+    return Status::kResourceExhausted;
+  }
+  size_ = bytes;
+  return Status::kOk;
+}
+
+// ---------------------------------------------------------------- timers
+
+Timer::~Timer() = default;
+
+Status Timer::arm(TimePoint first, Duration period) noexcept {
+  if (period < Duration::zero()) {
+    return Status::kInvalidArgument;
+  }
+  native_ = NativeTimer{to_nanoseconds(first), period.count(), true};
+  return Status::kOk;
+}
+
+void Timer::disarm() noexcept {
+  native_.armed = false;
+}
+
+std::uint64_t Timer::wait() noexcept {
+  if (!native_.armed) {
+    return 0;
+  }
+  sleep_until(TimePoint{Duration{native_.next_ns}});
+  const std::int64_t now = sim::virtual_now_ns();
+  if (native_.period_ns == 0) {
+    native_.armed = false;
+    return 1;
+  }
+  const auto expirations =
+      static_cast<std::uint64_t>(1 + (now - native_.next_ns) / native_.period_ns);
+  native_.next_ns += static_cast<std::int64_t>(expirations) * native_.period_ns;
+  return expirations;
+}
+
+// ---------------------------------------------------------------- communication
+// A simulated node has no network: sockets refuse to open, and say so with their status.
+
+Socket::~Socket() = default;
+void Socket::close() noexcept {
+  handle_ = -1;
+}
+Status Socket::listen(const Endpoint&) noexcept {
+  return Status::kPlatformError;
+}
+Status Socket::connect(const Endpoint&, TimePoint) noexcept {
+  return Status::kPlatformError;
+}
+Status Socket::accept(Socket&) noexcept {
+  return Status::kPlatformError;
+}
+std::int64_t Socket::send(std::span<const std::byte>) noexcept {
+  return -1;
+}
+std::int64_t Socket::receive(std::span<std::byte>) noexcept {
+  return -1;
+}
+Poller::~Poller() = default;
+Status Poller::add(const Socket&, std::uint64_t) noexcept {
+  return Status::kPlatformError;
+}
+std::size_t Poller::wait(TimePoint deadline, std::span<std::uint64_t>) noexcept {
+  sleep_until(deadline);
+  return 0;
 }
 
 // ---------------------------------------------------------------- threads
@@ -104,14 +187,26 @@ SchedulingMode scheduling_mode() noexcept {
 void Event::set() noexcept {
   auto lock = sim::enter();
   sim::current(lock);
+  if (native_.waiter != nullptr && native_.waiter->state != sim::State::kBlocked) {
+    // Its waiter was already woken (by another event of a wait_any, or a timeout).
+    native_.waiter = nullptr;
+  }
   if (native_.waiter != nullptr) {
     sim::SimThread* waiter = native_.waiter;
     native_.waiter = nullptr;
     waiter->waiting_on = nullptr;
+    waiter->woken_by = &native_;
+    // A manual-reset event stays set for later waiters; an auto-reset one went to this one.
+    native_.set = mode_ == ResetMode::kManual;
     sim::make_ready(lock, waiter);
   } else {
     native_.set = true;
   }
+}
+
+void Event::reset() noexcept {
+  auto lock = sim::enter();
+  native_.set = false;
 }
 
 void Event::wait() noexcept {
@@ -119,22 +214,46 @@ void Event::wait() noexcept {
 }
 
 bool Event::wait_until(TimePoint deadline) noexcept {
+  Event* self_event = this;
+  return wait_any(std::span<Event* const>(&self_event, 1), deadline) == 0;
+}
+
+int wait_any(std::span<Event* const> events, TimePoint deadline) noexcept {
+  if (events.empty() || events.size() > kMaxWaitAny) {
+    return -1;
+  }
   auto lock = sim::enter();
   sim::SimThread* self = sim::current(lock);
-  if (native_.set) {
-    native_.set = false;
-    return true;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i]->native_.set) {
+      if (events[i]->mode_ == ResetMode::kAuto) {
+        events[i]->native_.set = false;
+      }
+      return static_cast<int>(i);
+    }
   }
   if (deadline != TimePoint::max()) {
     if (to_nanoseconds(deadline) <= sim::virtual_now_ns()) {
-      return false;
+      return -1;
     }
     self->wake_at = to_nanoseconds(deadline);
   }
-  native_.waiter = self;
-  self->waiting_on = &native_;
+  // The simulated event has one waiter slot: the waiting thread takes it on every event.
+  for (Event* event : events) {
+    event->native_.waiter = self;
+  }
+  self->woken_by = nullptr;
   sim::block(lock, self);
-  return !self->timed_out;
+  int woken = -1;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i]->native_.waiter == self) {
+      events[i]->native_.waiter = nullptr;
+    }
+    if (&events[i]->native_ == self->woken_by) {
+      woken = static_cast<int>(i);
+    }
+  }
+  return self->timed_out && woken < 0 ? -1 : woken;
 }
 
 }  // namespace kairos::kal

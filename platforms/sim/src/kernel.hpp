@@ -22,6 +22,7 @@ struct SimThread {
   std::int64_t wake_at = -1;  ///< virtual time of a timed wait, or -1
   bool timed_out = false;
   NativeEvent* waiting_on = nullptr;
+  NativeEvent* woken_by = nullptr;  ///< which event's set() readied this thread
   SimThread* joiner = nullptr;
   pthread_t handle{};
   void (*entry)(void*) noexcept = nullptr;

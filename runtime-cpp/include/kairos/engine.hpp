@@ -31,6 +31,9 @@ struct EngineOptions {
   /// After each method body, occupy the processor for the row's WCET. For simulated nodes,
   /// whose method bodies take no virtual time of their own.
   bool model_execution_time = false;
+  /// Run lanes at real-time priorities where the OS permits (false: time-shared, for
+  /// comparison in benchmarks).
+  bool real_time = true;
 };
 
 struct MissReport {
@@ -48,6 +51,7 @@ struct ActivationRecord {
   bool deadline_met = false;
   std::uint64_t sequence = 0;
   std::int64_t release_ns = 0;
+  std::int64_t dispatch_ns = 0;  ///< when the time trigger handed the activation to its lane
   std::int64_t start_ns = 0;
   std::int64_t finish_ns = 0;
 };
@@ -94,6 +98,7 @@ class Engine {
     std::uint64_t sequence = 0;
     std::uint64_t arrival = 0;
     kal::TimePoint release{};
+    kal::TimePoint dispatched{};
   };
 
   struct Binding {

@@ -11,11 +11,12 @@ namespace kairos {
 struct NodeOptions {
   kal::Duration duration = std::chrono::seconds{10};
   bool quiet = false;  ///< no line per activation, only the summary
+  int cpu = -1;        ///< pin the engine's threads to this CPU (-1: any)
 };
 
 enum class NodeCommand { kRun, kHelp, kUsageError };
 
-/// Parses `--duration <time>` (e.g. 2s, 1500ms), `--quiet` and `--help`. Problems are
+/// Parses `--duration <time>` (e.g. 2s, 1500ms), `--cpu <n>`, `--quiet` and `--help`. Problems are
 /// explained on stderr; the caller exits with 2 on kUsageError.
 NodeCommand parse_node_options(int argc, const char* const* argv, std::string_view node_name,
                                NodeOptions& options) noexcept;

@@ -27,6 +27,8 @@ struct ThreadAttributes {
   /// Stack reserved (and, with locked memory, faulted in) at creation; small by default
   /// because method bodies must not recurse deeply or keep large buffers on the stack.
   std::size_t stack_bytes = 256 * 1024;
+  /// Ask for a real-time priority (false: time-shared, e.g. to measure the difference).
+  bool real_time = true;
 };
 
 /// A platform thread. Start-up may fail (returns an error); running it costs nothing.

@@ -14,9 +14,6 @@ namespace deployed {
 ::hello::Greeter greeter;
 }  // namespace deployed
 
-// Simulated nodes model each method's WCET on their virtual processor.
-::kairos::Engine engine{::kairos::EngineOptions{board_node::kStrategy, -1, board_node::kSimulated}};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -31,6 +28,9 @@ int main(int argc, char** argv) {
       break;
   }
 
+  // Constructed here, at start-up, with the options of this run. Simulated nodes model
+  // each method's WCET on their virtual processor.
+  static ::kairos::Engine engine{::kairos::EngineOptions{board_node::kStrategy, options.cpu, board_node::kSimulated}};
   const auto& table = board_node::kSpontaneousMethods;
   if (engine.add_spm(table[0], &deployed::greeter, &::kairos::invoke_spm<::hello::Greeter, &::hello::Greeter::tick>, &::kairos::forward_miss<::hello::Greeter>) != ::kairos::kal::Status::kOk) {
     ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "release table row 0 rejected");

@@ -90,7 +90,11 @@ public final class SchedulingAnalysis {
           (task.periodNs > 0 || task.kind == TaskReport.Kind.SPM)
               ? response >= 0 && response <= task.deadlineNs
               : true;
-      schedulable &= meets;
+      // Criticality-aware strategies guarantee the hard set; soft methods may miss under
+      // overload and are reported with their slack, not counted against the node.
+      final boolean counts =
+          task.criticality == Criticality.HARD || !criticalityAware(node.strategy());
+      schedulable &= meets || !counts;
       tasks.add(
           new TaskReport(
               task.instance,
@@ -107,6 +111,11 @@ public final class SchedulingAnalysis {
     }
     final double bound = periodic == 0 ? 1.0 : periodic * (Math.pow(2.0, 1.0 / periodic) - 1.0);
     return new NodeReport(node, tasks, utilization, bound, schedulable, notes);
+  }
+
+  /** MLF, MUF and RMS+MLF: the hard set must be feasible on its own (Kokyu). */
+  static boolean criticalityAware(Strategy strategy) {
+    return strategy == Strategy.MLF || strategy == Strategy.MUF || strategy == Strategy.RMS_MLF;
   }
 
   /** WCET on this hardware: the reference WCET divided by the relative speed, rounded up. */

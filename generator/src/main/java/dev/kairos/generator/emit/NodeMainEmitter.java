@@ -47,12 +47,7 @@ final class NodeMainEmitter {
           deployment.instance());
     }
     w.line("}  // namespace deployed").blank();
-    w.line("// Simulated nodes model each method's WCET on their virtual processor.");
-    w.line(
-        "::kairos::Engine engine{::kairos::EngineOptions{$ns$::kStrategy, -1, $ns$::kSimulated}};",
-        "ns",
-        ScheduleEmitter.namespace(node));
-    w.blank();
+
     w.line("}  // namespace").blank();
 
     w.open("int main(int argc, char** argv) {");
@@ -66,6 +61,13 @@ final class NodeMainEmitter {
     w.line("case ::kairos::NodeCommand::kRun:");
     w.line("  break;");
     w.close("}").blank();
+    w.line("// Constructed here, at start-up, with the options of this run. Simulated nodes model");
+    w.line("// each method's WCET on their virtual processor.");
+    w.line(
+        "static ::kairos::Engine engine{::kairos::EngineOptions{$ns$::kStrategy, options.cpu,"
+            + " $ns$::kSimulated}};",
+        "ns",
+        ScheduleEmitter.namespace(node));
     int row = 0;
     if (node.deployments().stream().anyMatch(d -> !d.tmo().spms().isEmpty())) {
       w.line(

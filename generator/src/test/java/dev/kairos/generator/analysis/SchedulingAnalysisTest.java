@@ -203,4 +203,27 @@ class SchedulingAnalysisTest {
         java.util.Map.of("softFast", 1, "hardFast", 3, "hardSlow", 2),
         bands(Platform.Strategy.RMS_MLF));
   }
+
+  /**
+   * Under MUF and RMS+MLF the hard set must be feasible on its own; soft methods are reported, not
+   * fatal. MLF orders hard and soft methods alike, so there the soft load delays the hard method
+   * past its deadline, as it does under RMS and EDF.
+   */
+  @Test
+  void criticalityAwareStrategiesJudgeTheHardSet() {
+    final Platform.Node plain =
+        node(
+            BigDecimal.ONE,
+            spm("hard", 6, 10, Tmos.Criticality.HARD),
+            spm("soft", 5, 10, Tmos.Criticality.SOFT));
+    for (Platform.Strategy strategy : Platform.Strategy.values()) {
+      final Platform.Node n =
+          new Platform.Node(
+              "n", plain.os(), strategy, plain.hardware(), null, plain.deployments(), HERE);
+      final NodeReport report = SchedulingAnalysis.analyse(n);
+      final boolean protectsHard =
+          strategy == Platform.Strategy.MUF || strategy == Platform.Strategy.RMS_MLF;
+      assertEquals(protectsHard, report.schedulable(), strategy.name());
+    }
+  }
 }

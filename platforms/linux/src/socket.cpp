@@ -1,0 +1,206 @@
+#include <kairos/kal/socket.hpp>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+
+namespace kairos::kal {
+
+namespace {
+/// The sockaddr of an endpoint; false if the address does not parse.
+bool address_of(const Endpoint& endpoint, sockaddr_storage& storage, socklen_t& length) {
+  std::memset(&storage, 0, sizeof storage);
+  if (endpoint.kind == Endpoint::Kind::kUnix) {
+    auto* unix_address = reinterpret_cast<sockaddr_un*>(&storage);
+    unix_address->sun_family = AF_UNIX;
+    // parse_endpoint keeps paths shorter than sun_path, NUL included.
+    static_assert(sizeof endpoint.address <= sizeof unix_address->sun_path);
+    std::memcpy(unix_address->sun_path, endpoint.address, sizeof endpoint.address);
+    length = sizeof(sockaddr_un);
+    return true;
+  }
+  auto* inet = reinterpret_cast<sockaddr_in*>(&storage);
+  inet->sin_family = AF_INET;
+  inet->sin_port = htons(endpoint.port);
+  const char* host =
+      std::strcmp(endpoint.address, "localhost") == 0 ? "127.0.0.1" : endpoint.address;
+  length = sizeof(sockaddr_in);
+  return inet_pton(AF_INET, host, &inet->sin_addr) == 1;
+}
+
+int open_socket(Endpoint::Kind kind) {
+  const int domain = kind == Endpoint::Kind::kUnix ? AF_UNIX : AF_INET;
+  const int type = kind == Endpoint::Kind::kUdp ? SOCK_DGRAM : SOCK_STREAM;
+  return ::socket(domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+void tune_stream(int handle, Endpoint::Kind kind) {
+  if (kind == Endpoint::Kind::kTcp) {
+    const int on = 1;
+    setsockopt(handle, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  }
+}
+}  // namespace
+
+Socket::~Socket() {
+  close();
+}
+
+void Socket::close() noexcept {
+  if (handle_ >= 0) {
+    ::close(handle_);
+    handle_ = -1;
+  }
+}
+
+Status Socket::listen(const Endpoint& endpoint) noexcept {
+  close();
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  if (!address_of(endpoint, address, length)) {
+    return Status::kInvalidArgument;
+  }
+  handle_ = open_socket(endpoint.kind);
+  if (handle_ < 0) {
+    return Status::kResourceExhausted;
+  }
+  kind_ = endpoint.kind;
+  const int on = 1;
+  setsockopt(handle_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  if (endpoint.kind == Endpoint::Kind::kUnix) {
+    ::unlink(endpoint.address);  // a stale socket file from an earlier run
+  }
+  if (::bind(handle_, reinterpret_cast<sockaddr*>(&address), length) != 0) {
+    const Status status = errno == EACCES ? Status::kPermissionDenied : Status::kPlatformError;
+    close();
+    return status;
+  }
+  if (endpoint.kind != Endpoint::Kind::kUdp && ::listen(handle_, 64) != 0) {
+    close();
+    return Status::kPlatformError;
+  }
+  return Status::kOk;
+}
+
+Status Socket::connect(const Endpoint& endpoint, TimePoint deadline) noexcept {
+  close();
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  if (!address_of(endpoint, address, length)) {
+    return Status::kInvalidArgument;
+  }
+  handle_ = open_socket(endpoint.kind);
+  if (handle_ < 0) {
+    return Status::kResourceExhausted;
+  }
+  kind_ = endpoint.kind;
+  if (::connect(handle_, reinterpret_cast<sockaddr*>(&address), length) == 0) {
+    tune_stream(handle_, kind_);
+    return Status::kOk;
+  }
+  if (errno != EINPROGRESS && errno != EAGAIN) {
+    close();
+    return Status::kPlatformError;
+  }
+  const auto remaining = deadline - MonotonicClock::now();
+  pollfd waiting{handle_, POLLOUT, 0};
+  const int timeout_ms =
+      remaining <= Duration::zero()
+          ? 0
+          : static_cast<int>(
+                std::chrono::duration_cast<std::chrono::milliseconds>(remaining).count() + 1);
+  int error = 0;
+  socklen_t error_length = sizeof error;
+  if (::poll(&waiting, 1, timeout_ms) != 1 ||
+      getsockopt(handle_, SOL_SOCKET, SO_ERROR, &error, &error_length) != 0 || error != 0) {
+    close();
+    return Status::kPlatformError;
+  }
+  tune_stream(handle_, kind_);
+  return Status::kOk;
+}
+
+Status Socket::accept(Socket& connection) noexcept {
+  const int handle = ::accept4(handle_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (handle < 0) {
+    return errno == EAGAIN ? Status::kResourceExhausted : Status::kPlatformError;
+  }
+  connection.close();
+  connection.handle_ = handle;
+  connection.kind_ = kind_;
+  tune_stream(handle, kind_);
+  return Status::kOk;
+}
+
+std::int64_t Socket::send(std::span<const std::byte> data) noexcept {
+  const ssize_t sent = ::send(handle_, data.data(), data.size(), MSG_NOSIGNAL);
+  if (sent < 0) {
+    return errno == EAGAIN ? 0 : -1;
+  }
+  return sent;
+}
+
+std::int64_t Socket::receive(std::span<std::byte> buffer) noexcept {
+  const ssize_t received = ::recv(handle_, buffer.data(), buffer.size(), 0);
+  if (received < 0) {
+    return errno == EAGAIN ? 0 : -1;
+  }
+  if (received == 0 && kind_ != Endpoint::Kind::kUdp && !buffer.empty()) {
+    return -1;  // the peer closed the stream
+  }
+  return received;
+}
+
+Poller::~Poller() {
+  if (handle_ >= 0) {
+    ::close(handle_);
+  }
+}
+
+Status Poller::add(const Socket& socket, std::uint64_t tag) noexcept {
+  if (handle_ < 0) {
+    handle_ = epoll_create1(EPOLL_CLOEXEC);
+    if (handle_ < 0) {
+      return Status::kResourceExhausted;
+    }
+  }
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = tag;
+  return epoll_ctl(handle_, EPOLL_CTL_ADD, socket.native_handle(), &event) == 0
+             ? Status::kOk
+             : Status::kPlatformError;
+}
+
+std::size_t Poller::wait(TimePoint deadline, std::span<std::uint64_t> ready) noexcept {
+  if (handle_ < 0 || ready.empty()) {
+    return 0;
+  }
+  constexpr std::size_t kBatch = 64;
+  epoll_event events[kBatch];
+  const auto remaining = deadline - MonotonicClock::now();
+  const int timeout_ms =
+      remaining <= Duration::zero()
+          ? 0
+          : static_cast<int>(
+                std::chrono::duration_cast<std::chrono::milliseconds>(remaining).count() + 1);
+  const int wanted = static_cast<int>(ready.size() < kBatch ? ready.size() : kBatch);
+  int count = epoll_wait(handle_, events, wanted, timeout_ms);
+  if (count < 0) {
+    count = 0;
+  }
+  for (int i = 0; i < count; ++i) {
+    ready[static_cast<std::size_t>(i)] = events[i].data.u64;
+  }
+  return static_cast<std::size_t>(count);
+}
+
+}  // namespace kairos::kal

@@ -1,0 +1,70 @@
+// Kernel Adaptation Layer: communication. Stream and datagram sockets on the endpoints a model
+// names (uds:/path, tcp:host:port, udp:host:port), non-blocking, with a readiness poller.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <kairos/kal/clock.hpp>
+#include <kairos/kal/error.hpp>
+
+namespace kairos::kal {
+
+struct Endpoint {
+  enum class Kind : std::uint8_t { kUnix, kTcp, kUdp };
+  Kind kind = Kind::kTcp;
+  char address[108] = {};  ///< host (IPv4 dotted quad) or socket path, NUL-terminated
+  std::uint16_t port = 0;
+};
+
+/// Parses an endpoint as written in a model; false if malformed.
+bool parse_endpoint(std::string_view text, Endpoint& out) noexcept;
+
+class Socket {
+ public:
+  Socket() = default;
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+  ~Socket();
+
+  /// Binds and (for streams) listens on `endpoint`.
+  Status listen(const Endpoint& endpoint) noexcept;
+  /// Connects to `endpoint`, waiting at most until `deadline`.
+  Status connect(const Endpoint& endpoint, TimePoint deadline) noexcept;
+  /// Takes one pending connection of a listening stream socket.
+  Status accept(Socket& connection) noexcept;
+
+  /// Sends what it can without blocking: bytes sent, 0 if it would block, -1 on error.
+  std::int64_t send(std::span<const std::byte> data) noexcept;
+  /// Receives what is there without blocking: bytes read, 0 if none yet, -1 on error or when
+  /// the peer closed the connection.
+  std::int64_t receive(std::span<std::byte> buffer) noexcept;
+
+  void close() noexcept;
+  bool is_open() const noexcept { return handle_ >= 0; }
+  int native_handle() const noexcept { return handle_; }
+
+ private:
+  int handle_ = -1;
+  Endpoint::Kind kind_ = Endpoint::Kind::kTcp;
+};
+
+/// Waits until sockets are readable.
+class Poller {
+ public:
+  Poller() = default;
+  Poller(const Poller&) = delete;
+  Poller& operator=(const Poller&) = delete;
+  ~Poller();
+
+  Status add(const Socket& socket, std::uint64_t tag) noexcept;
+  /// Fills `ready` with the tags of readable sockets; returns how many (0 on timeout).
+  std::size_t wait(TimePoint deadline, std::span<std::uint64_t> ready) noexcept;
+
+ private:
+  int handle_ = -1;
+};
+
+}  // namespace kairos::kal

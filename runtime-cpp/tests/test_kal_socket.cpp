@@ -1,0 +1,66 @@
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+#include <array>
+#include <cstring>
+#include <string>
+
+#include <kairos/kal/socket.hpp>
+
+using kairos::kal::Endpoint;
+using kairos::kal::MonotonicClock;
+using kairos::kal::Socket;
+using kairos::kal::Status;
+using namespace std::chrono_literals;
+
+TEST_CASE("endpoints parse as a model writes them", "[unit][kal][socket]") {
+  Endpoint e;
+  REQUIRE(kairos::kal::parse_endpoint("tcp:127.0.0.1:7001", e));
+  REQUIRE((e.kind == Endpoint::Kind::kTcp && e.port == 7001));
+  REQUIRE(std::string(e.address) == "127.0.0.1");
+  REQUIRE(kairos::kal::parse_endpoint("uds:/tmp/kairos-x", e));
+  REQUIRE(e.kind == Endpoint::Kind::kUnix);
+  REQUIRE(kairos::kal::parse_endpoint("udp:localhost:9", e));
+  for (const char* bad : {"tcp:1.2.3.4", "tcp::80", "tcp:h:0", "tcp:h:70000", "uds:relative",
+                          "ftp:h:1", "", "tcp:h:12x"}) {
+    REQUIRE_FALSE(kairos::kal::parse_endpoint(bad, e));
+  }
+}
+
+namespace {
+void exchange(const std::string& text) {
+  Endpoint endpoint;
+  REQUIRE(kairos::kal::parse_endpoint(text, endpoint));
+  Socket server;
+  REQUIRE(server.listen(endpoint) == Status::kOk);
+  kairos::kal::Poller poller;
+  REQUIRE(poller.add(server, 1) == Status::kOk);
+  Socket client;
+  REQUIRE(client.connect(endpoint, MonotonicClock::now() + 2s) == Status::kOk);
+  std::array<std::uint64_t, 4> ready{};
+  REQUIRE(poller.wait(MonotonicClock::now() + 2s, ready) == 1);
+  REQUIRE(ready[0] == 1);
+  Socket connection;
+  REQUIRE(server.accept(connection) == Status::kOk);
+
+  const char message[] = "cube 3";
+  REQUIRE(client.send(std::as_bytes(std::span(message))) == sizeof message);
+  kairos::kal::Poller readable;
+  REQUIRE(readable.add(connection, 7) == Status::kOk);
+  REQUIRE(readable.wait(MonotonicClock::now() + 2s, ready) == 1);
+  std::array<std::byte, 64> buffer{};
+  REQUIRE(connection.receive(buffer) == sizeof message);
+  REQUIRE(std::memcmp(buffer.data(), message, sizeof message) == 0);
+
+  client.close();
+  REQUIRE(readable.wait(MonotonicClock::now() + 2s, ready) == 1);
+  REQUIRE(connection.receive(buffer) == -1);  // the peer closed
+}
+}  // namespace
+
+TEST_CASE("stream sockets connect, poll and exchange bytes on loopback",
+          "[integration][kal][socket]") {
+  exchange("tcp:127.0.0.1:" + std::to_string(20000 + getpid() % 20000));
+  exchange("uds:/tmp/kairos-test-" + std::to_string(getpid()));
+  ::unlink(("/tmp/kairos-test-" + std::to_string(getpid())).c_str());
+}
