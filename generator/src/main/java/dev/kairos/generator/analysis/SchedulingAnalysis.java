@@ -83,7 +83,14 @@ public final class SchedulingAnalysis {
       }
     }
     final List<TaskReport> tasks = new ArrayList<>();
-    boolean schedulable = utilization <= 1.0;
+    double guaranteedUtilization = 0;
+    for (Draft d : drafts) {
+      if (d.periodNs > 0
+          && (d.criticality == Criticality.HARD || !criticalityAware(node.strategy()))) {
+        guaranteedUtilization += (double) d.wcetNs / d.periodNs;
+      }
+    }
+    boolean schedulable = guaranteedUtilization <= 1.0;
     for (Draft task : drafts) {
       final long response = responseTime(task, drafts);
       final boolean meets =
