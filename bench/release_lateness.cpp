@@ -45,9 +45,10 @@ std::vector<std::int64_t> engine_lateness(bool real_time, int cpu, int seconds) 
 }
 
 /// cyclictest's histogram (1 us buckets) turned back into samples.
-bool cyclictest(int seconds, std::vector<std::int64_t>& samples) {
-  const std::string command = "cyclictest -m -p80 -i1000 -t1 -q -h 5000 -l " +
-                              std::to_string(seconds * 1000) + " 2>/dev/null";
+bool cyclictest(int seconds, int cpu, std::vector<std::int64_t>& samples) {
+  const std::string command =
+      "cyclictest -m -p80 -i1000 -t1 -q -h 5000 -l " + std::to_string(seconds * 1000) +
+      (cpu >= 0 ? " -a " + std::to_string(cpu) : std::string()) + " 2>/dev/null";
   std::FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) {
     return false;
@@ -82,11 +83,11 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "SpM release lateness, 1 ms period, %d s per measurement, engine threads on CPU %d "
-      "(-1: unpinned), cyclictest unpinned\n",
+      "(-1: unpinned), cyclictest on the same CPU\n",
       seconds, cpu);
   bench::print_load();
   std::vector<std::int64_t> baseline;
-  if (cyclictest(seconds, baseline)) {
+  if (cyclictest(seconds, cpu, baseline)) {
     bench::print("baseline: cyclictest -m -p80 -i1000", bench::summarize(baseline));
   } else {
     std::printf("baseline: cyclictest not available (apt-get install rt-tests)\n");

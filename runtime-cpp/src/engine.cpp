@@ -42,25 +42,66 @@ kal::Status Engine::add_spm(const SpmEntry& entry, void* servant, MethodInvoker 
   return kal::Status::kOk;
 }
 
+kal::Status Engine::add_lane_for(kal::PriorityBand band, Criticality criticality,
+                                 std::size_t& lane) noexcept {
+  lane = 0;
+  while (lane < lane_count_ && lanes_[lane].band != band) {
+    ++lane;
+  }
+  if (lane == lane_count_) {
+    if (lane_count_ == kMaxLanes) {
+      return kal::Status::kCapacityExceeded;
+    }
+    lanes_[lane].band = band;
+    lanes_[lane].engine = this;
+    lanes_[lane].discipline = discipline_for(options_.strategy, criticality);
+    ++lane_count_;
+  }
+  return kal::Status::kOk;
+}
+
 kal::Status Engine::assign_lanes() noexcept {
-  // Thread-per-priority: one lane for every distinct band.
+  // Thread-per-priority: one lane for every distinct band, SpMs and SvMs alike.
   for (std::size_t i = 0; i < binding_count_; ++i) {
     const SpmEntry& entry = *bindings_[i].entry;
-    std::size_t lane = 0;
-    while (lane < lane_count_ && lanes_[lane].band != entry.band) {
-      ++lane;
+    if (const auto status = add_lane_for(entry.band, entry.criticality, bindings_[i].lane);
+        status != kal::Status::kOk) {
+      return status;
     }
-    if (lane == lane_count_) {
-      if (lane_count_ == kMaxLanes) {
-        return kal::Status::kCapacityExceeded;
-      }
-      lanes_[lane].band = entry.band;
-      lanes_[lane].engine = this;
-      lanes_[lane].discipline = discipline_for(options_.strategy, entry.criticality);
-      ++lane_count_;
-    }
-    bindings_[i].lane = lane;
   }
+  for (std::size_t i = 0; i < service_count_; ++i) {
+    const SvmEntry& entry = *services_[i].entry;
+    if (const auto status = add_lane_for(entry.band, entry.criticality, services_[i].lane);
+        status != kal::Status::kOk) {
+      return status;
+    }
+  }
+  return kal::Status::kOk;
+}
+
+kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler handler,
+                            MissHandler on_miss) noexcept {
+  if (service_count_ == kMaxSvms) {
+    return kal::Status::kCapacityExceeded;
+  }
+  if (handler == nullptr || entry.gct < entry.wcet || entry.wcet <= kal::Duration::zero()) {
+    return kal::Status::kInvalidArgument;
+  }
+  services_[service_count_++] = ServiceBinding{&entry, servant, handler, on_miss, 0};
+  return kal::Status::kOk;
+}
+
+kal::Status Engine::request(std::size_t svm, void* request) noexcept {
+  if (svm >= service_count_) {
+    return kal::Status::kInvalidArgument;
+  }
+  if (!accepting_requests_.load(std::memory_order_acquire) ||
+      !requests_.try_push(
+          Request{static_cast<std::uint16_t>(svm), request, kal::MonotonicClock::now()})) {
+    requests_refused_.fetch_add(1, std::memory_order_relaxed);
+    return kal::Status::kResourceExhausted;
+  }
+  trigger_wakeup_.set();
   return kal::Status::kOk;
 }
 
@@ -93,6 +134,7 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
     // Every thread exists before the epoch is fixed: creating them never delays a release.
     epoch_ = kal::MonotonicClock::now() + kStartupLead;
     end_ = epoch_ + duration;
+    accepting_requests_.store(true, std::memory_order_release);
   } else {
     abandoned_.store(true, std::memory_order_release);
   }
@@ -132,6 +174,12 @@ void Engine::release_all() noexcept {
   std::array<std::uint64_t, kMaxSpms> watch_sequence{};
   std::uint64_t arrivals = 0;
   constexpr kal::TimePoint kNever = kal::TimePoint::max();
+  // Lanes to wake, fired just before the trigger sleeps: on a shared CPU the more urgent
+  // trigger would otherwise delay the lane by whatever bookkeeping followed the wake-up.
+  std::uint32_t lanes_to_wake = 0;
+  // Requests waiting for admission, in arrival order.
+  std::array<Request, kRequestCapacity> pending{};
+  std::size_t pending_count = 0;
 
   auto still_due = [&](std::size_t i) {
     const SpmEntry& entry = *bindings_[i].entry;
@@ -154,10 +202,34 @@ void Engine::release_all() noexcept {
       }
       wake = std::min(wake, watch_deadline[i]);
     }
-    if (wake == kNever) {
-      break;
+    for (std::size_t l = 0; l < lane_count_; ++l) {
+      if ((lanes_to_wake >> l & 1U) != 0) {
+        lanes_[l].wakeup.set();
+      }
     }
-    kal::sleep_until(wake);
+    lanes_to_wake = 0;
+    const bool releasing = wake != kNever;
+    if (!releasing) {
+      // No more releases: stop taking requests once the run is over, and stop when every
+      // admitted-or-waiting request has been handed on.
+      if (service_count_ == 0 || kal::MonotonicClock::now() >= end_) {
+        accepting_requests_.store(false, std::memory_order_release);
+        Request late{};
+        while (pending_count < pending.size() && requests_.try_pop(late)) {
+          pending[pending_count++] = late;
+        }
+      }
+      if (!accepting_requests_.load(std::memory_order_acquire) && pending_count == 0) {
+        break;
+      }
+    }
+    if (service_count_ == 0) {
+      kal::sleep_until(wake);
+    } else {
+      // Service requests and completions of conflicting SpMs wake the trigger early.
+      trigger_wakeup_.wait_until(releasing ? wake
+                                           : kal::MonotonicClock::now() + kTracePollInterval);
+    }
     const kal::TimePoint now = kal::MonotonicClock::now();
 
     // Deadlines first: an activation still running at its deadline has missed it, and nobody
@@ -174,18 +246,54 @@ void Engine::release_all() noexcept {
       watch_deadline[i] = kNever;
     }
 
+    // Admission of service requests (BCC), after the deadlines and before new releases.
+    Request arrived{};
+    while (pending_count < pending.size() && requests_.try_pop(arrived)) {
+      pending[pending_count++] = arrived;
+    }
+    std::array<kal::TimePoint, kMaxSpms> next_window{};
+    for (std::size_t i = 0; i < binding_count_; ++i) {
+      next_window[i] = next_release[i] + bindings_[i].entry->window_open;
+    }
+    std::size_t kept = 0;
+    for (std::size_t p = 0; p < pending_count; ++p) {
+      const Request& waiting = pending[p];
+      ServiceBinding& service = services_[waiting.svm];
+      if (!admissible(service, now, next_window.data(), sequence.data(), active.data())) {
+        pending[kept++] = waiting;
+        continue;
+      }
+      Lane& lane = lanes_[service.lane];
+      Activation activation{};
+      activation.spm = waiting.svm;
+      activation.request = waiting.request;
+      activation.arrival = arrivals++;
+      activation.release = waiting.arrival;
+      activation.dispatched = now;
+      if (lane.inbox.try_push(activation)) {
+        lanes_to_wake |= 1U << service.lane;
+      } else {
+        pending[kept++] = waiting;
+      }
+    }
+    pending_count = kept;
+
     for (std::size_t i = 0; i < binding_count_; ++i) {
       Binding& binding = bindings_[i];
       if (!active[i] || next_release[i] + binding.entry->window_open > now) {
         continue;
       }
       Lane& lane = lanes_[binding.lane];
-      const Activation activation{static_cast<std::uint16_t>(i), sequence[i], arrivals++,
-                                  next_release[i], kal::MonotonicClock::now()};
+      Activation activation{};
+      activation.spm = static_cast<std::uint16_t>(i);
+      activation.sequence = sequence[i];
+      activation.arrival = arrivals++;
+      activation.release = next_release[i];
+      activation.dispatched = kal::MonotonicClock::now();
       if (lane.inbox.try_push(activation)) {
         watch_deadline[i] = next_release[i] + binding.entry->deadline;
         watch_sequence[i] = sequence[i];
-        lane.wakeup.set();
+        lanes_to_wake |= 1U << binding.lane;
       } else {
         miss(binding, sequence[i], MissKind::kOverrun, next_release[i], now);
       }
@@ -201,7 +309,76 @@ void Engine::release_all() noexcept {
   releases_done_.store(true, std::memory_order_release);
 }
 
+bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now,
+                        const kal::TimePoint* next_window, const std::uint64_t* released,
+                        const bool* active) const noexcept {
+  const std::uint64_t conflicts = service.entry->conflicts;
+  for (std::size_t i = 0; i < binding_count_; ++i) {
+    if ((conflicts >> i & 1U) == 0) {
+      continue;
+    }
+    // A conflicting SpM that is released and not yet done is active: wait for it.
+    if (bindings_[i].done.load(std::memory_order_acquire) < released[i]) {
+      return false;
+    }
+    // The SvM must be able to complete before the next conflicting window opens.
+    if (active[i] && next_window[i] < now + service.entry->gct) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
+  ServiceBinding& service = services_[activation.spm];
+  ActivationRecord result{};
+  result.spm = activation.spm;
+  result.service = true;
+  result.sequence = activation.arrival;
+  result.release_ns = since(epoch_, activation.release);
+  result.dispatch_ns = since(epoch_, activation.dispatched);
+  const kal::TimePoint start = kal::MonotonicClock::now();
+  result.start_ns = since(epoch_, start);
+  result.started = true;
+  service.handler(service.servant, activation.request);
+  if (options_.model_execution_time) {
+    kal::busy_for(service.entry->wcet);
+  }
+  const kal::TimePoint finish = kal::MonotonicClock::now();
+  result.finish_ns = since(epoch_, finish);
+  result.deadline_met = finish <= activation.release + service.entry->gct;
+  requests_served_.fetch_add(1, std::memory_order_relaxed);
+  if (!result.deadline_met) {
+    gct_misses_.fetch_add(1, std::memory_order_relaxed);
+    if (service.on_miss != nullptr) {
+      const MissReport report{nullptr,
+                              activation.arrival,
+                              MissKind::kGuaranteedCompletion,
+                              activation.release - epoch_,
+                              finish - epoch_,
+                              service.entry};
+      service.on_miss(service.servant, report);
+    }
+  }
+  record(lane, result);
+}
+
 ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const noexcept {
+  if (activation.request != nullptr) {
+    const SvmEntry& service = *services_[activation.spm].entry;
+    const std::int64_t due = since(epoch_, activation.release + service.gct);
+    switch (lane.discipline) {
+      case QueueDiscipline::kFifo:
+        return ReadyKey{0, 0, activation.arrival};
+      case QueueDiscipline::kDeadline:
+        return ReadyKey{due, 0, activation.arrival};
+      case QueueDiscipline::kLaxity:
+        return ReadyKey{due - service.wcet.count(), 0, activation.arrival};
+      case QueueDiscipline::kLaxityThenImportance:
+        return ReadyKey{due - service.wcet.count(), -static_cast<std::int64_t>(service.importance),
+                        activation.arrival};
+    }
+  }
   const SpmEntry& entry = *bindings_[activation.spm].entry;
   const std::int64_t deadline = since(epoch_, activation.release + entry.deadline);
   switch (lane.discipline) {
@@ -232,7 +409,8 @@ void Engine::serve(Lane& lane) noexcept {
     for (;;) {
       // Take in every new arrival before choosing: the discipline decides among all of them.
       while (lane.inbox.try_pop(activation)) {
-        if (!lane.ready.push(key_of(lane, activation), activation)) {
+        if (!lane.ready.push(key_of(lane, activation), activation) &&
+            activation.request == nullptr) {
           miss(bindings_[activation.spm], activation.sequence, MissKind::kOverrun,
                activation.release, kal::MonotonicClock::now());
         }
@@ -240,7 +418,11 @@ void Engine::serve(Lane& lane) noexcept {
       if (!lane.ready.pop(activation)) {
         break;
       }
-      execute(lane, activation);
+      if (activation.request != nullptr) {
+        serve_request(lane, activation);
+      } else {
+        execute(lane, activation);
+      }
     }
     if (lane.stopping.load(std::memory_order_acquire) && lane.inbox.empty()) {
       return;
@@ -284,6 +466,9 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
   if (!result.deadline_met) {
     miss(binding, activation.sequence, MissKind::kCompletionDeadline, activation.release, finish);
   }
+  if (service_count_ > 0) {
+    trigger_wakeup_.set();  // a request may have been waiting for this SpM to finish
+  }
   record(lane, result);
 }
 
@@ -315,6 +500,9 @@ void Engine::miss(Binding& binding, std::uint64_t sequence, MissKind kind, kal::
     case MissKind::kOverrun:
       overruns_.fetch_add(1, std::memory_order_relaxed);
       break;
+    case MissKind::kGuaranteedCompletion:
+      gct_misses_.fetch_add(1, std::memory_order_relaxed);
+      break;
   }
   if (binding.on_miss != nullptr) {
     const MissReport report{binding.entry, sequence, kind, release - epoch_, observed - epoch_};
@@ -326,7 +514,11 @@ void Engine::drain_traces(ActivationObserver observer, void* context) noexcept {
   ActivationRecord result{};
   for (std::size_t i = 0; i < lane_count_; ++i) {
     while (lanes_[i].trace.try_pop(result)) {
-      if (observer != nullptr) {
+      if (result.service) {
+        if (service_observer_ != nullptr) {
+          service_observer_(service_observer_context_, *services_[result.spm].entry, result);
+        }
+      } else if (observer != nullptr) {
         observer(context, *bindings_[result.spm].entry, result);
       }
     }
@@ -334,8 +526,10 @@ void Engine::drain_traces(ActivationObserver observer, void* context) noexcept {
 }
 
 EngineCounters Engine::counters() const noexcept {
-  return EngineCounters{activations_.load(), start_window_misses_.load(), deadline_misses_.load(),
-                        overruns_.load(), trace_drops_.load()};
+  return EngineCounters{activations_.load(),      start_window_misses_.load(),
+                        deadline_misses_.load(),  overruns_.load(),
+                        trace_drops_.load(),      requests_served_.load(),
+                        requests_refused_.load(), gct_misses_.load()};
 }
 
 }  // namespace kairos

@@ -11,6 +11,7 @@
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/event.hpp>
 #include <kairos/kal/thread.hpp>
+#include <kairos/mpmc_queue.hpp>
 #include <kairos/ready_queue.hpp>
 #include <kairos/schedule.hpp>
 #include <kairos/spsc_ring.hpp>
@@ -21,6 +22,7 @@ enum class MissKind : std::uint8_t {
   kStartWindow,         ///< could not start inside start-during; the activation was dropped
   kCompletionDeadline,  ///< not finished by finish-by (seen at the deadline, even if still running)
   kOverrun,             ///< released while its lane still held a full queue
+  kGuaranteedCompletion,  ///< a service request completed after its GCT
 };
 
 struct EngineOptions {
@@ -37,16 +39,18 @@ struct EngineOptions {
 };
 
 struct MissReport {
-  const SpmEntry* entry;
+  const SpmEntry* entry;  ///< the SpM, or nullptr for a service method (see `service`)
   std::uint64_t sequence;
   MissKind kind;
   kal::Duration release;   ///< relative to the epoch
   kal::Duration observed;  ///< when the miss was seen, relative to the epoch
+  const SvmEntry* service = nullptr;
 };
 
 /// What happened to one activation, as the lanes record it (times relative to the epoch).
 struct ActivationRecord {
-  std::uint16_t spm = 0;
+  std::uint16_t spm = 0;  ///< row of the SpM table, or of the SvM table when `service`
+  bool service = false;
   bool started = false;
   bool deadline_met = false;
   std::uint64_t sequence = 0;
@@ -62,12 +66,19 @@ struct EngineCounters {
   std::uint64_t deadline_misses = 0;
   std::uint64_t overruns = 0;
   std::uint64_t trace_drops = 0;
+  std::uint64_t requests_served = 0;
+  std::uint64_t requests_refused = 0;  ///< the request queue was full, or the run had ended
+  std::uint64_t gct_misses = 0;
 };
 
 using MethodInvoker = void (*)(void* servant);
 using MissHandler = void (*)(void* servant, const MissReport& miss) noexcept;
 using ActivationObserver = void (*)(void* context, const SpmEntry& entry,
                                     const ActivationRecord& record);
+/// Runs a service method for one request; `request` is the caller's request object.
+using ServiceHandler = void (*)(void* servant, void* request);
+using ServiceObserver = void (*)(void* context, const SvmEntry& entry,
+                                 const ActivationRecord& record);
 
 class Engine {
  public:
@@ -75,6 +86,8 @@ class Engine {
   static constexpr std::size_t kMaxLanes = 16;
   static constexpr std::size_t kLaneQueueCapacity = 64;
   static constexpr std::size_t kTraceCapacity = 1024;
+  static constexpr std::size_t kMaxSvms = 64;
+  static constexpr std::size_t kRequestCapacity = 256;
 
   explicit Engine(EngineOptions options = {}) noexcept : options_(options) {}
   Engine(const Engine&) = delete;
@@ -83,6 +96,22 @@ class Engine {
   /// Registers one row of the release table with the servant whose method it runs.
   kal::Status add_spm(const SpmEntry& entry, void* servant, MethodInvoker invoke,
                       MissHandler on_miss) noexcept;
+
+  /// Registers a service method with the servant that serves it.
+  kal::Status add_svm(const SvmEntry& entry, void* servant, ServiceHandler handler,
+                      MissHandler on_miss) noexcept;
+
+  /// Submits a service request from any thread while the engine runs. The time trigger admits
+  /// it under the basic concurrency constraint: when no conflicting SpM is running and the
+  /// next conflicting start window opens no sooner than the SvM's GCT from now. Refused
+  /// (kResourceExhausted) when the request queue is full or the run is over.
+  kal::Status request(std::size_t svm, void* request) noexcept;
+
+  /// Sees every served request's record, on the thread that called run_for.
+  void observe_services(ServiceObserver observer, void* context) noexcept {
+    service_observer_ = observer;
+    service_observer_context_ = context;
+  }
 
   /// Runs the node: releases every activation due in [epoch, epoch + duration), lets the
   /// lanes finish them, then stops all threads. `observer` sees every activation record on
@@ -94,7 +123,8 @@ class Engine {
 
  private:
   struct Activation {
-    std::uint16_t spm = 0;
+    std::uint16_t spm = 0;  ///< or the SvM row when `request` is set
+    void* request = nullptr;
     std::uint64_t sequence = 0;
     std::uint64_t arrival = 0;
     kal::TimePoint release{};
@@ -114,6 +144,20 @@ class Engine {
     std::atomic<std::uint64_t> miss_reported{0};
   };
 
+  struct ServiceBinding {
+    const SvmEntry* entry = nullptr;
+    void* servant = nullptr;
+    ServiceHandler handler = nullptr;
+    MissHandler on_miss = nullptr;
+    std::size_t lane = 0;
+  };
+
+  struct Request {
+    std::uint16_t svm = 0;
+    void* request = nullptr;
+    kal::TimePoint arrival{};
+  };
+
   struct Lane {
     Engine* engine = nullptr;
     kal::PriorityBand band = kal::kLowestBand;
@@ -130,6 +174,12 @@ class Engine {
   static void lane_main(void* lane) noexcept;
 
   void release_all() noexcept;
+  bool admissible(const ServiceBinding& service, kal::TimePoint now,
+                  const kal::TimePoint* next_window, const std::uint64_t* released,
+                  const bool* active) const noexcept;
+  void serve_request(Lane& lane, const Activation& activation) noexcept;
+  kal::Status add_lane_for(kal::PriorityBand band, Criticality criticality,
+                           std::size_t& lane) noexcept;
   void serve(Lane& lane) noexcept;
   ReadyKey key_of(const Lane& lane, const Activation& activation) const noexcept;
   void execute(Lane& lane, const Activation& activation) noexcept;
@@ -141,6 +191,13 @@ class Engine {
 
   EngineOptions options_;
   std::array<Binding, kMaxSpms> bindings_{};
+  std::array<ServiceBinding, kMaxSvms> services_{};
+  std::size_t service_count_ = 0;
+  MpmcQueue<Request, kRequestCapacity> requests_;
+  kal::Event trigger_wakeup_;
+  std::atomic<bool> accepting_requests_{false};
+  ServiceObserver service_observer_ = nullptr;
+  void* service_observer_context_ = nullptr;
   std::size_t binding_count_ = 0;
   std::array<Lane, kMaxLanes> lanes_{};
   std::size_t lane_count_ = 0;
@@ -156,6 +213,9 @@ class Engine {
   std::atomic<std::uint64_t> deadline_misses_{0};
   std::atomic<std::uint64_t> overruns_{0};
   std::atomic<std::uint64_t> trace_drops_{0};
+  std::atomic<std::uint64_t> requests_served_{0};
+  std::atomic<std::uint64_t> requests_refused_{0};
+  std::atomic<std::uint64_t> gct_misses_{0};
 };
 
 }  // namespace kairos

@@ -64,4 +64,19 @@ struct SpmEntry {
   std::uint8_t importance = 0;  ///< MUF tie-breaker: higher is more important
 };
 
+/// One service method of a deployed TMO. `conflicts` has bit i set when the SvM conflicts with
+/// row i of the node's SpM table (they share an ODS segment and one of them writes it): under
+/// the basic concurrency constraint the two never run at the same time.
+struct SvmEntry {
+  std::string_view instance;
+  std::string_view method;
+  std::string_view source;
+  kal::Duration gct;  ///< guaranteed completion time, from the request's arrival
+  kal::Duration wcet;
+  Criticality criticality;
+  kal::PriorityBand band;
+  std::uint8_t importance = 0;
+  std::uint64_t conflicts = 0;
+};
+
 }  // namespace kairos

@@ -1,0 +1,137 @@
+// Service methods under the basic concurrency constraint: a request runs only while no
+// conflicting SpM runs, and only when it can finish before the next conflicting window opens.
+#include <catch2/catch.hpp>
+
+#include "scenario.hpp"
+
+using conformance::unit;
+using kairos::kal::kSimulatedTime;
+using namespace std::chrono_literals;
+
+namespace {
+struct Client {
+  kairos::Engine* engine = nullptr;
+  int token = 0;
+  std::atomic<int> refused{0};
+};
+
+void submit(void* servant) {
+  auto* client = static_cast<Client*>(servant);
+  if (client->engine->request(0, &client->token) != kairos::kal::Status::kOk) {
+    client->refused.fetch_add(1);
+  }
+}
+
+struct Service {
+  std::atomic<int> served{0};
+  std::atomic<int> misses{0};
+};
+
+void serve(void* servant, void* request) {
+  auto* service = static_cast<Service*>(servant);
+  REQUIRE(request != nullptr);
+  service->served.fetch_add(1);
+  kairos::kal::busy_for(unit());
+}
+
+void service_miss(void* servant, const kairos::MissReport& miss) noexcept {
+  if (miss.kind == kairos::MissKind::kGuaranteedCompletion && miss.service != nullptr) {
+    static_cast<Service*>(servant)->misses.fetch_add(1);
+  }
+}
+
+struct Services {
+  std::vector<kairos::ActivationRecord> records;
+};
+
+void collect_service(void* context, const kairos::SvmEntry&, const kairos::ActivationRecord& r) {
+  static_cast<Services*>(context)->records.push_back(r);
+}
+}  // namespace
+
+TEST_CASE("service requests are admitted only between conflicting SpMs",
+          "[conformance][services][bcc]") {
+  // 'update' (row 0) writes the segment every 10 units for 2 units, window (t, t + 1),
+  // deadline t + 4. The SvM 'read' (GCT 3, WCET 1) conflicts with it. Two one-shot clients ask
+  // for 'read' at 1 (while 'update' runs) and at 8.5 (too close to the next window at 10).
+  static const kairos::SpmEntry update{
+      "store", "update", "scenario", 0ms,        kairos::kForever,           unit() * 10,
+      0ms,     unit(),   unit() * 4, unit() * 2, kairos::Criticality::kHard, 2};
+  static const kairos::SpmEntry early{"client",
+                                      "early",
+                                      "scenario",
+                                      unit(),
+                                      unit(),
+                                      0ms,
+                                      0ms,
+                                      unit(),
+                                      unit() * 2,
+                                      unit() / 10,
+                                      kairos::Criticality::kSoft,
+                                      3};
+  static const kairos::SpmEntry late{"client",
+                                     "late",
+                                     "scenario",
+                                     unit() * 17 / 2,
+                                     unit() * 17 / 2,
+                                     0ms,
+                                     0ms,
+                                     unit(),
+                                     unit() * 2,
+                                     unit() / 10,
+                                     kairos::Criticality::kSoft,
+                                     3};
+  static const kairos::SvmEntry read{"store",    "read", "scenario",
+                                     unit() * 3, unit(), kairos::Criticality::kSoft,
+                                     1,          0,      /*conflicts=*/0b1};
+
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  conformance::Worker writer;
+  writer.work = unit() * 2;
+  Client client;
+  client.engine = engine.get();
+  Service service;
+  REQUIRE(engine->add_spm(update, &writer, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(early, &client, &submit, nullptr) == kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(late, &client, &submit, nullptr) == kairos::kal::Status::kOk);
+  REQUIRE(engine->add_svm(read, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
+  Services services;
+  services.records.reserve(16);
+  engine->observe_services(&collect_service, &services);
+  conformance::Outcome outcome;
+  outcome.records.reserve(64);
+  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+
+  REQUIRE(client.refused == 0);
+  REQUIRE(service.served == 2);
+  REQUIRE(engine->counters().requests_served == 2);
+  REQUIRE(services.records.size() == 2);
+
+  // BCC: no service execution overlaps an execution of the conflicting SpM.
+  for (const auto& svm : services.records) {
+    for (const auto& spm : outcome.of(0)) {
+      const bool overlap = svm.start_ns < spm.finish_ns && spm.start_ns < svm.finish_ns;
+      REQUIRE_FALSE(overlap);
+    }
+  }
+  if (kSimulatedTime) {
+    auto units = [](std::int64_t ns) {
+      return static_cast<double>(ns) / static_cast<double>(unit().count());
+    };
+    std::sort(services.records.begin(), services.records.end(),
+              [](const auto& a, const auto& b) { return a.release_ns < b.release_ns; });
+    // Asked at 1 while 'update' ran (0..2): admitted when it finished, done at 3 <= 1 + 3.
+    REQUIRE(units(services.records[0].release_ns) == 1.0);
+    REQUIRE(units(services.records[0].start_ns) == 2.0);
+    REQUIRE(services.records[0].deadline_met);
+    // Asked at 8.5: 8.5 + 3 > 10, so it waits for 'update' (10..12) and misses its GCT.
+    REQUIRE(units(services.records[1].release_ns) == 8.5);
+    REQUIRE(units(services.records[1].start_ns) == 12.0);
+    REQUIRE_FALSE(services.records[1].deadline_met);
+    REQUIRE(service.misses == 1);
+    REQUIRE(engine->counters().gct_misses == 1);
+  }
+}
