@@ -5,6 +5,7 @@ set(KAIROS_PLATFORM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/execution.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/memory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/mutex.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/socket.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/thread.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/timer.cpp)

@@ -31,7 +31,8 @@ kal::Status Engine::add_spm(const SpmEntry& entry, void* servant, MethodInvoker 
     return kal::Status::kCapacityExceeded;
   }
   if (invoke == nullptr || entry.window_close < entry.window_open ||
-      entry.period < kal::Duration::zero() || entry.deadline < entry.window_close) {
+      entry.period < kal::Duration::zero() || entry.deadline < entry.window_close ||
+      (segment_count_ < kMaxSegments && (entry.segments >> segment_count_) != 0)) {
     return kal::Status::kInvalidArgument;
   }
   Binding& binding = bindings_[binding_count_++];
@@ -77,6 +78,34 @@ kal::Status Engine::assign_lanes() noexcept {
     }
   }
   return kal::Status::kOk;
+}
+
+kal::Status Engine::add_segment(const SegmentEntry& entry) noexcept {
+  if (segment_count_ == kMaxSegments) {
+    return kal::Status::kCapacityExceeded;
+  }
+  const kal::Status status = segment_locks_[segment_count_].init(entry.ceiling);
+  if (status == kal::Status::kOk) {
+    ++segment_count_;
+  }
+  return status;
+}
+
+void Engine::lock_segments(std::uint64_t segments) noexcept {
+  // Always in ascending order, so that two methods can never wait for each other.
+  for (std::size_t k = 0; k < segment_count_; ++k) {
+    if ((segments >> k & 1U) != 0) {
+      segment_locks_[k].lock();
+    }
+  }
+}
+
+void Engine::unlock_segments(std::uint64_t segments) noexcept {
+  for (std::size_t k = segment_count_; k-- > 0;) {
+    if ((segments >> k & 1U) != 0) {
+      segment_locks_[k].unlock();
+    }
+  }
 }
 
 kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler handler,
@@ -340,10 +369,12 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   const kal::TimePoint start = kal::MonotonicClock::now();
   result.start_ns = since(epoch_, start);
   result.started = true;
+  lock_segments(service.entry->segments);
   service.handler(service.servant, activation.request);
   if (options_.model_execution_time) {
     kal::busy_for(service.entry->wcet);
   }
+  unlock_segments(service.entry->segments);
   const kal::TimePoint finish = kal::MonotonicClock::now();
   result.finish_ns = since(epoch_, finish);
   result.deadline_met = finish <= activation.release + service.entry->gct;
@@ -453,10 +484,12 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
     return;
   }
   result.started = true;
+  lock_segments(entry.segments);
   binding.invoke(binding.servant);
   if (options_.model_execution_time) {
     kal::busy_for(entry.wcet);
   }
+  unlock_segments(entry.segments);
   // Publish completion before reading the clock: if the watchdog finds the activation not
   // done at its deadline, the finish time read here is past that deadline too.
   binding.done.store(activation.sequence + 1, std::memory_order_release);

@@ -1,5 +1,10 @@
 #include <kairos/kal/thread.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "priority.hpp"
+
 #include <sched.h>
 #include <sys/prctl.h>
 #include <atomic>
@@ -17,12 +22,6 @@ constexpr int kFifoPriorityOfLowestBand = 20;
 
 std::atomic<bool> fell_back_to_best_effort{false};
 
-int fifo_priority(PriorityBand band) noexcept {
-  const int clamped =
-      band < kLowestBand ? kLowestBand : (band > kHighestBand ? kHighestBand : band);
-  return kFifoPriorityOfLowestBand + clamped;
-}
-
 void warn_best_effort_once() noexcept {
   if (!fell_back_to_best_effort.exchange(true)) {
     report(Severity::kWarning, "threads",
@@ -31,6 +30,18 @@ void warn_best_effort_once() noexcept {
   }
 }
 }  // namespace
+
+int fifo_priority(PriorityBand band) noexcept {
+  const int clamped =
+      band < kLowestBand ? kLowestBand : (band > kHighestBand ? kHighestBand : band);
+  return kFifoPriorityOfLowestBand + clamped;
+}
+
+bool real_time_permitted() noexcept {
+  rlimit limit{};
+  return geteuid() == 0 || (getrlimit(RLIMIT_RTPRIO, &limit) == 0 &&
+                            limit.rlim_cur >= static_cast<rlim_t>(fifo_priority(kHighestBand)));
+}
 
 Thread::~Thread() {
   join();

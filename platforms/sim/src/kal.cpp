@@ -3,6 +3,7 @@
 #include <kairos/kal/event.hpp>
 #include <kairos/kal/execution.hpp>
 #include <kairos/kal/memory.hpp>
+#include <kairos/kal/mutex.hpp>
 #include <kairos/kal/socket.hpp>
 #include <kairos/kal/thread.hpp>
 #include <kairos/kal/timer.hpp>
@@ -61,6 +62,35 @@ Status MemoryRegion::reserve(std::size_t bytes) noexcept {
   }
   size_ = bytes;
   return Status::kOk;
+}
+
+// ---------------------------------------------------------------- ceiling locks
+
+CeilingMutex::~CeilingMutex() = default;
+
+Status CeilingMutex::init(PriorityBand ceiling) noexcept {
+  ceiling_ = ceiling;
+  return Status::kOk;
+}
+
+void CeilingMutex::lock() noexcept {
+  auto lock = sim::enter();
+  sim::SimThread* self = sim::current(lock);
+  if (native_.depth++ == 0) {
+    native_.saved_band = self->band;
+    if (ceiling_ > self->band) {
+      self->band = ceiling_;
+    }
+  }
+}
+
+void CeilingMutex::unlock() noexcept {
+  auto lock = sim::enter();
+  sim::SimThread* self = sim::current(lock);
+  if (--native_.depth == 0) {
+    self->band = native_.saved_band;
+    sim::yield_to_more_urgent(lock, self);
+  }
 }
 
 // ---------------------------------------------------------------- timers

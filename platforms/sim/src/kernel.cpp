@@ -141,6 +141,10 @@ void make_ready(std::unique_lock<std::mutex>& lock, SimThread* thread) {
   preempt_if_outranked(lock, current(lock));
 }
 
+void yield_to_more_urgent(std::unique_lock<std::mutex>& lock, SimThread* self) {
+  preempt_if_outranked(lock, self);
+}
+
 void block(std::unique_lock<std::mutex>& lock, SimThread* self) {
   self->state = State::kBlocked;
   self->timed_out = false;

@@ -38,6 +38,9 @@ SimThread* current(std::unique_lock<std::mutex>& lock);
 /// Makes `thread` ready; preempts the caller if `thread` is more urgent.
 void make_ready(std::unique_lock<std::mutex>& lock, SimThread* thread);
 
+/// After the caller's band dropped: hands the processor to a more urgent ready thread.
+void yield_to_more_urgent(std::unique_lock<std::mutex>& lock, SimThread* self);
+
 /// Blocks the caller (its state already set up) until the kernel hands it the processor again.
 void block(std::unique_lock<std::mutex>& lock, SimThread* self);
 

@@ -10,6 +10,7 @@
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/event.hpp>
+#include <kairos/kal/mutex.hpp>
 #include <kairos/kal/thread.hpp>
 #include <kairos/mpmc_queue.hpp>
 #include <kairos/ready_queue.hpp>
@@ -88,6 +89,7 @@ class Engine {
   static constexpr std::size_t kTraceCapacity = 1024;
   static constexpr std::size_t kMaxSvms = 64;
   static constexpr std::size_t kRequestCapacity = 256;
+  static constexpr std::size_t kMaxSegments = 64;
 
   explicit Engine(EngineOptions options = {}) noexcept : options_(options) {}
   Engine(const Engine&) = delete;
@@ -96,6 +98,11 @@ class Engine {
   /// Registers one row of the release table with the servant whose method it runs.
   kal::Status add_spm(const SpmEntry& entry, void* servant, MethodInvoker invoke,
                       MissHandler on_miss) noexcept;
+
+  /// Registers ODS segment number `segment_count()` with its ceiling lock. Methods whose
+  /// `segments` mask names it hold the lock while they run (immediate priority ceiling).
+  kal::Status add_segment(const SegmentEntry& entry) noexcept;
+  std::size_t segment_count() const noexcept { return segment_count_; }
 
   /// Registers a service method with the servant that serves it.
   kal::Status add_svm(const SvmEntry& entry, void* servant, ServiceHandler handler,
@@ -178,6 +185,8 @@ class Engine {
                   const kal::TimePoint* next_window, const std::uint64_t* released,
                   const bool* active) const noexcept;
   void serve_request(Lane& lane, const Activation& activation) noexcept;
+  void lock_segments(std::uint64_t segments) noexcept;
+  void unlock_segments(std::uint64_t segments) noexcept;
   kal::Status add_lane_for(kal::PriorityBand band, Criticality criticality,
                            std::size_t& lane) noexcept;
   void serve(Lane& lane) noexcept;
@@ -192,6 +201,8 @@ class Engine {
   EngineOptions options_;
   std::array<Binding, kMaxSpms> bindings_{};
   std::array<ServiceBinding, kMaxSvms> services_{};
+  std::array<kal::CeilingMutex, kMaxSegments> segment_locks_{};
+  std::size_t segment_count_ = 0;
   std::size_t service_count_ = 0;
   MpmcQueue<Request, kRequestCapacity> requests_;
   kal::Event trigger_wakeup_;

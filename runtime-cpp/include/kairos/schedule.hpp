@@ -62,6 +62,15 @@ struct SpmEntry {
   Criticality criticality;
   kal::PriorityBand band;
   std::uint8_t importance = 0;  ///< MUF tie-breaker: higher is more important
+  std::uint64_t segments = 0;   ///< bit k: uses ODS segment k of the node's segment table
+};
+
+/// One ODS segment of a deployed TMO: the unit of locking, with its priority ceiling (the
+/// highest band of any method that uses it).
+struct SegmentEntry {
+  std::string_view instance;
+  std::string_view segment;
+  kal::PriorityBand ceiling;
 };
 
 /// One service method of a deployed TMO. `conflicts` has bit i set when the SvM conflicts with
@@ -77,6 +86,7 @@ struct SvmEntry {
   kal::PriorityBand band;
   std::uint8_t importance = 0;
   std::uint64_t conflicts = 0;
+  std::uint64_t segments = 0;  ///< bit k: uses ODS segment k of the node's segment table
 };
 
 }  // namespace kairos

@@ -31,6 +31,12 @@ int main(int argc, char** argv) {
   // Constructed here, at start-up, with the options of this run. Simulated nodes model
   // each method's WCET on their virtual processor.
   static ::kairos::Engine engine{::kairos::EngineOptions{board_node::kStrategy, options.cpu, board_node::kSimulated}};
+  for (const auto& segment : board_node::kSegments) {
+    if (engine.add_segment(segment) != ::kairos::kal::Status::kOk) {
+      ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "segment table rejected");
+      return 1;
+    }
+  }
   const auto& table = board_node::kSpontaneousMethods;
   if (engine.add_spm(table[0], &deployed::greeter, &::kairos::invoke_spm<::hello::Greeter, &::hello::Greeter::tick>, &::kairos::forward_miss<::hello::Greeter>) != ::kairos::kal::Status::kOk) {
     ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "release table row 0 rejected");

@@ -15,6 +15,11 @@ using ::std::chrono::nanoseconds;
 inline constexpr ::kairos::Strategy kStrategy = ::kairos::Strategy::kRms;
 inline constexpr bool kSimulated = false;
 
+// ODS segments, locked with the immediate priority-ceiling protocol.
+inline constexpr ::std::array<::kairos::SegmentEntry, 1> kSegments{{
+  {.instance = "greeter", .segment = "counters", .ceiling = 1},
+}};
+
 inline constexpr ::std::array<::kairos::SpmEntry, 1> kSpontaneousMethods{{
   // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms, hard (hello.tmo:18)
   {
@@ -31,6 +36,7 @@ inline constexpr ::std::array<::kairos::SpmEntry, 1> kSpontaneousMethods{{
     .criticality = ::kairos::Criticality::kHard,
     .band = 1,
     .importance = 0,
+    .segments = 0x1ULL,
   },
 }};
 

@@ -117,7 +117,45 @@ public final class SchedulingAnalysis {
               task.source));
     }
     final double bound = periodic == 0 ? 1.0 : periodic * (Math.pow(2.0, 1.0 / periodic) - 1.0);
-    return new NodeReport(node, tasks, utilization, bound, schedulable, notes);
+    return new NodeReport(
+        node, tasks, utilization, bound, schedulable, notes, ceilings(node, tasks));
+  }
+
+  /**
+   * The priority ceiling of each segment: the highest band among the methods of its instance that
+   * use it (immediate priority-ceiling protocol).
+   */
+  static List<NodeReport.SegmentCeiling> ceilings(Node node, List<TaskReport> tasks) {
+    final List<NodeReport.SegmentCeiling> ceilings = new ArrayList<>();
+    for (Deployment deployment : node.deployments()) {
+      for (dev.kairos.generator.ir.Tmos.Segment segment : deployment.tmo().segments()) {
+        int ceiling = 0;
+        for (Spm spm : deployment.tmo().spms()) {
+          if (uses(spm.uses(), segment.name())) {
+            ceiling = Math.max(ceiling, band(tasks, deployment.instance(), spm.name()));
+          }
+        }
+        for (Svm svm : deployment.tmo().svms()) {
+          if (uses(svm.uses(), segment.name())) {
+            ceiling = Math.max(ceiling, band(tasks, deployment.instance(), svm.name()));
+          }
+        }
+        ceilings.add(new NodeReport.SegmentCeiling(deployment.instance(), segment.name(), ceiling));
+      }
+    }
+    return ceilings;
+  }
+
+  private static boolean uses(List<dev.kairos.generator.ir.Tmos.SegmentAccess> uses, String name) {
+    return uses.stream().anyMatch(u -> u.segment().equals(name));
+  }
+
+  private static int band(List<TaskReport> tasks, String instance, String method) {
+    return tasks.stream()
+        .filter(t -> t.instance().equals(instance) && t.method().equals(method))
+        .mapToInt(TaskReport::band)
+        .findFirst()
+        .orElse(0);
   }
 
   /** MLF, MUF and RMS+MLF: the hard set must be feasible on its own (Kokyu). */

@@ -68,6 +68,13 @@ final class NodeMainEmitter {
             + " $ns$::kSimulated}};",
         "ns",
         ScheduleEmitter.namespace(node));
+    w.open("for (const auto& segment : $ns$::kSegments) {", "ns", ScheduleEmitter.namespace(node));
+    w.open("if (engine.add_segment(segment) != ::kairos::kal::Status::kOk) {");
+    w.line(
+        "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"segment table rejected\");");
+    w.line("return 1;");
+    w.close("}");
+    w.close("}");
     int row = 0;
     if (node.deployments().stream().anyMatch(d -> !d.tmo().spms().isEmpty())) {
       w.line(

@@ -60,6 +60,23 @@ final class ScheduleEmitter {
         "simulated",
         node.os() == dev.kairos.generator.ir.Platform.OperatingSystem.SIM);
     w.blank();
+    w.line("// ODS segments, locked with the immediate priority-ceiling protocol.");
+    w.open(
+        "inline constexpr ::std::array<::kairos::SegmentEntry, $count$> kSegments{{",
+        "count",
+        report.segments().size());
+    for (NodeReport.SegmentCeiling segment : report.segments()) {
+      w.line(
+          "{.instance = $instance$, .segment = $segment$, .ceiling = $ceiling$},",
+          "instance",
+          CppNames.literal(segment.instance()),
+          "segment",
+          CppNames.literal(segment.segment()),
+          "ceiling",
+          segment.ceiling());
+    }
+    w.close("}};");
+    w.blank();
     final long rows = node.deployments().stream().mapToLong(d -> d.tmo().spms().size()).sum();
     w.open(
         "inline constexpr ::std::array<::kairos::SpmEntry, $rows$> kSpontaneousMethods{{",
@@ -96,6 +113,11 @@ final class ScheduleEmitter {
             spm.criticality() == Tmos.Criticality.HARD ? "kHard" : "kSoft");
         w.line(".band = $v$,", "v", task.band());
         w.line(".importance = $v$,", "v", Math.max(0, Math.min(255, spm.importance())));
+        long mask = 0;
+        for (dev.kairos.generator.ir.Tmos.SegmentAccess use : spm.uses()) {
+          mask |= 1L << report.segmentIndex(deployment.instance(), use.segment());
+        }
+        w.line(".segments = 0x$v$ULL,", "v", Long.toHexString(mask));
         w.close("},");
       }
     }

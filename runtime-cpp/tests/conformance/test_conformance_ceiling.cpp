@@ -1,0 +1,113 @@
+// ODS segments are locked with the immediate priority-ceiling protocol: the textbook inversion
+// (a medium task preempting a low one that holds what a high one needs) cannot happen.
+#include <catch2/catch.hpp>
+
+#include "scenario.hpp"
+
+using conformance::unit;
+using kairos::kal::kSimulatedTime;
+using namespace std::chrono_literals;
+
+TEST_CASE("a segment holder runs at the ceiling, so a medium task cannot delay a high one",
+          "[conformance][ceiling]") {
+  // 'low' (band 1) holds segment 0 for 3 units from 0; 'high' (band 3) needs segment 0 and
+  // 'medium' (band 2) needs nothing; both are released at 1.
+  static const kairos::SegmentEntry shared{"store", "data", 3};
+  static const kairos::SpmEntry low{"store",
+                                    "low",
+                                    "scenario",
+                                    0ms,
+                                    0ms,
+                                    0ms,
+                                    0ms,
+                                    unit(),
+                                    unit() * 20,
+                                    unit() * 3,
+                                    kairos::Criticality::kHard,
+                                    1,
+                                    0,
+                                    /*segments=*/0b1};
+  static const kairos::SpmEntry high{"store",
+                                     "high",
+                                     "scenario",
+                                     unit(),
+                                     unit(),
+                                     0ms,
+                                     0ms,
+                                     unit() * 10,
+                                     unit() * 20,
+                                     unit(),
+                                     kairos::Criticality::kHard,
+                                     3,
+                                     0,
+                                     /*segments=*/0b1};
+  static const kairos::SpmEntry medium{"store",
+                                       "medium",
+                                       "scenario",
+                                       unit(),
+                                       unit(),
+                                       0ms,
+                                       0ms,
+                                       unit() * 10,
+                                       unit() * 20,
+                                       unit(),
+                                       kairos::Criticality::kHard,
+                                       2};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  REQUIRE(engine->add_segment(shared) == kairos::kal::Status::kOk);
+  conformance::Worker low_worker;
+  low_worker.work = unit() * 3;
+  conformance::Worker high_worker;
+  high_worker.work = unit();
+  conformance::Worker medium_worker;
+  medium_worker.work = unit();
+  REQUIRE(engine->add_spm(low, &low_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(high, &high_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(medium, &medium_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 12, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+
+  const auto l = outcome.of(0).at(0);
+  const auto h = outcome.of(1).at(0);
+  const auto m = outcome.of(2).at(0);
+  if (kSimulatedTime || kairos::kal::scheduling_mode() == kairos::kal::SchedulingMode::kRealTime) {
+    // 'high' waited for the segment, held for 3 units of work from the start of 'low'...
+    REQUIRE(h.start_ns >= l.start_ns + (unit() * 3).count());
+    // ...and 'medium' did not get in between: it ran after 'high', before 'low' finished.
+    REQUIRE(m.start_ns >= h.finish_ns);
+    REQUIRE(l.finish_ns >= m.finish_ns);
+  }
+  if (kSimulatedTime) {
+    REQUIRE(h.start_ns == (unit() * 3).count());  // the moment 'low' unlocked
+    REQUIRE(h.finish_ns == (unit() * 4).count());
+    REQUIRE(m.finish_ns == (unit() * 5).count());
+    REQUIRE(l.finish_ns == (unit() * 5).count());  // 'low' resumes at band 1, last
+  }
+}
+
+TEST_CASE("rows naming unregistered segments are refused", "[conformance][ceiling]") {
+  static const kairos::SpmEntry stray{"store",
+                                      "stray",
+                                      "scenario",
+                                      0ms,
+                                      0ms,
+                                      0ms,
+                                      0ms,
+                                      unit(),
+                                      unit() * 2,
+                                      unit(),
+                                      kairos::Criticality::kHard,
+                                      1,
+                                      0,
+                                      0b10};
+  auto engine = std::make_unique<kairos::Engine>();
+  conformance::Worker worker;
+  REQUIRE(engine->add_spm(stray, &worker, &conformance::work, nullptr) ==
+          kairos::kal::Status::kInvalidArgument);
+}
