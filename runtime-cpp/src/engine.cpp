@@ -116,7 +116,11 @@ kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler
   if (handler == nullptr || entry.gct < entry.wcet || entry.wcet <= kal::Duration::zero()) {
     return kal::Status::kInvalidArgument;
   }
-  services_[service_count_++] = ServiceBinding{&entry, servant, handler, on_miss, 0};
+  ServiceBinding& service = services_[service_count_++];
+  service.entry = &entry;
+  service.servant = servant;
+  service.handler = handler;
+  service.on_miss = on_miss;
   return kal::Status::kOk;
 }
 
@@ -206,6 +210,14 @@ void Engine::release_all() noexcept {
   // Lanes to wake, fired just before the trigger sleeps: on a shared CPU the more urgent
   // trigger would otherwise delay the lane by whatever bookkeeping followed the wake-up.
   std::uint32_t lanes_to_wake = 0;
+  // The GCT watchdog: admitted requests and when each must be complete.
+  struct GctWatch {
+    std::uint16_t svm;
+    std::uint64_t sequence;
+    kal::TimePoint arrival;
+  };
+  std::array<GctWatch, kRequestCapacity> gct_watches{};
+  std::size_t gct_watch_count = 0;
   // Requests waiting for admission, in arrival order.
   std::array<Request, kRequestCapacity> pending{};
   std::size_t pending_count = 0;
@@ -231,6 +243,9 @@ void Engine::release_all() noexcept {
       }
       wake = std::min(wake, watch_deadline[i]);
     }
+    for (std::size_t w = 0; w < gct_watch_count; ++w) {
+      wake = std::min(wake, gct_watches[w].arrival + services_[gct_watches[w].svm].entry->gct);
+    }
     for (std::size_t l = 0; l < lane_count_; ++l) {
       if ((lanes_to_wake >> l & 1U) != 0) {
         lanes_[l].wakeup.set();
@@ -248,7 +263,8 @@ void Engine::release_all() noexcept {
           pending[pending_count++] = late;
         }
       }
-      if (!accepting_requests_.load(std::memory_order_acquire) && pending_count == 0) {
+      if (!accepting_requests_.load(std::memory_order_acquire) && pending_count == 0 &&
+          gct_watch_count == 0) {
         break;
       }
     }
@@ -275,6 +291,21 @@ void Engine::release_all() noexcept {
       watch_deadline[i] = kNever;
     }
 
+    std::size_t watching = 0;
+    for (std::size_t w = 0; w < gct_watch_count; ++w) {
+      const GctWatch& watch = gct_watches[w];
+      ServiceBinding& service = services_[watch.svm];
+      if (service.done.load(std::memory_order_acquire) > watch.sequence) {
+        continue;  // served
+      }
+      if (watch.arrival + service.entry->gct <= now) {
+        gct_miss(service, watch.sequence, watch.arrival, now);  // still queued or running
+        continue;
+      }
+      gct_watches[watching++] = watch;
+    }
+    gct_watch_count = watching;
+
     // Admission of service requests (BCC), after the deadlines and before new releases.
     Request arrived{};
     while (pending_count < pending.size() && requests_.try_pop(arrived)) {
@@ -288,7 +319,8 @@ void Engine::release_all() noexcept {
     for (std::size_t p = 0; p < pending_count; ++p) {
       const Request& waiting = pending[p];
       ServiceBinding& service = services_[waiting.svm];
-      if (!admissible(service, now, next_window.data(), sequence.data(), active.data())) {
+      if (gct_watch_count == gct_watches.size() ||
+          !admissible(service, now, next_window.data(), sequence.data(), active.data())) {
         pending[kept++] = waiting;
         continue;
       }
@@ -299,8 +331,11 @@ void Engine::release_all() noexcept {
       activation.arrival = arrivals++;
       activation.release = waiting.arrival;
       activation.dispatched = now;
+      activation.sequence = service.admitted;
       if (lane.inbox.try_push(activation)) {
         lanes_to_wake |= 1U << service.lane;
+        gct_watches[gct_watch_count++] = GctWatch{waiting.svm, service.admitted, waiting.arrival};
+        ++service.admitted;
       } else {
         pending[kept++] = waiting;
       }
@@ -375,23 +410,34 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
     kal::busy_for(service.entry->wcet);
   }
   unlock_segments(service.entry->segments);
+  // Published before the clock is read, as for SpMs: a watchdog that found the request not
+  // done at its GCT sees a finish time past it too.
+  service.done.store(activation.sequence + 1, std::memory_order_release);
   const kal::TimePoint finish = kal::MonotonicClock::now();
   result.finish_ns = since(epoch_, finish);
   result.deadline_met = finish <= activation.release + service.entry->gct;
   requests_served_.fetch_add(1, std::memory_order_relaxed);
   if (!result.deadline_met) {
-    gct_misses_.fetch_add(1, std::memory_order_relaxed);
-    if (service.on_miss != nullptr) {
-      const MissReport report{nullptr,
-                              activation.arrival,
-                              MissKind::kGuaranteedCompletion,
-                              activation.release - epoch_,
-                              finish - epoch_,
-                              service.entry};
-      service.on_miss(service.servant, report);
-    }
+    gct_miss(service, activation.sequence, activation.release, finish);
   }
   record(lane, result);
+}
+
+void Engine::gct_miss(ServiceBinding& service, std::uint64_t sequence, kal::TimePoint arrival,
+                      kal::TimePoint observed) noexcept {
+  std::uint64_t reported = service.miss_reported.load(std::memory_order_relaxed);
+  do {
+    if (reported > sequence) {
+      return;
+    }
+  } while (!service.miss_reported.compare_exchange_weak(reported, sequence + 1,
+                                                        std::memory_order_acq_rel));
+  gct_misses_.fetch_add(1, std::memory_order_relaxed);
+  if (service.on_miss != nullptr) {
+    const MissReport report{nullptr,          sequence,          MissKind::kGuaranteedCompletion,
+                            arrival - epoch_, observed - epoch_, service.entry};
+    service.on_miss(service.servant, report);
+  }
 }
 
 ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const noexcept {

@@ -157,6 +157,11 @@ class Engine {
     ServiceHandler handler = nullptr;
     MissHandler on_miss = nullptr;
     std::size_t lane = 0;
+    std::uint64_t admitted = 0;  ///< requests handed to the lane (time trigger only)
+    /// Requests finished (count), published by the lane; served in admission order.
+    std::atomic<std::uint64_t> done{0};
+    /// Count of the latest request whose GCT miss was reported (reported once, like SpMs).
+    std::atomic<std::uint64_t> miss_reported{0};
   };
 
   struct Request {
@@ -185,6 +190,8 @@ class Engine {
                   const kal::TimePoint* next_window, const std::uint64_t* released,
                   const bool* active) const noexcept;
   void serve_request(Lane& lane, const Activation& activation) noexcept;
+  void gct_miss(ServiceBinding& service, std::uint64_t sequence, kal::TimePoint arrival,
+                kal::TimePoint observed) noexcept;
   void lock_segments(std::uint64_t segments) noexcept;
   void unlock_segments(std::uint64_t segments) noexcept;
   kal::Status add_lane_for(kal::PriorityBand band, Criticality criticality,

@@ -25,6 +25,7 @@ void submit(void* servant) {
 struct Service {
   std::atomic<int> served{0};
   std::atomic<int> misses{0};
+  std::atomic<std::int64_t> miss_observed_ns{-1};
 };
 
 void serve(void* servant, void* request) {
@@ -37,6 +38,7 @@ void serve(void* servant, void* request) {
 void service_miss(void* servant, const kairos::MissReport& miss) noexcept {
   if (miss.kind == kairos::MissKind::kGuaranteedCompletion && miss.service != nullptr) {
     static_cast<Service*>(servant)->misses.fetch_add(1);
+    static_cast<Service*>(servant)->miss_observed_ns = miss.observed.count();
   }
 }
 
@@ -132,6 +134,8 @@ TEST_CASE("service requests are admitted only between conflicting SpMs",
     REQUIRE(units(services.records[1].start_ns) == 12.0);
     REQUIRE_FALSE(services.records[1].deadline_met);
     REQUIRE(service.misses == 1);
+    // Seen by the watchdog at 8.5 + 3 = 11.5, while the request was still waiting.
+    REQUIRE(units(service.miss_observed_ns) == 11.5);
     REQUIRE(engine->counters().gct_misses == 1);
   }
 }
