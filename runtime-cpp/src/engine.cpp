@@ -210,13 +210,13 @@ void Engine::release_all() noexcept {
   // Lanes to wake, fired just before the trigger sleeps: on a shared CPU the more urgent
   // trigger would otherwise delay the lane by whatever bookkeeping followed the wake-up.
   std::uint32_t lanes_to_wake = 0;
-  // The GCT watchdog: admitted requests and when each must be complete.
+  // The GCT watchdog: requests taken in (waiting or admitted) and when each must be complete.
   struct GctWatch {
     std::uint16_t svm;
     std::uint64_t sequence;
     kal::TimePoint arrival;
   };
-  std::array<GctWatch, kRequestCapacity> gct_watches{};
+  std::array<GctWatch, 2 * kRequestCapacity> gct_watches{};
   std::size_t gct_watch_count = 0;
   // Requests waiting for admission, in arrival order.
   std::array<Request, kRequestCapacity> pending{};
@@ -308,7 +308,12 @@ void Engine::release_all() noexcept {
 
     // Admission of service requests (BCC), after the deadlines and before new releases.
     Request arrived{};
-    while (pending_count < pending.size() && requests_.try_pop(arrived)) {
+    while (pending_count < pending.size() && gct_watch_count < gct_watches.size() &&
+           requests_.try_pop(arrived)) {
+      // Numbered and watched from arrival: the GCT counts from when the client asked.
+      ServiceBinding& service = services_[arrived.svm];
+      arrived.sequence = service.arrived++;
+      gct_watches[gct_watch_count++] = GctWatch{arrived.svm, arrived.sequence, arrived.arrival};
       pending[pending_count++] = arrived;
     }
     std::array<kal::TimePoint, kMaxSpms> next_window{};
@@ -319,8 +324,7 @@ void Engine::release_all() noexcept {
     for (std::size_t p = 0; p < pending_count; ++p) {
       const Request& waiting = pending[p];
       ServiceBinding& service = services_[waiting.svm];
-      if (gct_watch_count == gct_watches.size() ||
-          !admissible(service, now, next_window.data(), sequence.data(), active.data())) {
+      if (!admissible(service, now, next_window.data(), sequence.data(), active.data())) {
         pending[kept++] = waiting;
         continue;
       }
@@ -331,11 +335,9 @@ void Engine::release_all() noexcept {
       activation.arrival = arrivals++;
       activation.release = waiting.arrival;
       activation.dispatched = now;
-      activation.sequence = service.admitted;
+      activation.sequence = waiting.sequence;
       if (lane.inbox.try_push(activation)) {
         lanes_to_wake |= 1U << service.lane;
-        gct_watches[gct_watch_count++] = GctWatch{waiting.svm, service.admitted, waiting.arrival};
-        ++service.admitted;
       } else {
         pending[kept++] = waiting;
       }

@@ -157,7 +157,7 @@ class Engine {
     ServiceHandler handler = nullptr;
     MissHandler on_miss = nullptr;
     std::size_t lane = 0;
-    std::uint64_t admitted = 0;  ///< requests handed to the lane (time trigger only)
+    std::uint64_t arrived = 0;  ///< requests taken in, numbering them (time trigger only)
     /// Requests finished (count), published by the lane; served in admission order.
     std::atomic<std::uint64_t> done{0};
     /// Count of the latest request whose GCT miss was reported (reported once, like SpMs).
@@ -168,6 +168,7 @@ class Engine {
     std::uint16_t svm = 0;
     void* request = nullptr;
     kal::TimePoint arrival{};
+    std::uint64_t sequence = 0;  ///< per SvM, in arrival order (assigned by the trigger)
   };
 
   struct Lane {
