@@ -49,17 +49,20 @@ void pin_fifo(int cpu, int priority) {
   pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
 }
 
-/// The baseline: thread A stamps the time and wakes B through a futex; B reads the clock.
-/// B has the higher priority, as a lane woken by the time trigger does. Samples are spaced
-/// 1 ms apart, like 1 ms releases, so both sides sleep between handoffs.
-std::vector<std::int64_t> raw_futex_handoff(int waker_cpu, int sleeper_cpu, int samples) {
+/// A raw futex ping-pong, the baseline: thread A stamps the time, wakes B through a futex and
+/// waits for B's answer; B reads the clock and answers. `waker_first` gives A the higher
+/// priority, as the time trigger has over a lane (B runs once A blocks); otherwise B preempts
+/// A at the wake-up. Samples are spaced 1 ms apart, like 1 ms releases.
+std::vector<std::int64_t> raw_futex_handoff(int waker_cpu, int sleeper_cpu, int samples,
+                                            bool waker_first = true) {
   std::atomic<std::uint32_t> word{0};
+  std::atomic<std::uint32_t> answer{0};
   std::atomic<std::int64_t> stamp{0};
   std::atomic<bool> stop{false};
   std::vector<std::int64_t> latencies;
   latencies.reserve(static_cast<std::size_t>(samples));
   std::thread sleeper([&] {
-    pin_fifo(sleeper_cpu, 60);
+    pin_fifo(sleeper_cpu, waker_first ? 50 : 60);
     std::uint32_t seen = 0;
     while (!stop.load()) {
       while (word.load(std::memory_order_acquire) == seen && !stop.load()) {
@@ -70,17 +73,23 @@ std::vector<std::int64_t> raw_futex_handoff(int waker_cpu, int sleeper_cpu, int 
         break;
       }
       latencies.push_back(now_ns() - stamp.load(std::memory_order_acquire));
+      answer.fetch_add(1, std::memory_order_release);
+      futex_wake(answer);
     }
   });
   std::thread waker([&] {
-    pin_fifo(waker_cpu, 50);
+    pin_fifo(waker_cpu, waker_first ? 60 : 50);
     auto next = MonotonicClock::now() + 10ms;
     for (int i = 0; i < samples; ++i) {
       kairos::kal::sleep_until(next);
       next += 1ms;
+      const std::uint32_t answered = answer.load(std::memory_order_acquire);
       stamp.store(now_ns(), std::memory_order_release);
       word.fetch_add(1, std::memory_order_release);
       futex_wake(word);
+      while (answer.load(std::memory_order_acquire) == answered) {
+        futex_wait(answer, answered);
+      }
     }
     kairos::kal::sleep_until(next + 5ms);
     stop = true;
@@ -134,12 +143,14 @@ int main(int argc, char** argv) {
   std::printf("dispatch handoff latency, %d samples at 1 ms intervals, %d CPUs\n", samples, cpus);
   bench::print_load();
 
-  bench::print("baseline: raw futex handoff, same CPU",
+  bench::print("baseline: raw futex ping-pong, same CPU",
                bench::summarize(raw_futex_handoff(0, 0, samples)));
+  bench::print("floor: raw futex wake of a more urgent thread, same CPU",
+               bench::summarize(raw_futex_handoff(0, 0, samples, false)));
   bench::print("kairos: trigger -> lane handoff, same CPU",
                bench::summarize(engine_handoff(0, samples)));
   if (cpus > 1) {
-    bench::print("baseline: raw futex handoff, across CPUs",
+    bench::print("baseline: raw futex ping-pong, across CPUs",
                  bench::summarize(raw_futex_handoff(0, 1, samples)));
     bench::print("kairos: trigger -> lane handoff, any CPU",
                  bench::summarize(engine_handoff(-1, samples)));
