@@ -107,3 +107,32 @@ def test_generated_node_rejects_bad_arguments(workdir):
         assert result.returncode == 2, args
         assert "error" in result.stderr
     assert run([board, "--help"], timeout=30).returncode == 0
+
+
+def test_check_junit_has_a_case_per_method_and_fails_the_missed_ones(workdir):
+    import xml.etree.ElementTree as ElementTree
+
+    example = copy_example("avionics", workdir)
+    result = kairos("check", "--format", "junit", example / "avionics.tmo")
+    assert result.returncode == 0, result.stderr
+    suites = ElementTree.fromstring(result.stdout).findall("testsuite")
+    assert [s.get("name") for s in suites] == ["mission1", "mission2"]
+    cases = {c.get("name") for c in suites[1].findall("testcase")}
+    assert cases == {"sensors.poll", "sensors.sample"}
+    assert all(s.get("failures") == "0" for s in suites)
+
+    overload = write(
+        workdir / "overload.tmo",
+        "tmo T {\n"
+        "  spm a for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
+        " finish-by t + 10 ms wcet 6 ms;\n"
+        "  spm b for t = from 0 s to forever every 20 ms start-during (t, t + 1 ms)"
+        " finish-by t + 20 ms wcet 9 ms;\n"
+        "}\n"
+        "node n { os linux deploy T as t1 }\n",
+    )
+    failed = kairos("check", "--format", "junit", overload, cwd=workdir)
+    assert failed.returncode == 1
+    (suite,) = ElementTree.fromstring(failed.stdout).findall("testsuite")
+    failures = [c.get("name") for c in suite.findall("testcase") if c.find("failure") is not None]
+    assert failures == ["t1.b"]

@@ -182,24 +182,25 @@ public final class KairosCli implements Callable<Integer> {
   static final class Check extends ModelCommand {
     enum Format {
       text,
-      json
+      json,
+      junit
     }
 
     @Option(
         names = "--format",
         defaultValue = "text",
-        description = "text or json (times in integer nanoseconds)")
+        description = "text, json (times in integer nanoseconds) or junit (XML for CI)")
     Format format;
 
     @Override
     public Integer call() {
       final int[] exit = {OK};
-      final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, format == Format.json);
+      final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, format != Format.text);
       if (loaded.isEmpty()) {
         return exit[0];
       }
       if (exit[0] != OK) {
-        if (format == Format.json) {
+        if (format != Format.text) {
           final List<CheckReports.Problem> problems = new ArrayList<>();
           loaded.get().diagnostics().stream()
               .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
@@ -207,16 +208,22 @@ public final class KairosCli implements Callable<Integer> {
                   d ->
                       problems.add(
                           new CheckReports.Problem(d.file(), d.line(), d.column(), d.message())));
-          out().print(CheckReports.json(null, problems));
+          out()
+              .print(
+                  format == Format.json
+                      ? CheckReports.json(null, problems)
+                      : CheckReports.junit(null, problems));
         }
         return exit[0];
       }
       final AnalysisReport report = SchedulingAnalysis.analyse(lower(loaded.get()));
       out()
           .print(
-              format == Format.json
-                  ? CheckReports.json(report, List.of())
-                  : CheckReports.text(report));
+              switch (format) {
+                case json -> CheckReports.json(report, List.of());
+                case junit -> CheckReports.junit(report, List.of());
+                case text -> CheckReports.text(report);
+              });
       return report.schedulable() ? OK : MODEL_ERRORS;
     }
   }

@@ -14,7 +14,8 @@ public record NodeReport(
     double liuLaylandBound,
     boolean schedulable,
     List<String> notes,
-    List<SegmentCeiling> segments) {
+    List<SegmentCeiling> segments,
+    ReleaseTableAnalysis.Table releaseTable) {
 
   /** An ODS segment of a deployed TMO and the highest band of the methods that use it. */
   public record SegmentCeiling(String instance, String segment, int ceiling) {}

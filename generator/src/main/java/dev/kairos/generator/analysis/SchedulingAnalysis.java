@@ -15,11 +15,11 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * Schedulability of each node as the runtime executes it today: fixed priority bands
- * (rate-monotonic: the shorter the period, the higher the band), preemptive, one lane per band with
- * FIFO order inside a band. Per node: utilization, the Liu-Layland bound and exact response-time
- * analysis (Joseph and Pandya), with tasks of the same band counted as interference because a FIFO
- * lane may serve them first.
+ * Schedulability of each node as the runtime executes it: priority bands assigned by the node's
+ * strategy (Kokyu), preemptive between bands, one lane per band with its queue discipline inside.
+ * Per node: utilization, the Liu-Layland bound and exact response-time analysis (Joseph and Pandya)
+ * with blocking under the priority-ceiling protocol; tasks of the same band count as interference
+ * because their lane may serve them first.
  */
 public final class SchedulingAnalysis {
   /** Lanes the runtime can run per node; bands beyond this are merged at the bottom. */
@@ -46,7 +46,8 @@ public final class SchedulingAnalysis {
                 spm.periodNs(),
                 scale(spm.wcetNs(), speed),
                 spm.deadlineNs() - spm.windowOpenNs(),
-                spm.source()));
+                spm.source(),
+                segmentsOf(deployment.instance(), spm.uses())));
       }
       for (Svm svm : deployment.tmo().svms()) {
         if (svm.minInterArrivalNs() == 0) {
@@ -65,10 +66,12 @@ public final class SchedulingAnalysis {
                 svm.minInterArrivalNs(),
                 scale(svm.wcetNs(), speed),
                 svm.gctNs(),
-                svm.source()));
+                svm.source(),
+                segmentsOf(deployment.instance(), svm.uses())));
       }
     }
     assignBands(node.strategy(), drafts);
+    assignBlocking(drafts);
     drafts.sort(
         Comparator.comparingInt((Draft d) -> -d.band)
             .thenComparingLong(d -> d.periodNs)
@@ -116,9 +119,53 @@ public final class SchedulingAnalysis {
               meets,
               task.source));
     }
+    // The release table with the real offsets: start windows, which RTA does not see.
+    final ReleaseTableAnalysis.Table table = ReleaseTableAnalysis.analyse(node, tasks);
+    if (!table.unrolled()) {
+      notes.add(
+          "the hyperperiod is too long to unroll ("
+              + (table.hyperperiodNs() > 0 ? table.hyperperiodNs() + " ns" : "beyond 64 bits")
+              + "); start windows were checked by response-time analysis only");
+    }
+    for (ReleaseTableAnalysis.SpmTiming timing : table.timings()) {
+      if (timing.meets()) {
+        continue;
+      }
+      for (int i = 0; i < tasks.size(); i++) {
+        final TaskReport t = tasks.get(i);
+        if (t.kind() == TaskReport.Kind.SPM
+            && t.instance().equals(timing.instance())
+            && t.method().equals(timing.method())) {
+          tasks.set(
+              i,
+              new TaskReport(
+                  t.instance(),
+                  t.method(),
+                  t.kind(),
+                  t.criticality(),
+                  t.periodNs(),
+                  t.wcetNs(),
+                  t.deadlineNs(),
+                  t.band(),
+                  t.responseTimeNs(),
+                  false,
+                  t.source()));
+          notes.add(
+              t.name()
+                  + " misses "
+                  + timing.windowMisses()
+                  + " start window(s) and "
+                  + timing.deadlineMisses()
+                  + " deadline(s) in the release table over one hyperperiod");
+          if (t.criticality() == Criticality.HARD || !criticalityAware(node.strategy())) {
+            schedulable = false;
+          }
+        }
+      }
+    }
     final double bound = periodic == 0 ? 1.0 : periodic * (Math.pow(2.0, 1.0 / periodic) - 1.0);
     return new NodeReport(
-        node, tasks, utilization, bound, schedulable, notes, ceilings(node, tasks));
+        node, tasks, utilization, bound, schedulable, notes, ceilings(node, tasks), table);
   }
 
   /**
@@ -161,6 +208,42 @@ public final class SchedulingAnalysis {
   /** MLF, MUF and RMS+MLF: the hard set must be feasible on its own (Kokyu). */
   static boolean criticalityAware(Strategy strategy) {
     return strategy == Strategy.MLF || strategy == Strategy.MUF || strategy == Strategy.RMS_MLF;
+  }
+
+  private static java.util.Set<String> segmentsOf(
+      String instance, List<dev.kairos.generator.ir.Tmos.SegmentAccess> uses) {
+    final java.util.Set<String> segments = new java.util.HashSet<>();
+    uses.forEach(u -> segments.add(instance + "." + u.segment()));
+    return segments;
+  }
+
+  /**
+   * Blocking under the immediate priority-ceiling protocol: a method can be delayed, once per
+   * activation, by at most one method of a lower band that holds a segment whose ceiling is at
+   * least its own band. A method holds its segments for its whole execution, so the blocking term
+   * is the longest such method's WCET.
+   */
+  static void assignBlocking(List<Draft> drafts) {
+    final java.util.Map<String, Integer> ceilings = new java.util.HashMap<>();
+    for (Draft d : drafts) {
+      for (String segment : d.segments) {
+        ceilings.merge(segment, d.band, Math::max);
+      }
+    }
+    for (Draft task : drafts) {
+      long blocking = 0;
+      for (Draft other : drafts) {
+        if (other.band >= task.band) {
+          continue;
+        }
+        for (String segment : other.segments) {
+          if (ceilings.get(segment) >= task.band) {
+            blocking = Math.max(blocking, other.wcetNs);
+          }
+        }
+      }
+      task.blockingNs = blocking;
+    }
   }
 
   /** WCET on this hardware: the reference WCET divided by the relative speed, rounded up. */
@@ -224,9 +307,10 @@ public final class SchedulingAnalysis {
   }
 
   private static long iterateResponseTime(Draft task, List<Draft> all) {
-    long response = task.wcetNs;
+    final long own = Math.addExact(task.wcetNs, task.blockingNs);
+    long response = own;
     for (int iteration = 0; iteration < 10_000; iteration++) {
-      long next = task.wcetNs;
+      long next = own;
       for (Draft other : all) {
         if (other == task || other.band < task.band) {
           continue;
@@ -263,7 +347,9 @@ public final class SchedulingAnalysis {
     final long wcetNs;
     final long deadlineNs;
     final dev.kairos.generator.ir.SourceRef source;
+    final java.util.Set<String> segments;
     int band;
+    long blockingNs;
 
     Draft(
         String instance,
@@ -273,7 +359,8 @@ public final class SchedulingAnalysis {
         long periodNs,
         long wcetNs,
         long deadlineNs,
-        dev.kairos.generator.ir.SourceRef source) {
+        dev.kairos.generator.ir.SourceRef source,
+        java.util.Set<String> segments) {
       this.instance = instance;
       this.method = method;
       this.kind = kind;
@@ -282,6 +369,7 @@ public final class SchedulingAnalysis {
       this.wcetNs = wcetNs;
       this.deadlineNs = deadlineNs;
       this.source = source;
+      this.segments = segments;
     }
   }
 }

@@ -132,6 +132,84 @@ public final class CheckReports {
         + System.lineSeparator();
   }
 
+  /**
+   * JUnit XML for CI systems: one test suite per node, one test case per method; a method that
+   * misses its deadline (or a model error) is a failure.
+   */
+  public static String junit(AnalysisReport report, List<Problem> problems) {
+    final StringBuilder out = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.append("<testsuites name=\"kairos check\">\n");
+    if (!problems.isEmpty()) {
+      out.append("  <testsuite name=\"model\" tests=\"")
+          .append(problems.size())
+          .append("\" failures=\"")
+          .append(problems.size())
+          .append("\">\n");
+      for (Problem problem : problems) {
+        final String where = problem.file() + ":" + problem.line() + ":" + problem.column();
+        out.append("    <testcase classname=\"model\" name=\"")
+            .append(xml(where))
+            .append("\">\n      <failure message=\"")
+            .append(xml(problem.message()))
+            .append("\"/>\n    </testcase>\n");
+      }
+      out.append("  </testsuite>\n");
+    }
+    if (report != null) {
+      for (NodeReport node : report.nodes()) {
+        final long failures = node.tasks().stream().filter(t -> failed(node, t)).count();
+        out.append("  <testsuite name=\"")
+            .append(xml(node.node().name()))
+            .append("\" tests=\"")
+            .append(node.tasks().size())
+            .append("\" failures=\"")
+            .append(failures)
+            .append("\">\n");
+        for (TaskReport task : node.tasks()) {
+          out.append("    <testcase classname=\"")
+              .append(xml(node.node().name()))
+              .append("\" name=\"")
+              .append(xml(task.name()))
+              .append("\">\n");
+          if (failed(node, task)) {
+            out.append("      <failure message=\"")
+                .append(
+                    xml(
+                        task.name()
+                            + " ("
+                            + task.source()
+                            + "): worst-case response "
+                            + (task.responseTimeNs() < 0
+                                ? "beyond"
+                                : Durations.format(task.responseTimeNs()) + " beyond")
+                            + " its deadline of "
+                            + Durations.format(task.deadlineNs())))
+                .append("\"/>\n");
+          } else if (!task.schedulable()) {
+            out.append("      <system-out>soft: may miss under overload</system-out>\n");
+          }
+          out.append("    </testcase>\n");
+        }
+        out.append("  </testsuite>\n");
+      }
+    }
+    return out.append("</testsuites>\n").toString();
+  }
+
+  /** A task counts as failed unless it meets its deadline or is soft on a node that holds. */
+  private static boolean failed(NodeReport node, TaskReport task) {
+    return !task.schedulable()
+        && !(task.criticality() == dev.kairos.generator.ir.Tmos.Criticality.SOFT
+            && node.schedulable());
+  }
+
+  private static String xml(String text) {
+    return text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;");
+  }
+
   private static String strategy(NodeReport node) {
     return node.node().strategy().name().toLowerCase(Locale.ROOT).replace('_', '+');
   }

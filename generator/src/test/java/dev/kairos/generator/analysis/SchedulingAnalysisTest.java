@@ -226,4 +226,95 @@ class SchedulingAnalysisTest {
       assertEquals(protectsHard, report.schedulable(), strategy.name());
     }
   }
+
+  /**
+   * Priority-ceiling blocking (Sha, Rajkumar, Lehoczky): a high-rate method sharing a segment with
+   * a low-rate one waits at most once for the low one's whole critical section.
+   */
+  @Test
+  void sharedSegmentsAddCeilingBlocking() {
+    final List<Tmos.SegmentAccess> shared =
+        List.of(new Tmos.SegmentAccess("data", Tmos.Access.WRITE));
+    final Tmos.Spm fast = spm("fast", 1, 10);
+    final Tmos.Spm slow = spm("slow", 3, 100);
+    final Tmos.Spm middle = spm("middle", 1, 50);
+    final Tmos.TmoClass tmo =
+        new Tmos.TmoClass(
+            List.of(),
+            "T",
+            List.of(),
+            List.of(new Tmos.Segment("data", List.of(), HERE)),
+            List.of(withUses(fast, shared), withUses(slow, shared), middle),
+            List.of(),
+            List.of(),
+            List.of(),
+            HERE);
+    final Platform.Node n =
+        new Platform.Node(
+            "n",
+            Platform.OperatingSystem.LINUX,
+            Platform.Strategy.RMS,
+            Platform.REFERENCE,
+            null,
+            List.of(new Platform.Deployment("t", tmo, HERE)),
+            HERE);
+    final NodeReport report = SchedulingAnalysis.analyse(n);
+    assertEquals(4 * MS, response(report, "fast")); // 1 + blocked by slow's 3
+    assertEquals(5 * MS, response(report, "middle")); // 1 + 3 blocking + 1 from fast
+    assertEquals(1, report.segments().size());
+    assertEquals(3, report.segments().get(0).ceiling()); // the band of 'fast'
+  }
+
+  private static Tmos.Spm withUses(Tmos.Spm spm, List<Tmos.SegmentAccess> uses) {
+    return new Tmos.Spm(
+        spm.name(),
+        spm.firstReleaseNs(),
+        spm.lastReleaseNs(),
+        spm.periodNs(),
+        spm.windowOpenNs(),
+        spm.windowCloseNs(),
+        spm.deadlineNs(),
+        spm.wcetNs(),
+        spm.criticality(),
+        spm.importance(),
+        uses,
+        HERE);
+  }
+
+  /**
+   * Two SpMs with the same period in different bands: response-time analysis finds both fine, but
+   * with their real offsets the low one cannot start inside its 1 ms window while the high one runs
+   * for 2 ms from the same instant. Only the release table sees it.
+   */
+  @Test
+  void theReleaseTableChecksStartWindowsWithRealOffsets() {
+    final Tmos.Spm high = spm("high", 2, 10);
+    final Tmos.Spm low =
+        new Tmos.Spm(
+            "low",
+            0,
+            Tmos.FOREVER,
+            20 * MS,
+            0,
+            1 * MS,
+            20 * MS,
+            1 * MS,
+            Tmos.Criticality.HARD,
+            0,
+            List.of(),
+            HERE);
+    final NodeReport report = SchedulingAnalysis.analyse(node(BigDecimal.ONE, high, low));
+    assertTrue(report.releaseTable().unrolled());
+    assertEquals(20 * MS, report.releaseTable().hyperperiodNs());
+    assertFalse(report.schedulable());
+    final ReleaseTableAnalysis.SpmTiming lowTiming =
+        report.releaseTable().timings().stream()
+            .filter(t -> t.method().equals("low"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(2 * MS, lowTiming.worstStartLatencyNs());
+    assertTrue(lowTiming.windowMisses() > 0);
+    // RTA alone would have passed it: 1 + 2 = 3 ms <= 20 ms.
+    assertEquals(3 * MS, response(report, "low"));
+  }
 }

@@ -1,0 +1,240 @@
+package dev.kairos.generator.analysis;
+
+import dev.kairos.generator.ir.Platform.Deployment;
+import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.Tmos;
+import dev.kairos.generator.ir.Tmos.Spm;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * The static release table of a node's spontaneous methods over one hyperperiod, played out exactly
+ * as the engine dispatches it: every activation becomes ready when its start window opens, bands
+ * preempt each other, a band serves its activations in order. With the real offsets of every AAC
+ * this checks what response-time analysis cannot: that each activation starts inside its start
+ * window, next to every other SpM of the node.
+ */
+public final class ReleaseTableAnalysis {
+  /** Activations played out at most; longer hyperperiods are reported, not unrolled. */
+  public static final int MAX_ACTIVATIONS = 200_000;
+
+  private ReleaseTableAnalysis() {}
+
+  /** Worst cases of one SpM over the table. */
+  public record SpmTiming(
+      String instance,
+      String method,
+      long activations,
+      long worstStartLatencyNs,
+      long worstResponseNs,
+      long windowMisses,
+      long deadlineMisses) {
+    public boolean meets() {
+      return windowMisses == 0 && deadlineMisses == 0;
+    }
+  }
+
+  /** The table: its length (0 when too long to unroll) and the per-SpM outcome. */
+  public record Table(long hyperperiodNs, boolean unrolled, List<SpmTiming> timings) {}
+
+  private static final class Job {
+    final int spm;
+    final long release;
+    final long ready;
+    final long order;
+    long remaining;
+    long start = -1;
+
+    Job(int spm, long release, long ready, long wcet, long order) {
+      this.spm = spm;
+      this.release = release;
+      this.ready = ready;
+      this.remaining = wcet;
+      this.order = order;
+    }
+  }
+
+  private record Row(String instance, Spm spm, long wcet, int band) {}
+
+  public static Table analyse(Node node, List<TaskReport> tasks) {
+    final List<Row> rows = new ArrayList<>();
+    for (Deployment deployment : node.deployments()) {
+      for (Spm spm : deployment.tmo().spms()) {
+        final TaskReport task =
+            tasks.stream()
+                .filter(
+                    t ->
+                        t.instance().equals(deployment.instance()) && t.method().equals(spm.name()))
+                .findFirst()
+                .orElseThrow();
+        rows.add(new Row(deployment.instance(), spm, task.wcetNs(), task.band()));
+      }
+    }
+    long hyperperiod = 1;
+    long latestStart = 0;
+    for (Row row : rows) {
+      if (row.spm.periodic()) {
+        hyperperiod = lcm(hyperperiod, row.spm.periodNs());
+      }
+      latestStart = Math.max(latestStart, row.spm.firstReleaseNs());
+    }
+    if (hyperperiod < 0) {
+      return new Table(0, false, List.of());
+    }
+    // Settle from the last first release, then observe one whole hyperperiod.
+    final long horizon;
+    try {
+      horizon = Math.addExact(Math.addExact(latestStart, hyperperiod), hyperperiod);
+    } catch (ArithmeticException e) {
+      return new Table(hyperperiod, false, List.of());
+    }
+    final List<Job> jobs = new ArrayList<>();
+    long order = 0;
+    for (int i = 0; i < rows.size(); i++) {
+      final Spm spm = rows.get(i).spm;
+      final long last = spm.lastReleaseNs() == Tmos.FOREVER ? horizon : spm.lastReleaseNs();
+      for (long t = spm.firstReleaseNs(); t <= last && t < horizon; ) {
+        jobs.add(new Job(i, t, t + spm.windowOpenNs(), rows.get(i).wcet, order++));
+        if (jobs.size() > MAX_ACTIVATIONS) {
+          return new Table(hyperperiod, false, List.of());
+        }
+        if (!spm.periodic()) {
+          break;
+        }
+        t += spm.periodNs();
+      }
+    }
+    jobs.sort(Comparator.comparingLong((Job j) -> j.ready).thenComparingLong(j -> j.order));
+
+    // Ready activations: highest band first, then the order they became ready.
+    final PriorityQueue<Job> ready =
+        new PriorityQueue<>(
+            Comparator.comparingInt((Job j) -> -rows.get(j.spm).band)
+                .thenComparingLong(j -> j.ready)
+                .thenComparingLong(j -> j.order));
+    final long[] starts = new long[rows.size()];
+    final long[] worstStart = new long[rows.size()];
+    final long[] worstResponse = new long[rows.size()];
+    final long[] windowMisses = new long[rows.size()];
+    final long[] deadlineMisses = new long[rows.size()];
+    final long[] count = new long[rows.size()];
+    int next = 0;
+    long now = 0;
+    Job running = null;
+    while (next < jobs.size() || !ready.isEmpty() || running != null) {
+      if (running == null && ready.isEmpty()) {
+        now = Math.max(now, jobs.get(next).ready);
+      }
+      while (next < jobs.size() && jobs.get(next).ready <= now) {
+        ready.add(jobs.get(next++));
+      }
+      if (running != null
+          && !ready.isEmpty()
+          && rows.get(ready.peek().spm).band > rows.get(running.spm).band) {
+        ready.add(running); // preempted by a more urgent band
+        running = null;
+      }
+      if (running == null) {
+        running = ready.poll();
+        final Row row = rows.get(running.spm);
+        if (running.start < 0) {
+          running.start = now;
+          if (now > running.release + row.spm.windowCloseNs()) {
+            // The engine does not start it: a start-window miss, and no execution.
+            record(
+                running,
+                row,
+                now,
+                now,
+                false,
+                worstStart,
+                worstResponse,
+                windowMisses,
+                deadlineMisses,
+                count,
+                starts);
+            running = null;
+            continue;
+          }
+        }
+      }
+      final long arrival = next < jobs.size() ? jobs.get(next).ready : Long.MAX_VALUE;
+      final long finish = now + running.remaining;
+      if (finish <= arrival) {
+        now = finish;
+        record(
+            running,
+            rows.get(running.spm),
+            running.start,
+            now,
+            true,
+            worstStart,
+            worstResponse,
+            windowMisses,
+            deadlineMisses,
+            count,
+            starts);
+        running = null;
+      } else {
+        running.remaining -= arrival - now;
+        now = arrival;
+      }
+    }
+    final List<SpmTiming> timings = new ArrayList<>();
+    for (int i = 0; i < rows.size(); i++) {
+      timings.add(
+          new SpmTiming(
+              rows.get(i).instance,
+              rows.get(i).spm.name(),
+              count[i],
+              worstStart[i],
+              worstResponse[i],
+              windowMisses[i],
+              deadlineMisses[i]));
+    }
+    return new Table(hyperperiod, true, timings);
+  }
+
+  private static void record(
+      Job job,
+      Row row,
+      long start,
+      long finish,
+      boolean started,
+      long[] worstStart,
+      long[] worstResponse,
+      long[] windowMisses,
+      long[] deadlineMisses,
+      long[] count,
+      long[] starts) {
+    final int i = job.spm;
+    count[i]++;
+    starts[i] = start;
+    worstStart[i] = Math.max(worstStart[i], start - job.ready);
+    if (!started) {
+      windowMisses[i]++;
+      return;
+    }
+    worstResponse[i] = Math.max(worstResponse[i], finish - job.release);
+    if (finish > job.release + row.spm.deadlineNs()) {
+      deadlineMisses[i]++;
+    }
+  }
+
+  static long lcm(long a, long b) {
+    long x = a;
+    long y = b;
+    while (y != 0) {
+      final long t = x % y;
+      x = y;
+      y = t;
+    }
+    try {
+      return Math.multiplyExact(a / x, b);
+    } catch (ArithmeticException e) {
+      return -1;
+    }
+  }
+}
