@@ -22,16 +22,40 @@ using namespace std::chrono_literals;
 
 struct Latenesses {
   std::vector<std::int64_t> ns;
+  std::vector<std::int64_t> release_ns;
 };
 
 void collect(void* context, const kairos::SpmEntry& entry, const kairos::ActivationRecord& r) {
-  static_cast<Latenesses*>(context)->ns.push_back(r.start_ns -
-                                                  (r.release_ns + entry.window_open.count()));
+  auto* l = static_cast<Latenesses*>(context);
+  l->ns.push_back(r.start_ns - (r.release_ns + entry.window_open.count()));
+  l->release_ns.push_back(r.release_ns);
+}
+
+/// Where in the run the late starts fell: per second, how many were later than `threshold`.
+void print_outliers(const Latenesses& l, std::int64_t threshold_ns) {
+  std::vector<int> per_second;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < l.ns.size(); ++i) {
+    if (l.ns[i] > threshold_ns) {
+      const auto second = static_cast<std::size_t>(l.release_ns[i] / 1'000'000'000);
+      if (per_second.size() <= second) {
+        per_second.resize(second + 1);
+      }
+      ++per_second[second];
+      ++total;
+    }
+  }
+  std::printf("  starts later than %lld us: %zu; per second:",
+              static_cast<long long>(threshold_ns / 1000), total);
+  for (int count : per_second) {
+    std::printf(" %d", count);
+  }
+  std::printf("\n");
 }
 
 void nothing(void*) {}
 
-std::vector<std::int64_t> engine_lateness(bool real_time, int cpu, int seconds) {
+Latenesses engine_lateness(bool real_time, int cpu, int seconds) {
   static const kairos::SpmEntry entry{
       "bench", "tick", "bench", 0ms,  kairos::kForever,           1ms,
       0ms,     1ms,    1ms,     10us, kairos::Criticality::kHard, 1};
@@ -40,8 +64,9 @@ std::vector<std::int64_t> engine_lateness(bool real_time, int cpu, int seconds) 
   engine->add_spm(entry, nullptr, &nothing, nullptr);
   Latenesses latenesses;
   latenesses.ns.reserve(static_cast<std::size_t>(seconds) * 1000 + 16);
+  latenesses.release_ns.reserve(static_cast<std::size_t>(seconds) * 1000 + 16);
   engine->run_for(std::chrono::seconds{seconds}, &collect, &latenesses);
-  return latenesses.ns;
+  return latenesses;
 }
 
 /// cyclictest's histogram (1 us buckets) turned back into samples.
@@ -92,10 +117,12 @@ int main(int argc, char** argv) {
   } else {
     std::printf("baseline: cyclictest not available (apt-get install rt-tests)\n");
   }
-  bench::print("kairos: SpM start lateness, SCHED_FIFO",
-               bench::summarize(engine_lateness(true, cpu, seconds)));
-  bench::print("kairos: SpM start lateness, SCHED_OTHER",
-               bench::summarize(engine_lateness(false, cpu, seconds)));
+  const Latenesses fifo = engine_lateness(true, cpu, seconds);
+  bench::print("kairos: SpM start lateness, SCHED_FIFO", bench::summarize(fifo.ns));
+  print_outliers(fifo, 200'000);
+  const Latenesses other = engine_lateness(false, cpu, seconds);
+  bench::print("kairos: SpM start lateness, SCHED_OTHER", bench::summarize(other.ns));
+  print_outliers(other, 200'000);
   bench::print_load();
   return 0;
 }

@@ -15,7 +15,18 @@ public record NodeReport(
     boolean schedulable,
     List<String> notes,
     List<SegmentCeiling> segments,
-    ReleaseTableAnalysis.Table releaseTable) {
+    ReleaseTableAnalysis.Table releaseTable,
+    List<BccWindow> bccWindows) {
+
+  /**
+   * The room the basic concurrency constraint leaves a service method: the longest free window
+   * between the SpMs it conflicts with over their hyperperiod (Long.MAX_VALUE: no conflicts).
+   */
+  public record BccWindow(String instance, String svm, long longestFreeNs, long gctNs) {
+    public boolean fits() {
+      return longestFreeNs >= gctNs;
+    }
+  }
 
   /** An ODS segment of a deployed TMO and the highest band of the methods that use it. */
   public record SegmentCeiling(String instance, String segment, int ceiling) {}

@@ -108,10 +108,29 @@ public final class ReleaseTableAnalysis {
     }
     jobs.sort(Comparator.comparingLong((Job j) -> j.ready).thenComparingLong(j -> j.order));
 
-    // Ready activations: highest band first, then the order they became ready.
+    // Ready activations: highest band first, then the band's queue discipline (Kokyu), then
+    // the order they became ready.
+    final dev.kairos.generator.ir.Platform.Strategy strategy = node.strategy();
+    final boolean softLaxity = strategy == dev.kairos.generator.ir.Platform.Strategy.RMS_MLF;
+    final java.util.function.ToLongFunction<Job> discipline =
+        j -> {
+          final Row row = rows.get(j.spm);
+          final long deadline = j.release + row.spm.deadlineNs();
+          return switch (strategy) {
+            case RMS -> 0;
+            case EDF -> deadline;
+            case MLF, MUF -> deadline - row.wcet;
+            case RMS_MLF ->
+                softLaxity && row.spm.criticality() == Tmos.Criticality.SOFT
+                    ? deadline - row.wcet
+                    : 0;
+          };
+        };
     final PriorityQueue<Job> ready =
         new PriorityQueue<>(
             Comparator.comparingInt((Job j) -> -rows.get(j.spm).band)
+                .thenComparingLong(discipline)
+                .thenComparingLong(j -> -(long) rows.get(j.spm).spm.importance())
                 .thenComparingLong(j -> j.ready)
                 .thenComparingLong(j -> j.order));
     final long[] starts = new long[rows.size()];
@@ -123,8 +142,10 @@ public final class ReleaseTableAnalysis {
     int next = 0;
     long now = 0;
     Job running = null;
-    while (next < jobs.size() || !ready.isEmpty() || running != null) {
-      if (running == null && ready.isEmpty()) {
+    // A lane runs its activations to completion; one preempted by a higher band resumes first.
+    final java.util.ArrayDeque<Job> preempted = new java.util.ArrayDeque<>();
+    while (next < jobs.size() || !ready.isEmpty() || running != null || !preempted.isEmpty()) {
+      if (running == null && ready.isEmpty() && preempted.isEmpty()) {
         now = Math.max(now, jobs.get(next).ready);
       }
       while (next < jobs.size() && jobs.get(next).ready <= now) {

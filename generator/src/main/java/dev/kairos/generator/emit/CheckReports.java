@@ -75,6 +75,19 @@ public final class CheckReports {
               node.utilization() * 100,
               node.liuLaylandBound() * 100,
               node.schedulable() ? "schedulable" : "NOT schedulable"));
+      for (NodeReport.BccWindow window : node.bccWindows()) {
+        if (window.longestFreeNs() == Long.MAX_VALUE) {
+          continue;
+        }
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "  bcc: %s.%s gets free windows of up to %s between conflicting SpMs (GCT %s)%n",
+                window.instance(),
+                window.svm(),
+                window.longestFreeNs() < 0 ? "?" : Durations.format(window.longestFreeNs()),
+                Durations.format(window.gctNs())));
+      }
       for (String note : node.notes()) {
         out.append("  note: ").append(note).append(System.lineSeparator());
       }
@@ -114,6 +127,18 @@ public final class CheckReports {
           tasks.add(t);
         }
         n.add("tasks", tasks);
+        final JsonArray bcc = new JsonArray();
+        for (NodeReport.BccWindow window : node.bccWindows()) {
+          final JsonObject b = new JsonObject();
+          b.addProperty("svm", window.instance() + "." + window.svm());
+          b.addProperty(
+              "longest_free_window_ns",
+              window.longestFreeNs() == Long.MAX_VALUE ? -1 : window.longestFreeNs());
+          b.addProperty("gct_ns", window.gctNs());
+          b.addProperty("conflicts", window.longestFreeNs() != Long.MAX_VALUE);
+          bcc.add(b);
+        }
+        n.add("bcc_windows", bcc);
         nodes.add(n);
       }
     }

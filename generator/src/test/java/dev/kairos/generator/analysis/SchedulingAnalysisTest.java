@@ -317,4 +317,38 @@ class SchedulingAnalysisTest {
     // RTA alone would have passed it: 1 + 2 = 3 ms <= 20 ms.
     assertEquals(3 * MS, response(report, "low"));
   }
+
+  /**
+   * Buttazzo's U = 1 example {(2,4),(3,6)}: RMS fails it (R2 = 7 > 6), the EDF demand test passes
+   * it even without preemption inside the band (the conformance suite runs it too).
+   */
+  @Test
+  void edfPassesAFullyUtilisedSetThatRmsFails() {
+    final Platform.Node rms = node(BigDecimal.ONE, spm("a", 2, 4), spm("b", 3, 6));
+    assertFalse(SchedulingAnalysis.analyse(rms).schedulable());
+    final Platform.Node edf =
+        new Platform.Node(
+            "n", rms.os(), Platform.Strategy.EDF, rms.hardware(), null, rms.deployments(), HERE);
+    final NodeReport report = SchedulingAnalysis.analyse(edf);
+    assertTrue(report.schedulable(), report.notes().toString());
+    assertEquals(6 * MS, response(report, "b")); // bounded by its deadline
+  }
+
+  @Test
+  void edfRejectsOverloadAndNonPreemptiveBlocking() {
+    assertFalse(
+        EdfDemandTest.test(
+                List.of(
+                    new EdfDemandTest.Load(3 * MS, 4 * MS, 4 * MS),
+                    new EdfDemandTest.Load(2 * MS, 4 * MS, 4 * MS)))
+            .schedulable());
+    // U = 0.55, but a 5 ms job that just started blocks a 2 ms deadline.
+    final EdfDemandTest.Verdict blocked =
+        EdfDemandTest.test(
+            List.of(
+                new EdfDemandTest.Load(1 * MS, 10 * MS, 2 * MS),
+                new EdfDemandTest.Load(5 * MS, 100 * MS, 100 * MS)));
+    assertFalse(blocked.schedulable());
+    assertEquals(2 * MS, blocked.failingAtNs());
+  }
 }
