@@ -55,12 +55,13 @@ void print_outliers(const Latenesses& l, std::int64_t threshold_ns) {
 
 void nothing(void*) {}
 
-Latenesses engine_lateness(bool real_time, int cpu, int seconds) {
+Latenesses engine_lateness(bool real_time, int cpu, int seconds,
+                           kairos::kal::Duration ahead = kairos::kal::Duration{-1}) {
   static const kairos::SpmEntry entry{
       "bench", "tick", "bench", 0ms,  kairos::kForever,           1ms,
       0ms,     1ms,    1ms,     10us, kairos::Criticality::kHard, 1};
   auto engine = std::make_unique<kairos::Engine>(
-      kairos::EngineOptions{kairos::Strategy::kRms, cpu, false, real_time});
+      kairos::EngineOptions{kairos::Strategy::kRms, cpu, false, real_time, ahead});
   engine->add_spm(entry, nullptr, &nothing, nullptr);
   Latenesses latenesses;
   latenesses.ns.reserve(static_cast<std::size_t>(seconds) * 1000 + 16);
@@ -120,6 +121,9 @@ int main(int argc, char** argv) {
   const Latenesses fifo = engine_lateness(true, cpu, seconds);
   bench::print("kairos: SpM start lateness, SCHED_FIFO", bench::summarize(fifo.ns));
   print_outliers(fifo, 200'000);
+  const Latenesses direct = engine_lateness(true, cpu, seconds, kairos::kal::Duration::zero());
+  bench::print("kairos: SCHED_FIFO, dispatched at the window opening", bench::summarize(direct.ns));
+  print_outliers(direct, 200'000);
   const Latenesses other = engine_lateness(false, cpu, seconds);
   bench::print("kairos: SpM start lateness, SCHED_OTHER", bench::summarize(other.ns));
   print_outliers(other, 200'000);

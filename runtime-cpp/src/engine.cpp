@@ -151,6 +151,10 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
                 "mlockall refused; page faults may delay methods");
   }
   releases_done_.store(false);
+  dispatch_ahead_ = options_.dispatch_ahead >= kal::Duration::zero()
+                        ? options_.dispatch_ahead
+                        : (kal::kSimulatedTime ? kal::Duration::zero()
+                                               : kal::Duration{std::chrono::microseconds{200}});
 
   kal::Status status = kal::Status::kOk;
   for (std::size_t i = 0; i < lane_count_ && status == kal::Status::kOk; ++i) {
@@ -239,7 +243,7 @@ void Engine::release_all() noexcept {
     kal::TimePoint wake = kNever;
     for (std::size_t i = 0; i < binding_count_; ++i) {
       if (active[i]) {
-        wake = std::min(wake, next_release[i] + bindings_[i].entry->window_open);
+        wake = std::min(wake, next_release[i] + bindings_[i].entry->window_open - dispatch_ahead_);
       }
       wake = std::min(wake, watch_deadline[i]);
     }
@@ -335,6 +339,7 @@ void Engine::release_all() noexcept {
       activation.arrival = arrivals++;
       activation.release = waiting.arrival;
       activation.dispatched = now;
+      activation.due = now;
       activation.sequence = waiting.sequence;
       if (lane.inbox.try_push(activation)) {
         lanes_to_wake |= 1U << service.lane;
@@ -346,7 +351,7 @@ void Engine::release_all() noexcept {
 
     for (std::size_t i = 0; i < binding_count_; ++i) {
       Binding& binding = bindings_[i];
-      if (!active[i] || next_release[i] + binding.entry->window_open > now) {
+      if (!active[i] || next_release[i] + binding.entry->window_open - dispatch_ahead_ > now) {
         continue;
       }
       Lane& lane = lanes_[binding.lane];
@@ -356,6 +361,7 @@ void Engine::release_all() noexcept {
       activation.arrival = arrivals++;
       activation.release = next_release[i];
       activation.dispatched = kal::MonotonicClock::now();
+      activation.due = next_release[i] + binding.entry->window_open;
       if (lane.inbox.try_push(activation)) {
         watch_deadline[i] = next_release[i] + binding.entry->deadline;
         watch_sequence[i] = sequence[i];
@@ -484,28 +490,53 @@ void Engine::lane_main(void* lane_pointer) noexcept {
 void Engine::serve(Lane& lane) noexcept {
   Activation activation{};
   for (;;) {
-    lane.wakeup.wait();
-    for (;;) {
-      // Take in every new arrival before choosing: the discipline decides among all of them.
-      while (lane.inbox.try_pop(activation)) {
-        if (!lane.ready.push(key_of(lane, activation), activation) &&
-            activation.request == nullptr) {
-          miss(bindings_[activation.spm], activation.sequence, MissKind::kOverrun,
-               activation.release, kal::MonotonicClock::now());
+    // Take in every arrival before choosing: the discipline decides among all due ones.
+    const kal::TimePoint now = kal::MonotonicClock::now();
+    while (lane.inbox.try_pop(activation)) {
+      if (activation.due > now && lane.early_count < lane.early.size()) {
+        // Dispatched ahead: keep it, earliest first, until its start window opens.
+        std::size_t at = lane.early_count++;
+        while (at > 0 && lane.early[at - 1].due > activation.due) {
+          lane.early[at] = lane.early[at - 1];
+          --at;
         }
+        lane.early[at] = activation;
+      } else if (!lane.ready.push(key_of(lane, activation), activation) &&
+                 activation.request == nullptr) {
+        miss(bindings_[activation.spm], activation.sequence, MissKind::kOverrun, activation.release,
+             now);
       }
-      if (!lane.ready.pop(activation)) {
-        break;
+    }
+    std::size_t promoted = 0;
+    while (promoted < lane.early_count && lane.early[promoted].due <= now) {
+      const Activation& due = lane.early[promoted++];
+      if (!lane.ready.push(key_of(lane, due), due)) {
+        miss(bindings_[due.spm], due.sequence, MissKind::kOverrun, due.release, now);
       }
+    }
+    if (promoted > 0) {
+      for (std::size_t k = promoted; k < lane.early_count; ++k) {
+        lane.early[k - promoted] = lane.early[k];
+      }
+      lane.early_count -= promoted;
+    }
+    if (lane.ready.pop(activation)) {
       if (activation.request != nullptr) {
         serve_request(lane, activation);
       } else {
         execute(lane, activation);
       }
+      continue;
+    }
+    if (lane.early_count > 0) {
+      // Sleep until the next start window opens (or something more arrives).
+      lane.wakeup.wait_until(lane.early[0].due);
+      continue;
     }
     if (lane.stopping.load(std::memory_order_acquire) && lane.inbox.empty()) {
       return;
     }
+    lane.wakeup.wait();
   }
 }
 

@@ -36,11 +36,6 @@ bool try_take(std::atomic<std::uint32_t>& word, ResetMode mode) noexcept {
                                       std::memory_order_relaxed);
 }
 
-timespec relative_to(TimePoint deadline) noexcept {
-  const auto ns = (deadline - MonotonicClock::now()).count();
-  return timespec{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-}
-
 // futex_waitv(2) structures (linux/futex.h of newer kernels; spelled out for older headers).
 struct FutexWaitv {
   std::uint64_t val;
@@ -76,12 +71,18 @@ void Event::wait() noexcept {
 }
 
 bool Event::wait_until(TimePoint deadline) noexcept {
+  // An absolute CLOCK_MONOTONIC timeout (FUTEX_WAIT_BITSET): no drift from recomputing a
+  // relative one, so a lane waiting for a start window wakes as precisely as clock_nanosleep.
+  const auto ns = to_nanoseconds(deadline);
+  const timespec absolute{static_cast<time_t>(ns / 1'000'000'000),
+                          static_cast<long>(ns % 1'000'000'000)};
   while (!try_take(native_.word, mode_)) {
     if (deadline <= MonotonicClock::now()) {
       return false;
     }
-    const timespec relative = relative_to(deadline);
-    futex(&native_.word, FUTEX_WAIT_PRIVATE, kClear, &relative);
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&native_.word), FUTEX_WAIT_BITSET_PRIVATE,
+            kClear, deadline == TimePoint::max() ? nullptr : &absolute, nullptr,
+            FUTEX_BITSET_MATCH_ANY);
   }
   return true;
 }

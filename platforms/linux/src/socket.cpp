@@ -42,6 +42,16 @@ int open_socket(Endpoint::Kind kind) {
   return ::socket(domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
+/// Whole milliseconds from now until `deadline`, rounded up (0 once it has passed).
+int milliseconds_until(TimePoint deadline) {
+  const auto remaining = deadline - MonotonicClock::now();
+  if (remaining <= Duration::zero()) {
+    return 0;
+  }
+  return static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(remaining).count() +
+                          1);
+}
+
 void tune_stream(int handle, Endpoint::Kind kind) {
   if (kind == Endpoint::Kind::kTcp) {
     const int on = 1;
@@ -110,13 +120,8 @@ Status Socket::connect(const Endpoint& endpoint, TimePoint deadline) noexcept {
     close();
     return Status::kPlatformError;
   }
-  const auto remaining = deadline - MonotonicClock::now();
   pollfd waiting{handle_, POLLOUT, 0};
-  const int timeout_ms =
-      remaining <= Duration::zero()
-          ? 0
-          : static_cast<int>(
-                std::chrono::duration_cast<std::chrono::milliseconds>(remaining).count() + 1);
+  const int timeout_ms = milliseconds_until(deadline);
   int error = 0;
   socklen_t error_length = sizeof error;
   if (::poll(&waiting, 1, timeout_ms) != 1 ||
@@ -186,12 +191,7 @@ std::size_t Poller::wait(TimePoint deadline, std::span<std::uint64_t> ready) noe
   }
   constexpr std::size_t kBatch = 64;
   epoll_event events[kBatch];
-  const auto remaining = deadline - MonotonicClock::now();
-  const int timeout_ms =
-      remaining <= Duration::zero()
-          ? 0
-          : static_cast<int>(
-                std::chrono::duration_cast<std::chrono::milliseconds>(remaining).count() + 1);
+  const int timeout_ms = milliseconds_until(deadline);
   const int wanted = static_cast<int>(ready.size() < kBatch ? ready.size() : kBatch);
   int count = epoll_wait(handle_, events, wanted, timeout_ms);
   if (count < 0) {

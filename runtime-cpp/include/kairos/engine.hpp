@@ -37,6 +37,10 @@ struct EngineOptions {
   /// Run lanes at real-time priorities where the OS permits (false: time-shared, for
   /// comparison in benchmarks).
   bool real_time = true;
+  /// How long before a start window opens the trigger hands the activation to its lane, which
+  /// then sleeps until the window opens itself: the start then waits for one timer wake-up,
+  /// not two. Negative: the platform's default (200 us on real time, 0 on simulated time).
+  kal::Duration dispatch_ahead = kal::Duration{-1};
 };
 
 struct MissReport {
@@ -136,6 +140,7 @@ class Engine {
     std::uint64_t arrival = 0;
     kal::TimePoint release{};
     kal::TimePoint dispatched{};
+    kal::TimePoint due{};  ///< when it may start: its start window opens (or on arrival)
   };
 
   struct Binding {
@@ -180,6 +185,9 @@ class Engine {
     std::atomic<bool> stopping{false};
     SpscRing<Activation, kLaneQueueCapacity> inbox;    ///< from the time-trigger thread
     ReadyQueue<Activation, kLaneQueueCapacity> ready;  ///< owned by the lane's thread
+    /// Activations dispatched ahead of their start window, earliest first (lane's thread).
+    std::array<Activation, kLaneQueueCapacity> early{};
+    std::size_t early_count = 0;
     SpscRing<ActivationRecord, kTraceCapacity> trace;
   };
 
@@ -222,6 +230,7 @@ class Engine {
   std::size_t lane_count_ = 0;
   kal::Thread time_trigger_;
   kal::TimePoint epoch_{};
+  kal::Duration dispatch_ahead_{};
   kal::TimePoint end_{};
   kal::Event start_gate_;
   std::atomic<bool> abandoned_{false};

@@ -150,20 +150,7 @@ public final class SchedulingAnalysis {
       for (int i = 0; i < tasks.size(); i++) {
         final TaskReport t = tasks.get(i);
         if (t.periodNs() > 0) {
-          tasks.set(
-              i,
-              new TaskReport(
-                  t.instance(),
-                  t.method(),
-                  t.kind(),
-                  t.criticality(),
-                  t.periodNs(),
-                  t.wcetNs(),
-                  t.deadlineNs(),
-                  t.band(),
-                  schedulable ? t.deadlineNs() : -1,
-                  schedulable,
-                  t.source()));
+          tasks.set(i, t.withVerdict(schedulable ? t.deadlineNs() : -1, schedulable));
         }
       }
     }
@@ -185,20 +172,7 @@ public final class SchedulingAnalysis {
         if (t.kind() == TaskReport.Kind.SPM
             && t.instance().equals(timing.instance())
             && t.method().equals(timing.method())) {
-          tasks.set(
-              i,
-              new TaskReport(
-                  t.instance(),
-                  t.method(),
-                  t.kind(),
-                  t.criticality(),
-                  t.periodNs(),
-                  t.wcetNs(),
-                  t.deadlineNs(),
-                  t.band(),
-                  t.responseTimeNs(),
-                  false,
-                  t.source()));
+          tasks.set(i, t.withVerdict(t.responseTimeNs(), false));
           notes.add(
               t.name()
                   + " misses "

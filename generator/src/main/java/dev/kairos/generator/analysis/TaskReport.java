@@ -36,6 +36,22 @@ public record TaskReport(
     return instance + "." + method;
   }
 
+  /** The same task with another response time and verdict (a later analysis refined it). */
+  public TaskReport withVerdict(long response, boolean meets) {
+    return new TaskReport(
+        instance,
+        method,
+        kind,
+        criticality,
+        periodNs,
+        wcetNs,
+        deadlineNs,
+        band,
+        response,
+        meets,
+        source);
+  }
+
   public double utilization() {
     return periodNs > 0 ? (double) wcetNs / periodNs : 0.0;
   }
