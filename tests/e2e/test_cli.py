@@ -136,3 +136,26 @@ def test_check_junit_has_a_case_per_method_and_fails_the_missed_ones(workdir):
     (suite,) = ElementTree.fromstring(failed.stdout).findall("testsuite")
     failures = [c.get("name") for c in suite.findall("testcase") if c.find("failure") is not None]
     assert failures == ["t1.b"]
+
+
+def test_check_reports_end_to_end_deadlines_of_remote_calls(workdir):
+    import json
+
+    example = copy_example("avionics", workdir)
+    result = kairos("check", "--format", "json", example / "avionics.tmo")
+    assert result.returncode == 0, result.stderr
+    (gate,) = json.loads(result.stdout)["gates"]
+    assert gate["gate"] == "nav.sensors" and gate["callee"] == "sensors.sample"
+    assert gate["deadline_ns"] == 4_000_000
+    assert gate["network_ns"] == 2 * (100_000 + 50_000)
+    assert gate["callee_gct_ns"] == 1_000_000
+    assert 0 <= gate["callee_response_time_ns"] <= gate["callee_gct_ns"]
+    assert gate["schedulable"] is True
+
+    # The callee's node overloaded: its SvM can no longer keep its GCT, so the call fails.
+    model = example / "avionics.tmo"
+    model.write_text(model.read_text().replace("wcet 300 us criticality hard", "wcet 4900 us criticality hard"))
+    failed = kairos("check", "--format", "json", model)
+    assert failed.returncode == 1
+    (gate,) = json.loads(failed.stdout)["gates"]
+    assert gate["schedulable"] is False

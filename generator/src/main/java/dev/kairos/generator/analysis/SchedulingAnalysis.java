@@ -28,7 +28,9 @@ public final class SchedulingAnalysis {
   private SchedulingAnalysis() {}
 
   public static AnalysisReport analyse(SystemModel system) {
-    return new AnalysisReport(system.nodes().stream().map(SchedulingAnalysis::analyse).toList());
+    final List<NodeReport> nodes =
+        system.nodes().stream().map(SchedulingAnalysis::analyse).toList();
+    return new AnalysisReport(nodes, EndToEndAnalysis.analyse(system, nodes));
   }
 
   public static NodeReport analyse(Node node) {

@@ -4,6 +4,7 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.EndToEndAnalysis;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Durations;
@@ -93,6 +94,27 @@ public final class CheckReports {
       }
       out.append(System.lineSeparator());
     }
+    if (!report.gates().isEmpty()) {
+      out.append("remote calls (deadline >= 2 x (latency + jitter) + callee GCT):")
+          .append(System.lineSeparator());
+      for (EndToEndAnalysis.GateReport gate : report.gates()) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "  %s.%s -> %s: deadline %s, network %s, GCT %s, callee response %s: %s%n",
+                gate.caller(),
+                gate.gate(),
+                gate.callee(),
+                Durations.format(gate.deadlineNs()),
+                gate.networkNs() < 0 ? "no path" : Durations.format(gate.networkNs()),
+                gate.calleeGctNs() < 0 ? "?" : Durations.format(gate.calleeGctNs()),
+                gate.calleeResponseNs() < 0
+                    ? "unbounded"
+                    : Durations.format(gate.calleeResponseNs()),
+                gate.meets() ? "ok" : "MISSES ITS DEADLINE"));
+      }
+      out.append(System.lineSeparator());
+    }
     out.append(report.schedulable() ? "all nodes schedulable" : "not schedulable")
         .append(System.lineSeparator());
     return out.toString();
@@ -143,6 +165,22 @@ public final class CheckReports {
       }
     }
     root.add("nodes", nodes);
+    final JsonArray gates = new JsonArray();
+    if (report != null) {
+      for (EndToEndAnalysis.GateReport gate : report.gates()) {
+        final JsonObject g = new JsonObject();
+        g.addProperty("gate", gate.caller() + "." + gate.gate());
+        g.addProperty("callee", gate.callee());
+        g.addProperty("deadline_ns", gate.deadlineNs());
+        g.addProperty("network_ns", gate.networkNs());
+        g.addProperty("callee_gct_ns", gate.calleeGctNs());
+        g.addProperty("callee_response_time_ns", gate.calleeResponseNs());
+        g.addProperty("schedulable", gate.meets());
+        g.addProperty("source", gate.source().toString());
+        gates.add(g);
+      }
+    }
+    root.add("gates", gates);
     final JsonArray errors = new JsonArray();
     for (Problem problem : problems) {
       final JsonObject e = new JsonObject();

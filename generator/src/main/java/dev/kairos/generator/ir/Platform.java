@@ -28,6 +28,10 @@ public final class Platform {
 
   public record Deployment(String instance, TmoClass tmo, SourceRef source) {}
 
+  /** A network and the nodes it connects; times in nanoseconds. */
+  public record Network(
+      String name, long latencyNs, long jitterNs, List<String> nodes, SourceRef source) {}
+
   public record Node(
       String name,
       OperatingSystem os,

@@ -18,4 +18,5 @@ public record SystemModel(
     List<Constant> constants,
     List<Interface> interfaces,
     List<TmoClass> tmos,
-    List<Node> nodes) {}
+    List<Node> nodes,
+    List<Platform.Network> networks) {}

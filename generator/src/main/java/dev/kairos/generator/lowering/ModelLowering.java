@@ -128,15 +128,30 @@ public final class ModelLowering {
         }
       }
     }
+    final List<Platform.Network> networks = new ArrayList<>();
     for (Model model : models) {
       for (EObject element : model.getElements()) {
         if (element instanceof dev.kairos.dsl.kairos.Node node) {
           nodes.add(lowerNode(node));
+        } else if (element instanceof dev.kairos.dsl.kairos.Network network) {
+          networks.add(
+              new Platform.Network(
+                  network.getName(),
+                  network.getLatency() == null ? 0 : nanos(network.getLatency()),
+                  network.getJitter() == null ? 0 : nanos(network.getJitter()),
+                  network.getNodes().stream().map(dev.kairos.dsl.kairos.Node::getName).toList(),
+                  at(network)));
         }
       }
     }
     return new SystemModel(
-        modelName, DependencyOrder.sort(dependencies), constants, interfaces, tmos, nodes);
+        modelName,
+        DependencyOrder.sort(dependencies),
+        constants,
+        interfaces,
+        tmos,
+        nodes,
+        networks);
   }
 
   // ------------------------------------------------------------------ types
