@@ -106,6 +106,31 @@ public final class KairosCli implements Callable<Integer> {
 
     @Spec CommandLine.Model.CommandSpec spec;
 
+    @Option(
+        names = "--timings",
+        description = "print how long each phase took (load and validate, lower, analyse, emit)")
+    boolean timings;
+
+    private long lapStart = System.nanoTime();
+    private final StringBuilder laps = new StringBuilder();
+
+    /** Ends a phase: with --timings its duration is reported on stderr at the end. */
+    void lap(String phase) {
+      final long now = System.nanoTime();
+      laps.append(laps.length() == 0 ? "" : ", ")
+          .append(phase)
+          .append(' ')
+          .append((now - lapStart) / 1_000_000)
+          .append(" ms");
+      lapStart = now;
+    }
+
+    void reportTimings() {
+      if (timings) {
+        err().println("kairos: timings: " + laps);
+      }
+    }
+
     PrintWriter out() {
       return spec.commandLine().getOut();
     }
@@ -216,7 +241,20 @@ public final class KairosCli implements Callable<Integer> {
         }
         return exit[0];
       }
-      final AnalysisReport report = SchedulingAnalysis.analyse(lower(loaded.get()));
+      lap("load and validate");
+      final SystemModel system = lower(loaded.get());
+      lap("lower");
+      final AnalysisReport report = SchedulingAnalysis.analyse(system);
+      lap(
+          "analyse "
+              + system.nodes().stream()
+                  .mapToLong(
+                      n ->
+                          n.deployments().stream()
+                              .mapToLong(d -> d.tmo().spms().size() + d.tmo().svms().size())
+                              .sum())
+                  .sum()
+              + " tasks");
       out()
           .print(
               switch (format) {
@@ -224,6 +262,8 @@ public final class KairosCli implements Callable<Integer> {
                 case junit -> CheckReports.junit(report, List.of());
                 case text -> CheckReports.text(report);
               });
+      lap("report");
+      reportTimings();
       return report.schedulable() ? OK : MODEL_ERRORS;
     }
   }
@@ -308,8 +348,11 @@ public final class KairosCli implements Callable<Integer> {
         }
         return exit[0];
       }
+      lap("load and validate");
       final SystemModel system = lower(loaded.get());
+      lap("lower");
       final AnalysisReport report = SchedulingAnalysis.analyse(system);
+      lap("analyse");
       if (!report.schedulable() && !allowUnschedulable) {
         err().print(CheckReports.text(report));
         err()
@@ -348,6 +391,8 @@ public final class KairosCli implements Callable<Integer> {
             };
         out().println(String.format("%-9s %s", what, shown));
       }
+      lap("emit, format and write " + written.size() + " files");
+      reportTimings();
       return OK;
     }
 
@@ -356,15 +401,22 @@ public final class KairosCli implements Callable<Integer> {
       if (formatter.isEmpty()) {
         return files;
       }
-      final List<GeneratedFile> formatted = new ArrayList<>();
+      final List<GeneratedFile> cpp = files.stream().filter(GeneratedFile::isCpp).toList();
+      final List<String> formatted =
+          formatter
+              .get()
+              .formatAll(
+                  cpp.stream().map(GeneratedFile::path).toList(),
+                  cpp.stream().map(GeneratedFile::content).toList());
+      final List<GeneratedFile> result = new ArrayList<>();
+      int next = 0;
       for (GeneratedFile file : files) {
-        formatted.add(
+        result.add(
             file.isCpp()
-                ? new GeneratedFile(
-                    file.path(), formatter.get().format(file.path(), file.content()), file.kind())
+                ? new GeneratedFile(file.path(), formatted.get(next++), file.kind())
                 : file);
       }
-      return formatted;
+      return result;
     }
   }
 }

@@ -3,7 +3,6 @@ package dev.kairos.dsl.validation;
 import dev.kairos.dsl.kairos.Deployment;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
 import dev.kairos.dsl.kairos.Node;
-import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.xtext.EcoreUtil2;
 import org.eclipse.xtext.validation.Check;
 
@@ -25,38 +24,21 @@ public class DeploymentValidator extends ConcernValidator {
     if (deployment.getTmo() == null || deployment.getTmo().eIsProxy()) {
       return;
     }
-    final Resource resource = deployment.eResource();
-    if (resource == null || resource.getResourceSet() == null) {
+    final ModelIndex index = ModelIndex.of(deployment, getContext());
+    final Deployment earlier = index.firstDeployment.get(deployment.getTmo());
+    if (earlier == null || earlier == deployment) {
       return;
     }
-    for (Resource other : resource.getResourceSet().getResources()) {
-      for (Deployment earlier : deploymentsOf(other)) {
-        if (earlier == deployment) {
-          return;
-        }
-        if (earlier.getTmo() == deployment.getTmo()) {
-          final Node where = EcoreUtil2.getContainerOfType(earlier, Node.class);
-          error(
-              "TMO '"
-                  + deployment.getTmo().getName()
-                  + "' is already deployed as '"
-                  + earlier.getName()
-                  + "'"
-                  + (where == null ? "" : " on node '" + where.getName() + "'")
-                  + "; a TMO is deployed once",
-              Literals.DEPLOYMENT__TMO,
-              IssueCodes.TMO_DEPLOYED_TWICE);
-          return;
-        }
-      }
-    }
-  }
-
-  private static java.util.List<Deployment> deploymentsOf(Resource resource) {
-    final java.util.List<Deployment> deployments = new java.util.ArrayList<>();
-    for (org.eclipse.emf.ecore.EObject root : resource.getContents()) {
-      deployments.addAll(EcoreUtil2.eAllOfType(root, Deployment.class));
-    }
-    return deployments;
+    final Node where = EcoreUtil2.getContainerOfType(earlier, Node.class);
+    error(
+        "TMO '"
+            + deployment.getTmo().getName()
+            + "' is already deployed as '"
+            + earlier.getName()
+            + "'"
+            + (where == null ? "" : " on node '" + where.getName() + "'")
+            + "; a TMO is deployed once",
+        Literals.DEPLOYMENT__TMO,
+        IssueCodes.TMO_DEPLOYED_TWICE);
   }
 }

@@ -9,9 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.EReference;
-import org.eclipse.xtext.EcoreUtil2;
 import org.eclipse.xtext.validation.Check;
 
 /** Hardware, nodes, networks and systems: well-formed endpoints and no node listed twice. */
@@ -46,19 +44,12 @@ public class PlatformValidator extends ConcernValidator {
           IssueCodes.INVALID_ENDPOINT);
       return;
     }
-    for (EObject root : TmoValidator.roots(node)) {
-      for (Node other : EcoreUtil2.eAllOfType(root, Node.class)) {
-        if (other == node) {
-          return;
-        }
-        if (endpoint.equals(other.getEndpoint())) {
-          error(
-              "node '" + other.getName() + "' already listens on " + endpoint,
-              Literals.NODE__ENDPOINT,
-              IssueCodes.DUPLICATE_ENDPOINT);
-          return;
-        }
-      }
+    final Node first = ModelIndex.of(node, getContext()).firstOnEndpoint.get(endpoint);
+    if (first != null && first != node) {
+      error(
+          "node '" + first.getName() + "' already listens on " + endpoint,
+          Literals.NODE__ENDPOINT,
+          IssueCodes.DUPLICATE_ENDPOINT);
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.kairos.dsl.validation;
 
 import dev.kairos.dsl.kairos.Access;
-import dev.kairos.dsl.kairos.Deployment;
 import dev.kairos.dsl.kairos.Gate;
 import dev.kairos.dsl.kairos.Interface;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
@@ -25,8 +24,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.eclipse.emf.ecore.EObject;
-import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.xtext.EcoreUtil2;
 import org.eclipse.xtext.validation.Check;
 
@@ -109,45 +106,35 @@ public class TmoValidator extends ConcernValidator {
         }
       }
     }
-    final Resource resource = tmo.eResource();
-    if (resource == null || resource.getResourceSet() == null || tmo.getName() == null) {
+    if (tmo.getName() == null) {
       return;
     }
-    for (Resource other : resource.getResourceSet().getResources()) {
-      for (EObject root : other.getContents()) {
-        for (EObject element : EcoreUtil2.eAllContents(root)) {
-          final String name =
-              element == tmo
-                  ? null
-                  : org.eclipse.xtext.util.SimpleAttributeResolver.NAME_RESOLVER.apply(element);
-          if (name == null || !(isTopLevel(element))) {
-            continue;
-          }
-          if (name.equals(tmo.getName() + "Base") || name.equals(tmo.getName() + "Ods")) {
-            error(
-                "'" + name + "' collides with a class generated for TMO '" + tmo.getName() + "'",
-                Literals.TMO__NAME,
-                IssueCodes.NAME_COLLISION);
-          } else if (element instanceof Tmo otherTmo
-              && name.toLowerCase(Locale.ROOT).equals(tmo.getName().toLowerCase(Locale.ROOT))) {
-            error(
-                "TMOs '"
-                    + otherTmo.getName()
-                    + "' and '"
-                    + tmo.getName()
-                    + "' would generate the same file names ("
-                    + tmo.getName()
-                    + ".base.hpp)",
-                Literals.TMO__NAME,
-                IssueCodes.NAME_COLLISION);
-          }
+    final ModelIndex index = ModelIndex.of(tmo, getContext());
+    for (String generated : List.of(tmo.getName() + "Base", tmo.getName() + "Ods")) {
+      if (index.topLevel.containsKey(generated)) {
+        error(
+            "'" + generated + "' collides with a class generated for TMO '" + tmo.getName() + "'",
+            Literals.TMO__NAME,
+            IssueCodes.NAME_COLLISION);
+      }
+    }
+    for (Tmo otherTmo :
+        index.tmosByFoldedName.getOrDefault(tmo.getName().toLowerCase(Locale.ROOT), List.of())) {
+      {
+        if (!otherTmo.getName().equals(tmo.getName())) {
+          error(
+              "TMOs '"
+                  + otherTmo.getName()
+                  + "' and '"
+                  + tmo.getName()
+                  + "' would generate the same file names ("
+                  + tmo.getName()
+                  + ".base.hpp)",
+              Literals.TMO__NAME,
+              IssueCodes.NAME_COLLISION);
         }
       }
     }
-  }
-
-  private static boolean isTopLevel(EObject element) {
-    return element.eContainer() instanceof dev.kairos.dsl.kairos.Model;
   }
 
   /**
@@ -237,7 +224,8 @@ public class TmoValidator extends ConcernValidator {
     if (callee == null || callee.eIsProxy() || method == null || method.eIsProxy()) {
       return;
     }
-    final Map<Tmo, Node> placement = placements(gate);
+    final ModelIndex index = ModelIndex.of(gate, getContext());
+    final Map<Tmo, Node> placement = index.placement;
     final Node calleeNode = placement.get(callee);
     if (calleeNode == null) {
       error(
@@ -255,7 +243,7 @@ public class TmoValidator extends ConcernValidator {
     }
     long network = 0;
     if (callerNode != calleeNode) {
-      final Network link = linkBetween(gate, callerNode, calleeNode);
+      final Network link = linkBetween(index, callerNode, calleeNode);
       if (link == null) {
         error(
             "no network connects node '"
@@ -291,43 +279,12 @@ public class TmoValidator extends ConcernValidator {
     }
   }
 
-  private static Map<Tmo, Node> placements(EObject context) {
-    final Map<Tmo, Node> placement = new HashMap<>();
-    for (EObject root : roots(context)) {
-      for (Deployment deployment : EcoreUtil2.eAllOfType(root, Deployment.class)) {
-        final Tmo tmo = deployment.getTmo();
-        if (tmo != null && !tmo.eIsProxy()) {
-          placement.putIfAbsent(tmo, EcoreUtil2.getContainerOfType(deployment, Node.class));
-        }
-      }
-    }
-    return placement;
-  }
-
-  private static Network linkBetween(EObject context, Node a, Node b) {
-    for (EObject root : roots(context)) {
-      for (Network network : EcoreUtil2.eAllOfType(root, Network.class)) {
-        if (network.getNodes().contains(a) && network.getNodes().contains(b)) {
-          return network;
-        }
+  private static Network linkBetween(ModelIndex index, Node a, Node b) {
+    for (Network network : index.networks) {
+      if (network.getNodes().contains(a) && network.getNodes().contains(b)) {
+        return network;
       }
     }
     return null;
-  }
-
-  static List<EObject> roots(EObject context) {
-    final List<EObject> roots = new ArrayList<>();
-    final Resource resource = context.eResource();
-    if (resource == null) {
-      return roots;
-    }
-    if (resource.getResourceSet() == null) {
-      roots.addAll(resource.getContents());
-      return roots;
-    }
-    for (Resource other : resource.getResourceSet().getResources()) {
-      roots.addAll(other.getContents());
-    }
-    return roots;
   }
 }
