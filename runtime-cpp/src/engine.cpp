@@ -18,6 +18,19 @@ constexpr std::int64_t since(kal::TimePoint epoch, kal::TimePoint t) noexcept {
   return (t - epoch).count();
 }
 
+/// Claims the report of activation `sequence`'s miss: true for the first observer only (the
+/// lane at completion or the watchdog at the deadline), so every miss is reported once.
+bool claim_report(std::atomic<std::uint64_t>& reported_through, std::uint64_t sequence) noexcept {
+  std::uint64_t reported = reported_through.load(std::memory_order_relaxed);
+  do {
+    if (reported > sequence) {
+      return false;
+    }
+  } while (
+      !reported_through.compare_exchange_weak(reported, sequence + 1, std::memory_order_acq_rel));
+  return true;
+}
+
 constexpr const char* kLaneNames[Engine::kMaxLanes] = {
     "kairos-lane0",  "kairos-lane1",  "kairos-lane2",  "kairos-lane3",
     "kairos-lane4",  "kairos-lane5",  "kairos-lane6",  "kairos-lane7",
@@ -433,13 +446,9 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
 
 void Engine::gct_miss(ServiceBinding& service, std::uint64_t sequence, kal::TimePoint arrival,
                       kal::TimePoint observed) noexcept {
-  std::uint64_t reported = service.miss_reported.load(std::memory_order_relaxed);
-  do {
-    if (reported > sequence) {
-      return;
-    }
-  } while (!service.miss_reported.compare_exchange_weak(reported, sequence + 1,
-                                                        std::memory_order_acq_rel));
+  if (!claim_report(service.miss_reported, sequence)) {
+    return;
+  }
   gct_misses_.fetch_add(1, std::memory_order_relaxed);
   if (service.on_miss != nullptr) {
     const MissReport report{nullptr,          sequence,          MissKind::kGuaranteedCompletion,
@@ -449,34 +458,32 @@ void Engine::gct_miss(ServiceBinding& service, std::uint64_t sequence, kal::Time
 }
 
 ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const noexcept {
+  // SpMs are due at their deadline, service requests at their GCT from arrival.
+  std::int64_t due = 0;
+  kal::Duration wcet{};
+  std::uint8_t importance = 0;
   if (activation.request != nullptr) {
     const SvmEntry& service = *services_[activation.spm].entry;
-    const std::int64_t due = since(epoch_, activation.release + service.gct);
-    switch (lane.discipline) {
-      case QueueDiscipline::kFifo:
-        return ReadyKey{0, 0, activation.arrival};
-      case QueueDiscipline::kDeadline:
-        return ReadyKey{due, 0, activation.arrival};
-      case QueueDiscipline::kLaxity:
-        return ReadyKey{due - service.wcet.count(), 0, activation.arrival};
-      case QueueDiscipline::kLaxityThenImportance:
-        return ReadyKey{due - service.wcet.count(), -static_cast<std::int64_t>(service.importance),
-                        activation.arrival};
-    }
+    due = since(epoch_, activation.release + service.gct);
+    wcet = service.wcet;
+    importance = service.importance;
+  } else {
+    const SpmEntry& entry = *bindings_[activation.spm].entry;
+    due = since(epoch_, activation.release + entry.deadline);
+    wcet = entry.wcet;
+    importance = entry.importance;
   }
-  const SpmEntry& entry = *bindings_[activation.spm].entry;
-  const std::int64_t deadline = since(epoch_, activation.release + entry.deadline);
   switch (lane.discipline) {
     case QueueDiscipline::kFifo:
       return ReadyKey{0, 0, activation.arrival};
     case QueueDiscipline::kDeadline:
-      return ReadyKey{deadline, 0, activation.arrival};
+      return ReadyKey{due, 0, activation.arrival};
     case QueueDiscipline::kLaxity:
       // Laxity at any common instant orders like (deadline - remaining work); a waiting
       // activation has all of its WCET still to do.
-      return ReadyKey{deadline - entry.wcet.count(), 0, activation.arrival};
+      return ReadyKey{due - wcet.count(), 0, activation.arrival};
     case QueueDiscipline::kLaxityThenImportance:
-      return ReadyKey{deadline - entry.wcet.count(), -static_cast<std::int64_t>(entry.importance),
+      return ReadyKey{due - wcet.count(), -static_cast<std::int64_t>(importance),
                       activation.arrival};
   }
   return ReadyKey{0, 0, activation.arrival};
@@ -592,15 +599,8 @@ void Engine::record(Lane& lane, const ActivationRecord& result) noexcept {
 
 void Engine::miss(Binding& binding, std::uint64_t sequence, MissKind kind, kal::TimePoint release,
                   kal::TimePoint observed) noexcept {
-  if (kind != MissKind::kOverrun) {
-    // Whoever sees a miss first reports it; the other observer stays silent.
-    std::uint64_t reported = binding.miss_reported.load(std::memory_order_relaxed);
-    do {
-      if (reported > sequence) {
-        return;
-      }
-    } while (!binding.miss_reported.compare_exchange_weak(reported, sequence + 1,
-                                                          std::memory_order_acq_rel));
+  if (kind != MissKind::kOverrun && !claim_report(binding.miss_reported, sequence)) {
+    return;  // already reported by the other observer
   }
   switch (kind) {
     case MissKind::kStartWindow:

@@ -52,6 +52,17 @@ int milliseconds_until(TimePoint deadline) {
                           1);
 }
 
+/// A new non-blocking socket for `endpoint` and its address; a status other than kOk if the
+/// address does not parse or no socket can be had.
+Status open_for(const Endpoint& endpoint, int& handle, sockaddr_storage& address,
+                socklen_t& length) {
+  if (!address_of(endpoint, address, length)) {
+    return Status::kInvalidArgument;
+  }
+  handle = open_socket(endpoint.kind);
+  return handle < 0 ? Status::kResourceExhausted : Status::kOk;
+}
+
 void tune_stream(int handle, Endpoint::Kind kind) {
   if (kind == Endpoint::Kind::kTcp) {
     const int on = 1;
@@ -75,12 +86,8 @@ Status Socket::listen(const Endpoint& endpoint) noexcept {
   close();
   sockaddr_storage address{};
   socklen_t length = 0;
-  if (!address_of(endpoint, address, length)) {
-    return Status::kInvalidArgument;
-  }
-  handle_ = open_socket(endpoint.kind);
-  if (handle_ < 0) {
-    return Status::kResourceExhausted;
+  if (const Status status = open_for(endpoint, handle_, address, length); status != Status::kOk) {
+    return status;
   }
   kind_ = endpoint.kind;
   const int on = 1;
@@ -104,12 +111,8 @@ Status Socket::connect(const Endpoint& endpoint, TimePoint deadline) noexcept {
   close();
   sockaddr_storage address{};
   socklen_t length = 0;
-  if (!address_of(endpoint, address, length)) {
-    return Status::kInvalidArgument;
-  }
-  handle_ = open_socket(endpoint.kind);
-  if (handle_ < 0) {
-    return Status::kResourceExhausted;
+  if (const Status status = open_for(endpoint, handle_, address, length); status != Status::kOk) {
+    return status;
   }
   kind_ = endpoint.kind;
   if (::connect(handle_, reinterpret_cast<sockaddr*>(&address), length) == 0) {

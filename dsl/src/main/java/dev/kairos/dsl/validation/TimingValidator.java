@@ -242,7 +242,8 @@ public class TimingValidator extends ConcernValidator {
     return new WindowTimes(earliest.getAsLong(), latest.getAsLong(), deadline.getAsLong());
   }
 
-  private static OptionalLong offset(TimePoint point) {
+  /** A window time's offset in nanoseconds (0 for a bare `t`), empty if malformed. */
+  static OptionalLong offset(TimePoint point) {
     if (point == null) {
       return OptionalLong.empty();
     }

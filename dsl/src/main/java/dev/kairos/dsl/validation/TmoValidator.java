@@ -156,8 +156,8 @@ public class TmoValidator extends ConcernValidator {
           && conflicts(svm, spm)) {
         final OptionalLong period = TimingValidator.nanos(aac.getPeriod());
         final OptionalLong from = TimingValidator.nanos(aac.getFrom());
-        final OptionalLong open = offset(aac.getWindow().getEarliest());
-        final OptionalLong deadline = offset(aac.getWindow().getDeadline());
+        final OptionalLong open = TimingValidator.offset(aac.getWindow().getEarliest());
+        final OptionalLong deadline = TimingValidator.offset(aac.getWindow().getDeadline());
         if (period.isEmpty()
             || period.getAsLong() <= 0
             || from.isEmpty()
@@ -188,15 +188,6 @@ public class TmoValidator extends ConcernValidator {
           Literals.SVM__GCT,
           IssueCodes.SVM_UNSERVABLE);
     }
-  }
-
-  private static OptionalLong offset(dev.kairos.dsl.kairos.TimePoint point) {
-    if (point == null) {
-      return OptionalLong.empty();
-    }
-    return point.getOffset() == null
-        ? OptionalLong.of(0)
-        : TimingValidator.nanos(point.getOffset());
   }
 
   /** Whether two methods share a segment with at least one of them writing it. */

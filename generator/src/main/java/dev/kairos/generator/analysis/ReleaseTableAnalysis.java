@@ -133,12 +133,8 @@ public final class ReleaseTableAnalysis {
                 .thenComparingLong(j -> -(long) rows.get(j.spm).spm.importance())
                 .thenComparingLong(j -> j.ready)
                 .thenComparingLong(j -> j.order));
-    final long[] starts = new long[rows.size()];
-    final long[] worstStart = new long[rows.size()];
-    final long[] worstResponse = new long[rows.size()];
-    final long[] windowMisses = new long[rows.size()];
-    final long[] deadlineMisses = new long[rows.size()];
-    final long[] count = new long[rows.size()];
+    final List<Stats> stats = new ArrayList<>();
+    rows.forEach(row -> stats.add(new Stats()));
     int next = 0;
     long now = 0;
     Job running = null;
@@ -164,18 +160,7 @@ public final class ReleaseTableAnalysis {
           running.start = now;
           if (now > running.release + row.spm.windowCloseNs()) {
             // The engine does not start it: a start-window miss, and no execution.
-            record(
-                running,
-                row,
-                now,
-                now,
-                false,
-                worstStart,
-                worstResponse,
-                windowMisses,
-                deadlineMisses,
-                count,
-                starts);
+            stats.get(running.spm).dropped(running, now);
             running = null;
             continue;
           }
@@ -185,18 +170,7 @@ public final class ReleaseTableAnalysis {
       final long finish = now + running.remaining;
       if (finish <= arrival) {
         now = finish;
-        record(
-            running,
-            rows.get(running.spm),
-            running.start,
-            now,
-            true,
-            worstStart,
-            worstResponse,
-            windowMisses,
-            deadlineMisses,
-            count,
-            starts);
+        stats.get(running.spm).finished(running, now, rows.get(running.spm).spm.deadlineNs());
         running = null;
       } else {
         running.remaining -= arrival - now;
@@ -205,42 +179,42 @@ public final class ReleaseTableAnalysis {
     }
     final List<SpmTiming> timings = new ArrayList<>();
     for (int i = 0; i < rows.size(); i++) {
+      final Stats row = stats.get(i);
       timings.add(
           new SpmTiming(
               rows.get(i).instance,
               rows.get(i).spm.name(),
-              count[i],
-              worstStart[i],
-              worstResponse[i],
-              windowMisses[i],
-              deadlineMisses[i]));
+              row.count,
+              row.worstStart,
+              row.worstResponse,
+              row.windowMisses,
+              row.deadlineMisses));
     }
     return new Table(hyperperiod, true, timings);
   }
 
-  private static void record(
-      Job job,
-      Row row,
-      long start,
-      long finish,
-      boolean started,
-      long[] worstStart,
-      long[] worstResponse,
-      long[] windowMisses,
-      long[] deadlineMisses,
-      long[] count,
-      long[] starts) {
-    final int i = job.spm;
-    count[i]++;
-    starts[i] = start;
-    worstStart[i] = Math.max(worstStart[i], start - job.ready);
-    if (!started) {
-      windowMisses[i]++;
-      return;
+  /** What happened to the activations of one SpM in the table. */
+  private static final class Stats {
+    long count;
+    long worstStart;
+    long worstResponse;
+    long windowMisses;
+    long deadlineMisses;
+
+    /** Not started: its start window had closed when its band was free. */
+    void dropped(Job job, long now) {
+      count++;
+      worstStart = Math.max(worstStart, now - job.ready);
+      windowMisses++;
     }
-    worstResponse[i] = Math.max(worstResponse[i], finish - job.release);
-    if (finish > job.release + row.spm.deadlineNs()) {
-      deadlineMisses[i]++;
+
+    void finished(Job job, long finish, long relativeDeadlineNs) {
+      count++;
+      worstStart = Math.max(worstStart, job.start - job.ready);
+      worstResponse = Math.max(worstResponse, finish - job.release);
+      if (finish > job.release + relativeDeadlineNs) {
+        deadlineMisses++;
+      }
     }
   }
 
