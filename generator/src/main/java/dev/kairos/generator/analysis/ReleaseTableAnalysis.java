@@ -150,11 +150,15 @@ public final class ReleaseTableAnalysis {
       if (running != null
           && !ready.isEmpty()
           && rows.get(ready.peek().spm).band > rows.get(running.spm).band) {
-        ready.add(running); // preempted by a more urgent band
+        preempted.push(running); // its lane resumes it before anything else of its band
         running = null;
       }
       if (running == null) {
-        running = ready.poll();
+        final boolean resume =
+            !preempted.isEmpty()
+                && (ready.isEmpty()
+                    || rows.get(preempted.peek().spm).band >= rows.get(ready.peek().spm).band);
+        running = resume ? preempted.pop() : ready.poll();
         final Row row = rows.get(running.spm);
         if (running.start < 0) {
           running.start = now;

@@ -351,4 +351,65 @@ class SchedulingAnalysisTest {
     assertFalse(blocked.schedulable());
     assertEquals(2 * MS, blocked.failingAtNs());
   }
+
+  /**
+   * A lane runs its activations to completion: under EDF, one preempted by a higher band resumes
+   * before a later arrival of its own band, even one with an earlier deadline.
+   */
+  @Test
+  void aPreemptedActivationResumesBeforeItsBand() {
+    // Band 1 (EDF inside): 'long' (0..4 ms of work, deadline 20) starts at 0; 'urgent'
+    // (released at 1, deadline 6) must wait for it. MUF puts the hard 'interrupt' (1 ms at
+    // 2 ms) above both; after it, 'long' resumes, not 'urgent'.
+    final Tmos.Spm longOne =
+        new Tmos.Spm(
+            "long", 0, 0, 0, 0, 0, 20 * MS, 4 * MS, Tmos.Criticality.SOFT, 0, List.of(), HERE);
+    final Tmos.Spm urgent =
+        new Tmos.Spm(
+            "urgent",
+            1 * MS,
+            1 * MS,
+            0,
+            0,
+            10 * MS,
+            6 * MS,
+            1 * MS,
+            Tmos.Criticality.SOFT,
+            0,
+            List.of(),
+            HERE);
+    final Tmos.Spm interrupt =
+        new Tmos.Spm(
+            "interrupt",
+            2 * MS,
+            2 * MS,
+            0,
+            0,
+            1 * MS,
+            5 * MS,
+            1 * MS,
+            Tmos.Criticality.HARD,
+            0,
+            List.of(),
+            HERE);
+    final Platform.Node plain = node(BigDecimal.ONE, longOne, urgent, interrupt);
+    final Platform.Node muf =
+        new Platform.Node(
+            "n",
+            plain.os(),
+            Platform.Strategy.MUF,
+            plain.hardware(),
+            null,
+            plain.deployments(),
+            HERE);
+    final NodeReport report = SchedulingAnalysis.analyse(muf);
+    final ReleaseTableAnalysis.SpmTiming urgentTiming =
+        report.releaseTable().timings().stream()
+            .filter(t -> t.method().equals("urgent"))
+            .findFirst()
+            .orElseThrow();
+    // 'long' 0..2, 'interrupt' 2..3, 'long' 3..5, then 'urgent' 5..6: waited 4 ms from 1.
+    assertEquals(4 * MS, urgentTiming.worstStartLatencyNs());
+    assertEquals(5 * MS, urgentTiming.worstResponseNs());
+  }
 }
