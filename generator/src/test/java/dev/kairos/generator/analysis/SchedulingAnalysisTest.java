@@ -81,6 +81,58 @@ class SchedulingAnalysisTest {
     assertTrue(report.schedulable());
   }
 
+  /**
+   * Burns and Wellings, Real-Time Systems and Programming Languages (4th ed.), section 11.6: tasks
+   * a (T = 7, C = 3), b (T = 12, C = 3), c (T = 20, C = 5) under rate-monotonic priorities. The
+   * utilization (0.929) fails the Liu-Layland test, the recurrence of Joseph and Pandya ("Finding
+   * response times in a real-time system", 1986) gives R = 3, 6 and 20: schedulable, c exactly.
+   */
+  @Test
+  void responseTimesOfTheJosephPandyaRecurrence() {
+    final NodeReport report =
+        SchedulingAnalysis.analyse(
+            node(BigDecimal.ONE, spm("a", 3, 7), spm("b", 3, 12), spm("c", 5, 20)));
+    assertEquals(3 * MS, response(report, "a"));
+    assertEquals(6 * MS, response(report, "b"));
+    assertEquals(20 * MS, response(report, "c"));
+    assertTrue(report.utilization() > report.liuLaylandBound());
+    assertTrue(report.schedulable());
+  }
+
+  /**
+   * Liu and Layland (1973): a harmonic set is rate-monotonic schedulable up to U = 1. {(1,2),
+   * (1,4),(2,8)} has U = 1 and response times 1, 2 and 8.
+   */
+  @Test
+  void aHarmonicSetIsSchedulableAtFullUtilization() {
+    final NodeReport report =
+        SchedulingAnalysis.analyse(
+            node(BigDecimal.ONE, spm("a", 1, 2), spm("b", 1, 4), spm("c", 2, 8)));
+    assertEquals(1.0, report.utilization(), 1e-12);
+    assertEquals(1 * MS, response(report, "a"));
+    assertEquals(2 * MS, response(report, "b"));
+    assertEquals(8 * MS, response(report, "c"));
+    assertTrue(report.schedulable());
+  }
+
+  /**
+   * Buttazzo, Hard Real-Time Computing Systems (3rd ed.), chapter 4, the rate-monotonic versus EDF
+   * example: tau1 (C = 2, T = 5), tau2 (C = 4, T = 7), U = 0.97. Under RM tau2 misses its deadline
+   * at 7 (R2 = 8); EDF schedules the same set.
+   */
+  @Test
+  void rateMonotonicMissesWhatEdfSchedules() {
+    final Platform.Node rms = node(BigDecimal.ONE, spm("tau1", 2, 5), spm("tau2", 4, 7));
+    final NodeReport underRms = SchedulingAnalysis.analyse(rms);
+    assertEquals(2 * MS, response(underRms, "tau1"));
+    assertEquals(-1, response(underRms, "tau2"));
+    assertFalse(underRms.schedulable());
+    final Platform.Node edf =
+        new Platform.Node(
+            "n", rms.os(), Platform.Strategy.EDF, rms.hardware(), null, rms.deployments(), HERE);
+    assertTrue(SchedulingAnalysis.analyse(edf).schedulable());
+  }
+
   /** Liu and Layland: utilization above 1 can never be scheduled. */
   @Test
   void overloadIsNotSchedulable() {
