@@ -5,7 +5,8 @@ BUILD      := build
 PREFIX     := $(abspath $(BUILD)/prefix)
 CPP_GCC    := $(BUILD)/cpp
 CPP_CLANG  := $(BUILD)/cpp-clang
-DEMO_OUT   := $(BUILD)/demo/hello
+DEMO_MODEL := examples/avionics/avionics.tmo
+DEMO_OUT   := $(BUILD)/demo/avionics
 MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
@@ -35,15 +36,17 @@ cpp-clang:
 	cmake --build $(CPP_CLANG)
 
 demo: build
-	@echo "== kairos check: will every deadline hold?"
-	./kairos check examples/hello/hello.tmo
-	@echo "== kairos generate: C++ for every node"
-	./kairos generate examples/hello/hello.tmo -o $(DEMO_OUT)
-	@echo "== build the generated node against the runtime"
+	@echo "== kairos check: will every deadline of the mission computer hold?"
+	./kairos check $(DEMO_MODEL)
+	@echo "== kairos generate: C++ for both nodes"
+	./kairos generate $(DEMO_MODEL) -o $(DEMO_OUT)
+	@echo "== build the generated nodes against the runtime"
 	cmake -S $(DEMO_OUT) -B $(DEMO_OUT)/build $(CMAKE_GEN) -DCMAKE_PREFIX_PATH=$(PREFIX)
 	cmake --build $(DEMO_OUT)/build
-	@echo "== run node 'board' for 2 s: one line per SpM activation"
-	$(DEMO_OUT)/build/board --duration 2s
+	@echo "== run mission1 (MUF) and mission2 (RMS+MLF) side by side for 2 s"
+	$(DEMO_OUT)/build/mission2 --duration 2s --quiet > $(DEMO_OUT)/mission2.log & \
+	  $(DEMO_OUT)/build/mission1 --duration 2s; status=$$?; wait $$! || status=1; \
+	  tail -n 1 $(DEMO_OUT)/mission2.log; exit $$status
 
 # Benchmarks print figures beside baselines measured in the same run (see bench/README.md).
 bench: setup cpp

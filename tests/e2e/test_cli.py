@@ -118,7 +118,10 @@ def test_check_junit_has_a_case_per_method_and_fails_the_missed_ones(workdir):
     suites = ElementTree.fromstring(result.stdout).findall("testsuite")
     assert [s.get("name") for s in suites] == ["mission1", "mission2"]
     cases = {c.get("name") for c in suites[1].findall("testcase")}
-    assert cases == {"sensors.poll", "sensors.sample"}
+    assert cases == {
+        "sensors.poll", "sensors.sample", "tracker.fuse", "tracker.tracks", "tracker.rank",
+        "weapons.status", "weapons.bit",
+    }
     assert all(s.get("failures") == "0" for s in suites)
 
     overload = write(
@@ -144,18 +147,21 @@ def test_check_reports_end_to_end_deadlines_of_remote_calls(workdir):
     example = copy_example("avionics", workdir)
     result = kairos("check", "--format", "json", example / "avionics.tmo")
     assert result.returncode == 0, result.stderr
-    (gate,) = json.loads(result.stdout)["gates"]
-    assert gate["gate"] == "nav.sensors" and gate["callee"] == "sensors.sample"
+    gates = {g["gate"]: g for g in json.loads(result.stdout)["gates"]}
+    assert set(gates) == {"nav.sensors", "hud.tracking", "tracker.navigation"}
+    gate = gates["nav.sensors"]
+    assert gate["callee"] == "sensors.sample"
     assert gate["deadline_ns"] == 4_000_000
     assert gate["network_ns"] == 2 * (100_000 + 50_000)
-    assert gate["callee_gct_ns"] == 1_000_000
+    assert gate["callee_gct_ns"] == 2_000_000
     assert 0 <= gate["callee_response_time_ns"] <= gate["callee_gct_ns"]
     assert gate["schedulable"] is True
 
     # The callee's node overloaded: its SvM can no longer keep its GCT, so the call fails.
     model = example / "avionics.tmo"
-    model.write_text(model.read_text().replace("wcet 300 us criticality hard", "wcet 4900 us criticality hard"))
+    model.write_text(model.read_text().replace("wcet 1 ms criticality hard", "wcet 4900 us criticality hard"))
     failed = kairos("check", "--format", "json", model)
     assert failed.returncode == 1
-    (gate,) = json.loads(failed.stdout)["gates"]
-    assert gate["schedulable"] is False
+    gates = {g["gate"]: g for g in json.loads(failed.stdout)["gates"]}
+    assert gates["nav.sensors"]["schedulable"] is False
+    assert gates["tracker.navigation"]["schedulable"] is True

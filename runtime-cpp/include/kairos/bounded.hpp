@@ -60,6 +60,8 @@ class BoundedSequence {
   constexpr T& operator[](std::size_t index) noexcept { return items_[index]; }
   constexpr const T* begin() const noexcept { return items_.data(); }
   constexpr const T* end() const noexcept { return items_.data() + size_; }
+  constexpr T* begin() noexcept { return items_.data(); }
+  constexpr T* end() noexcept { return items_.data() + size_; }
 
   friend constexpr bool operator==(const BoundedSequence& a, const BoundedSequence& b) noexcept {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());

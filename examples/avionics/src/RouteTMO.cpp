@@ -1,0 +1,22 @@
+// RouteTMO.cpp — method bodies of TMO RouteTMO (avionics.tmo).
+#include "RouteTMO.hpp"
+
+namespace avionics {
+
+void RouteTMO::replan() {
+  // Stand-in for route planning: a fixed four-leg pattern, shifted a little on every pass.
+  auto& legs = ods_.plan.legs;
+  legs.clear();
+  ++passes_;
+  const double shift = static_cast<double>(passes_ % 100) * 0.001;
+  for (int leg = 0; leg < 4; ++leg) {
+    legs.push_back(Waypoint{47.0 + leg * 0.1 + shift, 8.0 + leg * 0.1, 3000.0F});
+  }
+}
+
+void RouteTMO::log() {
+  // Once a second: remember how long the plan was (a flight recorder would store it).
+  logged_legs_ = ods_.plan.legs.size();
+}
+
+}  // namespace avionics

@@ -1,0 +1,21 @@
+// RouteTMO.hpp — method bodies of TMO RouteTMO (avionics.tmo).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "RouteTMO.base.hpp"
+
+namespace avionics {
+
+class RouteTMO final : public RouteTMOBase {
+ public:
+  void replan() override;
+  void log() override;
+
+ private:
+  ::std::uint64_t passes_ = 0;
+  ::std::size_t logged_legs_ = 0;
+};
+
+}  // namespace avionics
