@@ -56,6 +56,21 @@ kal::Status Engine::add_spm(const SpmEntry& entry, void* servant, MethodInvoker 
   return kal::Status::kOk;
 }
 
+kal::Status Engine::set_release_table(std::span<const ReleaseEntry> table,
+                                      kal::Duration hyperperiod) noexcept {
+  std::array<SpmEntry, kMaxSpms> rows{};
+  for (std::size_t i = 0; i < binding_count_; ++i) {
+    rows[i] = *bindings_[i].entry;
+  }
+  if (table.empty() ||
+      !release_table_matches(std::span{rows.data(), binding_count_}, table, hyperperiod)) {
+    return kal::Status::kInvalidArgument;
+  }
+  release_table_ = table;
+  hyperperiod_ = hyperperiod;
+  return kal::Status::kOk;
+}
+
 kal::Status Engine::add_lane_for(kal::PriorityBand band, Criticality criticality,
                                  std::size_t& lane) noexcept {
   lane = 0;
@@ -251,13 +266,62 @@ void Engine::release_all() noexcept {
     watch_deadline[i] = kNever;
   }
 
+  // With a static release table the trigger walks it, cycle after cycle: `cursor` is the entry
+  // of the next release, `cycle_start` the start of its hyperperiod. Each row's next release
+  // is still tracked (BCC admission needs it); an entry is due when it is that release.
+  std::size_t cursor = 0;
+  kal::TimePoint cycle_start = epoch_;
+  const bool tabulated = !release_table_.empty();
+  auto opening = [&](std::size_t i) { return next_release[i] + bindings_[i].entry->window_open; };
+  auto entry_release = [&](const ReleaseEntry& entry) {
+    return cycle_start + entry.open - bindings_[entry.spm].entry->window_open;
+  };
+  // Moves the cursor to the next release of any active row; false when none is left.
+  auto seek_table = [&]() {
+    kal::TimePoint earliest = kNever;
+    for (std::size_t i = 0; i < binding_count_; ++i) {
+      if (active[i]) {
+        earliest = std::min(earliest, opening(i));
+      }
+    }
+    if (earliest == kNever) {
+      return false;
+    }
+    if (earliest - cycle_start >= 2 * hyperperiod_) {
+      // A first release far ahead: skip the hyperperiods before it instead of walking them.
+      cycle_start += ((earliest - cycle_start) / hyperperiod_ - 1) * hyperperiod_;
+      cursor = 0;
+    }
+    // The validated table holds every release within the next two hyperperiods.
+    for (std::size_t scanned = 0; scanned <= 3 * release_table_.size(); ++scanned) {
+      const ReleaseEntry& entry = release_table_[cursor];
+      if (active[entry.spm] && entry_release(entry) == next_release[entry.spm]) {
+        return true;
+      }
+      if (++cursor == release_table_.size()) {
+        cursor = 0;
+        cycle_start += hyperperiod_;
+      }
+    }
+    kal::report(kal::Severity::kError, "engine", "release table out of step with the SpM rows");
+    return false;
+  };
+
   for (;;) {
     // Wake at the next start-window opening or the next deadline to watch, whichever is first.
     kal::TimePoint wake = kNever;
-    for (std::size_t i = 0; i < binding_count_; ++i) {
-      if (active[i]) {
-        wake = std::min(wake, next_release[i] + bindings_[i].entry->window_open - dispatch_ahead_);
+    if (tabulated) {
+      if (seek_table()) {
+        wake = opening(release_table_[cursor].spm) - dispatch_ahead_;
       }
+    } else {
+      for (std::size_t i = 0; i < binding_count_; ++i) {
+        if (active[i]) {
+          wake = std::min(wake, opening(i) - dispatch_ahead_);
+        }
+      }
+    }
+    for (std::size_t i = 0; i < binding_count_; ++i) {
       wake = std::min(wake, watch_deadline[i]);
     }
     for (std::size_t w = 0; w < gct_watch_count; ++w) {
@@ -362,11 +426,9 @@ void Engine::release_all() noexcept {
     }
     pending_count = kept;
 
-    for (std::size_t i = 0; i < binding_count_; ++i) {
+    // Releases whose start window opens within the dispatch-ahead from now, in table order.
+    auto release = [&](std::size_t i) {
       Binding& binding = bindings_[i];
-      if (!active[i] || next_release[i] + binding.entry->window_open - dispatch_ahead_ > now) {
-        continue;
-      }
       Lane& lane = lanes_[binding.lane];
       Activation activation{};
       activation.spm = static_cast<std::uint16_t>(i);
@@ -388,6 +450,17 @@ void Engine::release_all() noexcept {
       } else {
         next_release[i] += binding.entry->period;
         active[i] = still_due(i);
+      }
+    };
+    if (tabulated) {
+      while (seek_table() && opening(release_table_[cursor].spm) - dispatch_ahead_ <= now) {
+        release(release_table_[cursor].spm);
+      }
+    } else {
+      for (std::size_t i = 0; i < binding_count_; ++i) {
+        if (active[i] && opening(i) - dispatch_ahead_ <= now) {
+          release(i);
+        }
       }
     }
   }

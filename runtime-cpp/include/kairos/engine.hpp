@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/error.hpp>
@@ -102,6 +103,13 @@ class Engine {
   /// Registers one row of the release table with the servant whose method it runs.
   kal::Status add_spm(const SpmEntry& entry, void* servant, MethodInvoker invoke,
                       MissHandler on_miss) noexcept;
+
+  /// Hands the time trigger the node's static release table (every start-window opening of one
+  /// `hyperperiod`, in order) to walk instead of deriving releases from each row's AAC. Call after
+  /// every add_spm; kInvalidArgument unless the table matches the rows exactly
+  /// (release_table_matches). The table must outlive the engine (generated tables are static).
+  kal::Status set_release_table(std::span<const ReleaseEntry> table,
+                                kal::Duration hyperperiod) noexcept;
 
   /// Registers ODS segment number `segment_count()` with its ceiling lock. Methods whose
   /// `segments` mask names it hold the lock while they run (immediate priority ceiling).
@@ -226,6 +234,8 @@ class Engine {
   ServiceObserver service_observer_ = nullptr;
   void* service_observer_context_ = nullptr;
   std::size_t binding_count_ = 0;
+  std::span<const ReleaseEntry> release_table_{};
+  kal::Duration hyperperiod_{};
   std::array<Lane, kMaxLanes> lanes_{};
   std::size_t lane_count_ = 0;
   kal::Thread time_trigger_;

@@ -2,7 +2,9 @@
 // only reads them: every number here was computed and checked before deployment.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include <kairos/kal/clock.hpp>
@@ -88,5 +90,71 @@ struct SvmEntry {
   std::uint64_t conflicts = 0;
   std::uint64_t segments = 0;  ///< bit k: uses ODS segment k of the node's segment table
 };
+
+/// One release of the static release table: the start window of SpM row `spm` opens `open`
+/// into every hyperperiod. The time trigger walks the table in order, cycle after cycle.
+struct ReleaseEntry {
+  kal::Duration open;
+  std::uint16_t spm;
+};
+
+/// A window in which service method row `svm` may run under the basic concurrency constraint:
+/// no SpM it conflicts with is between its start window and its deadline. It recurs every
+/// `cycle` (the hyperperiod of those SpMs) from the epoch; `close` may pass `cycle` (the window
+/// wraps into the next one). This is the room `kairos check` guaranteed; the engine admits
+/// requests at run time by the same rule, and never later than these windows allow.
+struct BccWindowEntry {
+  std::uint16_t svm;
+  kal::Duration cycle;
+  kal::Duration open;
+  kal::Duration close;
+};
+
+/// True when `table` holds exactly the start-window openings of `spms` within one `hyperperiod`:
+/// sorted, each row's openings congruent to its AAC, as many as the hyperperiod holds, none
+/// twice. Generated schedules check it at compile time; the engine checks it again at start-up.
+constexpr bool release_table_matches(std::span<const SpmEntry> spms,
+                                     std::span<const ReleaseEntry> table,
+                                     kal::Duration hyperperiod) noexcept {
+  if (hyperperiod <= kal::Duration::zero()) {
+    return false;
+  }
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    const ReleaseEntry& entry = table[k];
+    if (entry.spm >= spms.size() || entry.open < kal::Duration::zero() ||
+        entry.open >= hyperperiod || (k > 0 && table[k - 1].open > entry.open)) {
+      return false;
+    }
+    for (std::size_t j = k + 1; j < table.size() && table[j].open == entry.open; ++j) {
+      if (table[j].spm == entry.spm) {
+        return false;  // the same opening twice
+      }
+    }
+  }
+  for (std::size_t row = 0; row < spms.size(); ++row) {
+    const SpmEntry& spm = spms[row];
+    const bool periodic = spm.period > kal::Duration::zero();
+    if (periodic && hyperperiod % spm.period != kal::Duration::zero()) {
+      return false;
+    }
+    const kal::Duration first_open = (spm.first_release + spm.window_open) % hyperperiod;
+    std::int64_t count = 0;
+    for (const ReleaseEntry& entry : table) {
+      if (entry.spm != row) {
+        continue;
+      }
+      ++count;
+      const bool on_aac = periodic ? (entry.open - first_open) % spm.period == kal::Duration::zero()
+                                   : entry.open == first_open;
+      if (!on_aac) {
+        return false;
+      }
+    }
+    if (count != (periodic ? hyperperiod / spm.period : 1)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 }  // namespace kairos

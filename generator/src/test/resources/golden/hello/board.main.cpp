@@ -42,6 +42,13 @@ int main(int argc, char** argv) {
     ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "release table row 0 rejected");
     return 1;
   }
+  // The time trigger walks the release table kairos check played out.
+  if constexpr (!board_node::kReleaseTable.empty()) {
+    if (engine.set_release_table(board_node::kReleaseTable, board_node::kHyperperiod) != ::kairos::kal::Status::kOk) {
+      ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "release table rejected");
+      return 1;
+    }
+  }
 
   const auto status = engine.run_for(options.duration,
       options.quiet ? nullptr : &::kairos::print_activation, nullptr);

@@ -17,6 +17,19 @@ public final class BusyIntervals {
   /** The result: the hyperperiod examined and the longest free gap in it (cyclic). */
   public record Gap(long hyperperiodNs, long longestFreeNs, boolean exhaustive) {}
 
+  /**
+   * A free window [startNs, endNs) of one hyperperiod; the last one may wrap past its end ({@code
+   * endNs > hyperperiodNs}) into the next.
+   */
+  public record Window(long startNs, long endNs) {
+    public long lengthNs() {
+      return endNs - startNs;
+    }
+  }
+
+  /** Every free window of one hyperperiod, in order; not exhaustive when too long to unroll. */
+  public record Free(long hyperperiodNs, List<Window> windows, boolean exhaustive) {}
+
   /** Releases examined at most; beyond this the hyperperiod is not unrolled. */
   public static final int MAX_RELEASES = 200_000;
 
@@ -24,18 +37,31 @@ public final class BusyIntervals {
     if (busy.isEmpty()) {
       return new Gap(0, Long.MAX_VALUE, true);
     }
+    final Free free = freeWindows(busy);
+    long longest = 0;
+    for (Window window : free.windows()) {
+      longest = Math.max(longest, window.lengthNs());
+    }
+    return new Gap(free.hyperperiodNs(), free.exhaustive() ? longest : 0, free.exhaustive());
+  }
+
+  /** The windows of one hyperperiod that no busy interval covers (none for no busy intervals). */
+  public static Free freeWindows(List<Periodic> busy) {
+    if (busy.isEmpty()) {
+      return new Free(0, List.of(), true);
+    }
     long hyperperiod = 1;
     for (Periodic p : busy) {
       hyperperiod = lcm(hyperperiod, p.periodNs());
       if (hyperperiod < 0) {
-        return new Gap(-1, 0, false);
+        return new Free(-1, List.of(), false);
       }
     }
     long releases = 0;
     for (Periodic p : busy) {
       releases += hyperperiod / p.periodNs();
       if (releases > MAX_RELEASES) {
-        return new Gap(hyperperiod, 0, false);
+        return new Free(hyperperiod, List.of(), false);
       }
     }
     final List<long[]> intervals = new ArrayList<>();
@@ -47,7 +73,7 @@ public final class BusyIntervals {
       }
     }
     intervals.sort((a, b) -> Long.compare(a[0], b[0]));
-    // Merge, then look at the gaps between merged intervals, wrapping around the hyperperiod.
+    // Merge, then take the gaps between merged intervals, wrapping around the hyperperiod.
     final List<long[]> merged = new ArrayList<>();
     for (long[] interval : intervals) {
       if (!merged.isEmpty() && interval[0] <= merged.get(merged.size() - 1)[1]) {
@@ -57,13 +83,25 @@ public final class BusyIntervals {
         merged.add(new long[] {interval[0], interval[1]});
       }
     }
+    final List<Window> windows = new ArrayList<>();
+    for (int i = 1; i < merged.size(); i++) {
+      if (merged.get(i)[0] > merged.get(i - 1)[1]) {
+        windows.add(new Window(merged.get(i - 1)[1], merged.get(i)[0]));
+      }
+    }
     final long[] first = merged.get(0);
     final long[] last = merged.get(merged.size() - 1);
-    long longest = Math.max(0, first[0] + hyperperiod - last[1]);
-    for (int i = 1; i < merged.size(); i++) {
-      longest = Math.max(longest, merged.get(i)[0] - merged.get(i - 1)[1]);
+    if (first[0] + hyperperiod > last[1]) {
+      windows.add(new Window(last[1], first[0] + hyperperiod));
     }
-    return new Gap(hyperperiod, longest, true);
+    // Offsets into the hyperperiod: a window starting past its end belongs to the next one.
+    final List<Window> normalised = new ArrayList<>();
+    for (Window window : windows) {
+      final long shift = Math.floorDiv(window.startNs(), hyperperiod) * hyperperiod;
+      normalised.add(new Window(window.startNs() - shift, window.endNs() - shift));
+    }
+    normalised.sort((a, b) -> Long.compare(a.startNs(), b.startNs()));
+    return new Free(hyperperiod, List.copyOf(normalised), true);
   }
 
   static long gcd(long a, long b) {

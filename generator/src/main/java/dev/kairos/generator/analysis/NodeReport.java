@@ -16,13 +16,22 @@ public record NodeReport(
     List<String> notes,
     List<SegmentCeiling> segments,
     ReleaseTableAnalysis.Table releaseTable,
-    List<BccWindow> bccWindows) {
+    List<BccWindow> bccWindows,
+    StaticReleaseTable.Table staticReleases) {
 
   /**
    * The room the basic concurrency constraint leaves a service method: the longest free window
-   * between the SpMs it conflicts with over their hyperperiod (Long.MAX_VALUE: no conflicts).
+   * between the SpMs it conflicts with over their hyperperiod (Long.MAX_VALUE: no conflicts), and
+   * every free window of that hyperperiod ({@code hyperperiodNs} 0: no conflicts; -1: too long to
+   * unroll).
    */
-  public record BccWindow(String instance, String svm, long longestFreeNs, long gctNs) {
+  public record BccWindow(
+      String instance,
+      String svm,
+      long longestFreeNs,
+      long gctNs,
+      long hyperperiodNs,
+      List<dev.kairos.dsl.timing.BusyIntervals.Window> freeWindows) {
     public boolean fits() {
       return longestFreeNs >= gctNs;
     }

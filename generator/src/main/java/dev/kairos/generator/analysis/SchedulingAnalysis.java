@@ -198,7 +198,8 @@ public final class SchedulingAnalysis {
         notes,
         ceilings(node, tasks),
         table,
-        bccWindows(node));
+        bccWindows(node),
+        StaticReleaseTable.of(node));
   }
 
   /**
@@ -254,18 +255,22 @@ public final class SchedulingAnalysis {
           }
         }
         final var gap = dev.kairos.dsl.timing.BusyIntervals.longestFreeGap(busy);
+        final var free = dev.kairos.dsl.timing.BusyIntervals.freeWindows(busy);
         windows.add(
             new NodeReport.BccWindow(
                 deployment.instance(),
                 svm.name(),
                 gap.exhaustive() ? gap.longestFreeNs() : -1,
-                svm.gctNs()));
+                svm.gctNs(),
+                free.exhaustive() ? free.hyperperiodNs() : -1,
+                free.windows()));
       }
     }
     return windows;
   }
 
-  private static boolean conflicts(
+  /** Whether two methods of one TMO conflict: they share a segment and one of them writes it. */
+  public static boolean conflicts(
       List<dev.kairos.generator.ir.Tmos.SegmentAccess> a,
       List<dev.kairos.generator.ir.Tmos.SegmentAccess> b) {
     for (var x : a) {

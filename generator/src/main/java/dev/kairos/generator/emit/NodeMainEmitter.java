@@ -104,6 +104,18 @@ final class NodeMainEmitter {
         w.close("}");
       }
     }
+    w.line("// The time trigger walks the release table kairos check played out.");
+    w.open("if constexpr (!$ns$::kReleaseTable.empty()) {", "ns", ScheduleEmitter.namespace(node));
+    w.open(
+        "if (engine.set_release_table($ns$::kReleaseTable, $ns$::kHyperperiod) !="
+            + " ::kairos::kal::Status::kOk) {",
+        "ns",
+        ScheduleEmitter.namespace(node));
+    w.line(
+        "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"release table rejected\");");
+    w.line("return 1;");
+    w.close("}");
+    w.close("}");
     w.blank();
     w.line("const auto status = engine.run_for(options.duration,");
     w.line("    options.quiet ? nullptr : &::kairos::print_activation, nullptr);");

@@ -1,6 +1,8 @@
 package dev.kairos.generator.emit;
 
 import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.analysis.SchedulingAnalysis;
+import dev.kairos.generator.analysis.StaticReleaseTable;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
@@ -113,18 +115,156 @@ final class ScheduleEmitter {
             spm.criticality() == Tmos.Criticality.HARD ? "kHard" : "kSoft");
         w.line(".band = $v$,", "v", task.band());
         w.line(".importance = $v$,", "v", Math.max(0, Math.min(255, spm.importance())));
-        long mask = 0;
-        for (dev.kairos.generator.ir.Tmos.SegmentAccess use : spm.uses()) {
-          mask |= 1L << report.segmentIndex(deployment.instance(), use.segment());
-        }
-        w.line(".segments = 0x$v$ULL,", "v", Long.toHexString(mask));
+        w.line(
+            ".segments = 0x$v$ULL,",
+            "v",
+            Long.toHexString(segmentMask(report, deployment.instance(), spm.uses())));
         w.close("},");
       }
     }
     w.close("}};");
     w.blank();
+    releaseTable(w, report.staticReleases());
+    serviceMethods(w, node, report);
+    bccWindows(w, report);
     w.line("}  // namespace $ns$", "ns", namespace(node));
     return new GeneratedFile(fileName(node), w.text(), GeneratedFile.Kind.CPP);
+  }
+
+  /** The release table the time trigger walks, checked against the rows at compile time. */
+  private static void releaseTable(CodeWriter w, StaticReleaseTable.Table table) {
+    if (!table.tabulated()) {
+      w.line(
+          "// No release table: the hyperperiod holds more than $max$ releases (or none are",
+          "max",
+          StaticReleaseTable.MAX_RELEASES);
+      w.line("// periodic); the time trigger derives every release from its row's AAC.");
+      w.line("inline constexpr nanoseconds kHyperperiod{0};");
+      w.line("inline constexpr ::std::array<::kairos::ReleaseEntry, 0> kReleaseTable{};");
+      w.blank();
+      return;
+    }
+    w.line("// The release table: every start-window opening of one hyperperiod, in the order the");
+    w.line(
+        "// time trigger dispatches them (offsets into the hyperperiod; rows of the table above).");
+    w.line("inline constexpr nanoseconds kHyperperiod{$ns$};", "ns", table.hyperperiodNs());
+    w.open(
+        "inline constexpr ::std::array<::kairos::ReleaseEntry, $count$> kReleaseTable{{",
+        "count",
+        table.releases().size());
+    for (StaticReleaseTable.Release release : table.releases()) {
+      w.line("{nanoseconds{$open$}, $row$},", "open", release.openNs(), "row", release.spmRow());
+    }
+    w.close("}};");
+    w.line(
+        "static_assert(::kairos::release_table_matches(kSpontaneousMethods, kReleaseTable,"
+            + " kHyperperiod));");
+    w.blank();
+  }
+
+  /** The service methods, with the SpM rows each conflicts with under BCC. */
+  private static void serviceMethods(CodeWriter w, Node node, NodeReport report) {
+    final List<Spm> spmRows = new java.util.ArrayList<>();
+    final List<String> spmInstances = new java.util.ArrayList<>();
+    for (Deployment deployment : node.deployments()) {
+      for (Spm spm : deployment.tmo().spms()) {
+        spmRows.add(spm);
+        spmInstances.add(deployment.instance());
+      }
+    }
+    final long rows = node.deployments().stream().mapToLong(d -> d.tmo().svms().size()).sum();
+    w.open(
+        "inline constexpr ::std::array<::kairos::SvmEntry, $rows$> kServiceMethods{{",
+        "rows",
+        rows);
+    for (Deployment deployment : node.deployments()) {
+      for (Tmos.Svm svm : deployment.tmo().svms()) {
+        final TaskReport task = task(report, deployment.instance(), svm.name());
+        w.line(
+            "// $description$ ($source$)",
+            "description",
+            Describe.svm(svm),
+            "source",
+            svm.source());
+        w.open("{");
+        w.line(".instance = $v$,", "v", CppNames.literal(deployment.instance()));
+        w.line(".method = $v$,", "v", CppNames.literal(svm.name()));
+        w.line(".source = $v$,", "v", CppNames.literal(svm.source().toString()));
+        w.line(".gct = nanoseconds{$v$},", "v", svm.gctNs());
+        w.line(".wcet = nanoseconds{$v$},", "v", task.wcetNs());
+        w.line(
+            ".criticality = ::kairos::Criticality::$v$,",
+            "v",
+            svm.criticality() == Tmos.Criticality.HARD ? "kHard" : "kSoft");
+        w.line(".band = $v$,", "v", task.band());
+        w.line(".importance = $v$,", "v", Math.max(0, Math.min(255, svm.importance())));
+        long conflicts = 0;
+        for (int row = 0; row < spmRows.size() && row < 64; row++) {
+          if (spmInstances.get(row).equals(deployment.instance())
+              && SchedulingAnalysis.conflicts(svm.uses(), spmRows.get(row).uses())) {
+            conflicts |= 1L << row;
+          }
+        }
+        w.line(".conflicts = 0x$v$ULL,", "v", Long.toHexString(conflicts));
+        w.line(
+            ".segments = 0x$v$ULL,",
+            "v",
+            Long.toHexString(segmentMask(report, deployment.instance(), svm.uses())));
+        w.close("},");
+      }
+    }
+    w.close("}};");
+    w.blank();
+  }
+
+  /** The free windows BCC leaves each service method, as kairos check found them. */
+  private static void bccWindows(CodeWriter w, NodeReport report) {
+    final List<String> rows = new java.util.ArrayList<>();
+    final List<String> notes = new java.util.ArrayList<>();
+    for (int svm = 0; svm < report.bccWindows().size(); svm++) {
+      final NodeReport.BccWindow bcc = report.bccWindows().get(svm);
+      final String name = bcc.instance() + "." + bcc.svm();
+      if (bcc.hyperperiodNs() == 0) {
+        notes.add(name + ": conflicts with no SpM, free at any time");
+      } else if (bcc.hyperperiodNs() < 0
+          || rows.size() + bcc.freeWindows().size() > StaticReleaseTable.MAX_RELEASES) {
+        notes.add(name + ": too many windows to tabulate");
+      } else {
+        for (var window : bcc.freeWindows()) {
+          rows.add(
+              "{"
+                  + svm
+                  + ", nanoseconds{"
+                  + bcc.hyperperiodNs()
+                  + "}, nanoseconds{"
+                  + window.startNs()
+                  + "}, nanoseconds{"
+                  + window.endNs()
+                  + "}},");
+        }
+      }
+    }
+    w.line("// BCC: the windows in which each service method (row of the table above) may run,");
+    w.line("// recurring every cycle from the epoch.");
+    for (String note : notes) {
+      w.line("// $note$", "note", note);
+    }
+    w.open(
+        "inline constexpr ::std::array<::kairos::BccWindowEntry, $count$> kBccWindows{{",
+        "count",
+        rows.size());
+    rows.forEach(w::line);
+    w.close("}};");
+    w.blank();
+  }
+
+  private static long segmentMask(
+      NodeReport report, String instance, List<Tmos.SegmentAccess> uses) {
+    long mask = 0;
+    for (Tmos.SegmentAccess use : uses) {
+      mask |= 1L << report.segmentIndex(instance, use.segment());
+    }
+    return mask;
   }
 
   static TaskReport task(NodeReport report, String instance, String method) {

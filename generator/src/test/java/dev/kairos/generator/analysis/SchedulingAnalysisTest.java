@@ -464,4 +464,58 @@ class SchedulingAnalysisTest {
     assertEquals(4 * MS, urgentTiming.worstStartLatencyNs());
     assertEquals(5 * MS, urgentTiming.worstResponseNs());
   }
+
+  /** The table the time trigger walks: every start-window opening of one hyperperiod, in order. */
+  @Test
+  void theStaticReleaseTableListsEveryOpeningOfOneHyperperiod() {
+    final Tmos.Spm late =
+        new Tmos.Spm(
+            "b",
+            0,
+            Tmos.FOREVER,
+            6 * MS,
+            1 * MS,
+            6 * MS,
+            6 * MS,
+            2 * MS,
+            Tmos.Criticality.HARD,
+            0,
+            List.of(),
+            HERE);
+    final StaticReleaseTable.Table table =
+        StaticReleaseTable.of(node(BigDecimal.ONE, spm("a", 1, 4), late));
+    assertEquals(12 * MS, table.hyperperiodNs());
+    assertEquals(
+        List.of(
+            new StaticReleaseTable.Release(0, 0),
+            new StaticReleaseTable.Release(1 * MS, 1),
+            new StaticReleaseTable.Release(4 * MS, 0),
+            new StaticReleaseTable.Release(7 * MS, 1),
+            new StaticReleaseTable.Release(8 * MS, 0)),
+        table.releases());
+
+    // Co-prime periods: far more releases than a table holds; releases come from the AACs.
+    final StaticReleaseTable.Table untabulated =
+        StaticReleaseTable.of(
+            node(BigDecimal.ONE, spm("a", 1, 97), spm("b", 1, 89), spm("c", 1, 83)));
+    assertFalse(untabulated.tabulated());
+    assertTrue(untabulated.releases().isEmpty());
+  }
+
+  /** BCC free windows: the gaps between busy intervals, the last one wrapping. */
+  @Test
+  void freeWindowsAreTheGapsOfOneHyperperiod() {
+    final var free =
+        dev.kairos.dsl.timing.BusyIntervals.freeWindows(
+            List.of(
+                new dev.kairos.dsl.timing.BusyIntervals.Periodic(10 * MS, 1 * MS, 3 * MS),
+                new dev.kairos.dsl.timing.BusyIntervals.Periodic(20 * MS, 6 * MS, 2 * MS)));
+    assertEquals(20 * MS, free.hyperperiodNs());
+    assertEquals(
+        List.of(
+            new dev.kairos.dsl.timing.BusyIntervals.Window(4 * MS, 6 * MS),
+            new dev.kairos.dsl.timing.BusyIntervals.Window(8 * MS, 11 * MS),
+            new dev.kairos.dsl.timing.BusyIntervals.Window(14 * MS, 21 * MS)),
+        free.windows());
+  }
 }
