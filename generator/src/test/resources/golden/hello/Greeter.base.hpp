@@ -26,7 +26,8 @@ class GreeterBase {
   GreeterBase& operator=(const GreeterBase&) = delete;
   virtual ~GreeterBase() = default;
 
-  // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms, hard (hello.tmo:18)
+  // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms,
+  // hard (hello.tmo:18)
   virtual void tick() = 0;
 
   // svm greetings: gct 2 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
@@ -41,4 +42,3 @@ class GreeterBase {
 };
 
 }  // namespace hello
-

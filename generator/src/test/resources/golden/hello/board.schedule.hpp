@@ -17,57 +17,58 @@ inline constexpr bool kSimulated = false;
 
 // ODS segments, locked with the immediate priority-ceiling protocol.
 inline constexpr ::std::array<::kairos::SegmentEntry, 1> kSegments{{
-  {.instance = "greeter", .segment = "counters", .ceiling = 1},
+    {.instance = "greeter", .segment = "counters", .ceiling = 1},
 }};
 
 inline constexpr ::std::array<::kairos::SpmEntry, 1> kSpontaneousMethods{{
-  // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms, hard (hello.tmo:18)
-  {
-    .instance = "greeter",
-    .method = "tick",
-    .source = "hello.tmo:18",
-    .first_release = nanoseconds{0},
-    .last_release = ::kairos::kForever,
-    .period = nanoseconds{100000000},
-    .window_open = nanoseconds{0},
-    .window_close = nanoseconds{5000000},
-    .deadline = nanoseconds{50000000},
-    .wcet = nanoseconds{1000000},
-    .criticality = ::kairos::Criticality::kHard,
-    .band = 1,
-    .importance = 0,
-    .segments = 0x1ULL,
-  },
+    // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms,
+    // hard (hello.tmo:18)
+    {
+        .instance = "greeter",
+        .method = "tick",
+        .source = "hello.tmo:18",
+        .first_release = nanoseconds{0},
+        .last_release = ::kairos::kForever,
+        .period = nanoseconds{100000000},
+        .window_open = nanoseconds{0},
+        .window_close = nanoseconds{5000000},
+        .deadline = nanoseconds{50000000},
+        .wcet = nanoseconds{1000000},
+        .criticality = ::kairos::Criticality::kHard,
+        .band = 1,
+        .importance = 0,
+        .segments = 0x1ULL,
+    },
 }};
 
 // The release table: every start-window opening of one hyperperiod, in the order the
 // time trigger dispatches them (offsets into the hyperperiod; rows of the table above).
 inline constexpr nanoseconds kHyperperiod{100000000};
 inline constexpr ::std::array<::kairos::ReleaseEntry, 1> kReleaseTable{{
-  {nanoseconds{0}, 0},
+    {nanoseconds{0}, 0},  // greeter.tick
 }};
 static_assert(::kairos::release_table_matches(kSpontaneousMethods, kReleaseTable, kHyperperiod));
 
 inline constexpr ::std::array<::kairos::SvmEntry, 1> kServiceMethods{{
-  // svm greetings: gct 2 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
-  {
-    .instance = "greeter",
-    .method = "greetings",
-    .source = "hello.tmo:24",
-    .gct = nanoseconds{2000000},
-    .wcet = nanoseconds{100000},
-    .criticality = ::kairos::Criticality::kSoft,
-    .band = 1,
-    .importance = 0,
-    .conflicts = 0x1ULL,
-    .segments = 0x1ULL,
-  },
+    // svm greetings: gct 2 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
+    {
+        .instance = "greeter",
+        .method = "greetings",
+        .source = "hello.tmo:24",
+        .gct = nanoseconds{2000000},
+        .wcet = nanoseconds{100000},
+        .criticality = ::kairos::Criticality::kSoft,
+        .band = 1,
+        .importance = 0,
+        .conflicts = 0x1ULL,
+        .segments = 0x1ULL,
+    },
 }};
 
 // BCC: the windows in which each service method (row of the table above) may run,
 // recurring every cycle from the epoch.
 inline constexpr ::std::array<::kairos::BccWindowEntry, 1> kBccWindows{{
-  {0, nanoseconds{100000000}, nanoseconds{50000000}, nanoseconds{100000000}},
+    {0, nanoseconds{100000000}, nanoseconds{50000000}, nanoseconds{100000000}},
 }};
 
 }  // namespace board_node

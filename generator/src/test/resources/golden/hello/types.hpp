@@ -6,4 +6,3 @@
 #include <string_view>
 
 #include <kairos/bounded.hpp>
-

@@ -401,7 +401,8 @@ public final class KairosCli implements Callable<Integer> {
       if (formatter.isEmpty()) {
         return files;
       }
-      final List<GeneratedFile> cpp = files.stream().filter(GeneratedFile::isCpp).toList();
+      final List<GeneratedFile> cpp =
+          files.stream().filter(GeneratedFile::needsFormatting).toList();
       final List<String> formatted =
           formatter
               .get()
@@ -412,7 +413,7 @@ public final class KairosCli implements Callable<Integer> {
       int next = 0;
       for (GeneratedFile file : files) {
         result.add(
-            file.isCpp()
+            file.needsFormatting()
                 ? new GeneratedFile(file.path(), formatted.get(next++), file.kind())
                 : file);
       }

@@ -60,15 +60,10 @@ public final class ReleaseTableAnalysis {
 
   public static Table analyse(Node node, List<TaskReport> tasks) {
     final List<Row> rows = new ArrayList<>();
+    final java.util.Map<String, TaskReport> byName = SchedulingAnalysis.byName(tasks);
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
-        final TaskReport task =
-            tasks.stream()
-                .filter(
-                    t ->
-                        t.instance().equals(deployment.instance()) && t.method().equals(spm.name()))
-                .findFirst()
-                .orElseThrow();
+        final TaskReport task = byName.get(deployment.instance() + "." + spm.name());
         rows.add(new Row(deployment.instance(), spm, task.wcetNs(), task.band()));
       }
     }

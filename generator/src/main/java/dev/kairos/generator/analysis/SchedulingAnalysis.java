@@ -96,8 +96,9 @@ public final class SchedulingAnalysis {
       }
     }
     boolean schedulable = guaranteedUtilization <= 1.0;
+    final Interference interference = new Interference(drafts);
     for (Draft task : drafts) {
-      final long response = responseTime(task, drafts);
+      final long response = interference.responseTime(task);
       final boolean meets =
           (task.periodNs > 0 || task.kind == TaskReport.Kind.SPM)
               ? response >= 0 && response <= task.deadlineNs
@@ -206,7 +207,8 @@ public final class SchedulingAnalysis {
    * The priority ceiling of each segment: the highest band among the methods of its instance that
    * use it (immediate priority-ceiling protocol).
    */
-  static List<NodeReport.SegmentCeiling> ceilings(Node node, List<TaskReport> tasks) {
+  static List<NodeReport.SegmentCeiling> ceilings(Node node, List<TaskReport> taskList) {
+    final java.util.Map<String, TaskReport> tasks = byName(taskList);
     final List<NodeReport.SegmentCeiling> ceilings = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
       for (dev.kairos.generator.ir.Tmos.Segment segment : deployment.tmo().segments()) {
@@ -231,12 +233,9 @@ public final class SchedulingAnalysis {
     return uses.stream().anyMatch(u -> u.segment().equals(name));
   }
 
-  private static int band(List<TaskReport> tasks, String instance, String method) {
-    return tasks.stream()
-        .filter(t -> t.instance().equals(instance) && t.method().equals(method))
-        .mapToInt(TaskReport::band)
-        .findFirst()
-        .orElse(0);
+  private static int band(java.util.Map<String, TaskReport> tasks, String instance, String method) {
+    final TaskReport task = tasks.get(instance + "." + method);
+    return task == null ? 0 : task.band();
   }
 
   /** BCC: for each SvM, the longest window free of the SpMs it conflicts with. */
@@ -305,25 +304,35 @@ public final class SchedulingAnalysis {
    */
   static void assignBlocking(List<Draft> drafts) {
     final java.util.Map<String, Integer> ceilings = new java.util.HashMap<>();
+    int highestBand = 0;
     for (Draft d : drafts) {
+      highestBand = Math.max(highestBand, d.band);
       for (String segment : d.segments) {
         ceilings.merge(segment, d.band, Math::max);
       }
     }
-    for (Draft task : drafts) {
-      long blocking = 0;
-      for (Draft other : drafts) {
-        if (other.band >= task.band) {
-          continue;
-        }
-        for (String segment : other.segments) {
-          if (ceilings.get(segment) >= task.band) {
-            blocking = Math.max(blocking, other.wcetNs);
-          }
-        }
+    // A method of band b can block every band in (b, highest ceiling of its segments]; per band,
+    // the longest such method is the blocking term. Bands are few: linear in the methods.
+    final long[] blockingOfBand = new long[highestBand + 2];
+    for (Draft other : drafts) {
+      int ceiling = 0;
+      for (String segment : other.segments) {
+        ceiling = Math.max(ceiling, ceilings.get(segment));
       }
-      task.blockingNs = blocking;
+      for (int band = other.band + 1; band <= ceiling; band++) {
+        blockingOfBand[band] = Math.max(blockingOfBand[band], other.wcetNs);
+      }
     }
+    for (Draft task : drafts) {
+      task.blockingNs = blockingOfBand[task.band];
+    }
+  }
+
+  /** Tasks by `instance.method`. */
+  public static java.util.Map<String, TaskReport> byName(List<TaskReport> tasks) {
+    final java.util.Map<String, TaskReport> byName = new java.util.HashMap<>();
+    tasks.forEach(t -> byName.putIfAbsent(t.name(), t));
+    return byName;
   }
 
   /** WCET on this hardware: the reference WCET divided by the relative speed, rounded up. */
@@ -374,44 +383,107 @@ public final class SchedulingAnalysis {
   }
 
   /**
-   * Worst-case response time from readiness to completion, or -1 once it exceeds the deadline.
-   * Interference comes from every other task of the same or a higher band: periodic ones once per
-   * period, one-shot ones once.
+   * Worst-case response times from readiness to completion (-1 once past the deadline), with the
+   * interference on each band prepared once per node: the periodic load of all bands at or above it
+   * summed per distinct period (ceil(R/T) is the same for every task of a period), and the one-shot
+   * load. Tasks with equal timing share one response time. With few distinct periods and bands, as
+   * real systems have, the analysis of n tasks is close to linear. Interference comes from every
+   * other task of the same or a higher band: periodic ones once per period, one-shot SpMs once.
    */
-  static long responseTime(Draft task, List<Draft> all) {
-    try {
-      return iterateResponseTime(task, all);
-    } catch (ArithmeticException beyond64Bits) {
+  static final class Interference {
+    private final java.util.Map<Integer, long[][]> periodicByBand = new java.util.HashMap<>();
+    private final java.util.Map<Integer, Long> oneShotByBand = new java.util.HashMap<>();
+    private final java.util.Map<List<Long>, Long> memo = new java.util.HashMap<>();
+    private final List<Draft> all;
+
+    Interference(List<Draft> all) {
+      this.all = all;
+    }
+
+    long responseTime(Draft task) {
+      final List<Long> key =
+          List.of(
+              (long) task.band,
+              task.wcetNs,
+              task.blockingNs,
+              task.periodNs,
+              task.deadlineNs,
+              (long) task.kind.ordinal());
+      final Long known = memo.get(key);
+      if (known != null) {
+        return known;
+      }
+      long response;
+      try {
+        response = iterate(task);
+      } catch (ArithmeticException beyond64Bits) {
+        response = -1;
+      }
+      memo.put(key, response);
+      return response;
+    }
+
+    /** {period, total WCET} of the periodic tasks at or above `band`, the task itself included. */
+    private long[][] periodic(int band) {
+      return periodicByBand.computeIfAbsent(
+          band,
+          b -> {
+            final java.util.TreeMap<Long, Long> load = new java.util.TreeMap<>();
+            for (Draft other : all) {
+              if (other.band >= b && other.periodNs > 0) {
+                load.merge(other.periodNs, other.wcetNs, Math::addExact);
+              }
+            }
+            final long[][] rows = new long[load.size()][];
+            int i = 0;
+            for (var entry : load.entrySet()) {
+              rows[i++] = new long[] {entry.getKey(), entry.getValue()};
+            }
+            return rows;
+          });
+    }
+
+    private long oneShot(int band) {
+      return oneShotByBand.computeIfAbsent(
+          band,
+          b -> {
+            long sum = 0;
+            for (Draft other : all) {
+              if (other.band >= b && other.periodNs == 0 && other.kind == TaskReport.Kind.SPM) {
+                sum = Math.addExact(sum, other.wcetNs);
+              }
+            }
+            return sum;
+          });
+    }
+
+    private long iterate(Draft task) {
+      final long own = Math.addExact(task.wcetNs, task.blockingNs);
+      // The task's own load is in the band's sums: take it out once.
+      final long oneShots =
+          oneShot(task.band)
+              - (task.periodNs == 0 && task.kind == TaskReport.Kind.SPM ? task.wcetNs : 0);
+      final long[][] rows = periodic(task.band);
+      long response = own;
+      for (int iteration = 0; iteration < 10_000; iteration++) {
+        long next = Math.addExact(own, oneShots);
+        for (long[] row : rows) {
+          long wcet = row[1];
+          if (row[0] == task.periodNs) {
+            wcet -= task.wcetNs;
+          }
+          next = Math.addExact(next, Math.multiplyExact(ceilDiv(response, row[0]), wcet));
+        }
+        if (next == response) {
+          return response;
+        }
+        if (task.deadlineNs >= 0 && next > task.deadlineNs && task.periodNs > 0) {
+          return -1;
+        }
+        response = next;
+      }
       return -1;
     }
-  }
-
-  private static long iterateResponseTime(Draft task, List<Draft> all) {
-    final long own = Math.addExact(task.wcetNs, task.blockingNs);
-    long response = own;
-    for (int iteration = 0; iteration < 10_000; iteration++) {
-      long next = own;
-      for (Draft other : all) {
-        if (other == task || other.band < task.band) {
-          continue;
-        }
-        if (other.periodNs > 0) {
-          next =
-              Math.addExact(
-                  next, Math.multiplyExact(ceilDiv(response, other.periodNs), other.wcetNs));
-        } else if (other.kind == TaskReport.Kind.SPM) {
-          next = Math.addExact(next, other.wcetNs);
-        }
-      }
-      if (next == response) {
-        return response;
-      }
-      if (task.deadlineNs >= 0 && next > task.deadlineNs && task.periodNs > 0) {
-        return -1;
-      }
-      response = next;
-    }
-    return -1;
   }
 
   private static long ceilDiv(long a, long b) {

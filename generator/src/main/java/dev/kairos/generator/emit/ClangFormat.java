@@ -91,14 +91,20 @@ public final class ClangFormat {
         Files.writeString(file, contents.get(i), StandardCharsets.UTF_8);
         files.add(file);
       }
-      for (int from = 0; from < files.size(); from += BATCH) {
+      // As many processes at a time as there are processors, each with an equal share.
+      final int processors = Math.max(1, Runtime.getRuntime().availableProcessors());
+      final int batches = Math.max(processors, (files.size() + BATCH - 1) / BATCH);
+      final int size = Math.max(1, (files.size() + batches - 1) / batches);
+      final List<ProcessBuilder> commands = new ArrayList<>();
+      for (int from = 0; from < files.size(); from += size) {
         final List<String> command =
             new ArrayList<>(List.of(executable.toString(), "--style=" + style, "-i"));
-        for (Path file : files.subList(from, Math.min(files.size(), from + BATCH))) {
+        for (Path file : files.subList(from, Math.min(files.size(), from + size))) {
           command.add(file.toString());
         }
-        run(new ProcessBuilder(command).redirectErrorStream(true), "the generated files");
+        commands.add(new ProcessBuilder(command).redirectErrorStream(true));
       }
+      runAll(commands, processors);
       final List<String> formatted = new ArrayList<>();
       for (Path file : files) {
         formatted.add(Files.readString(file, StandardCharsets.UTF_8));
@@ -108,6 +114,34 @@ public final class ClangFormat {
       try (var walk = Files.walk(scratch)) {
         walk.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
       }
+    }
+  }
+
+  private static void runAll(List<ProcessBuilder> commands, int parallel) throws IOException {
+    final java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(parallel);
+    try {
+      final List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+      for (ProcessBuilder command : commands) {
+        running.add(
+            pool.submit(
+                () -> {
+                  run(command, "the generated files");
+                  return null;
+                }));
+      }
+      for (java.util.concurrent.Future<?> batch : running) {
+        try {
+          batch.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while formatting the generated files", e);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
     }
   }
 

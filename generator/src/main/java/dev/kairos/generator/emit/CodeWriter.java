@@ -48,6 +48,49 @@ public final class CodeWriter {
     return line(template, variables);
   }
 
+  /**
+   * Writes a line that opens a braced initializer list: what follows is indented by the
+   * continuation indent (two levels), as clang-format lays out the elements of such a list.
+   */
+  public CodeWriter openList(String template, Object... variables) {
+    line(template, variables);
+    depth += 2;
+    return this;
+  }
+
+  /** Outdents from {@link #openList}, then writes a line. */
+  public CodeWriter closeList(String template, Object... variables) {
+    if (depth < 2) {
+      throw new IllegalStateException("closeList without openList: " + template);
+    }
+    depth -= 2;
+    return line(template, variables);
+  }
+
+  /** The column limit of the project's clang-format style. */
+  public static final int COLUMN_LIMIT = 100;
+
+  /**
+   * Writes a {@code //} comment, its words filled into lines of at most {@link #COLUMN_LIMIT}
+   * columns the way clang-format reflows comments (a word longer than a line stays whole).
+   */
+  public CodeWriter comment(String template, Object... variables) {
+    final String text = substitute(template, variables);
+    final int room = COLUMN_LIMIT - INDENT.length() * depth - "// ".length();
+    StringBuilder current = new StringBuilder();
+    for (String word : text.trim().split(" +")) {
+      if (current.length() > 0 && current.length() + 1 + word.length() > room) {
+        line("// $text$", "text", current.toString());
+        current = new StringBuilder();
+      }
+      if (current.length() > 0) {
+        current.append(' ');
+      }
+      current.append(word);
+    }
+    return line("// $text$", "text", current.toString());
+  }
+
   /** Writes a line one level out and stays at the current depth: `else`, `case`, `public:`. */
   public CodeWriter outdented(String template, Object... variables) {
     if (depth == 0) {
@@ -72,7 +115,12 @@ public final class CodeWriter {
     if (depth != 0) {
       throw new IllegalStateException("unbalanced open/close: depth " + depth + " at the end");
     }
-    return out.toString();
+    // A file ends with its last line, not with blank ones (as clang-format leaves it).
+    int end = out.length();
+    while (end >= 2 && out.charAt(end - 1) == '\n' && out.charAt(end - 2) == '\n') {
+      end--;
+    }
+    return out.substring(0, end);
   }
 
   static String substitute(String template, Object... variables) {

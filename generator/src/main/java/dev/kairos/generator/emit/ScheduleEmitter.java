@@ -9,6 +9,7 @@ import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Tmos;
 import dev.kairos.generator.ir.Tmos.Spm;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code <node>.schedule.hpp}: the node's static tables as {@code constexpr} data, exactly as
@@ -26,6 +27,7 @@ final class ScheduleEmitter {
   }
 
   static GeneratedFile emit(Node node, NodeReport report) {
+    final Map<String, TaskReport> tasks = SchedulingAnalysis.byName(report.tasks());
     final CodeWriter w = new CodeWriter();
     w.line(Banner.cpp(fileName(node), List.of(node.source().file())));
     w.line("#pragma once").blank();
@@ -33,8 +35,8 @@ final class ScheduleEmitter {
     w.line("#include <chrono>").blank();
     w.line("#include <kairos/schedule.hpp>").blank();
     w.line("namespace $ns$ {", "ns", namespace(node)).blank();
-    w.line(
-        "// Node $node$ ($source$): $strategy$ on $hardware$ (speed $speed$).",
+    w.comment(
+        "Node $node$ ($source$): $strategy$ on $hardware$ (speed $speed$).",
         "node",
         node.name(),
         "source",
@@ -63,37 +65,35 @@ final class ScheduleEmitter {
         node.os() == dev.kairos.generator.ir.Platform.OperatingSystem.SIM);
     w.blank();
     w.line("// ODS segments, locked with the immediate priority-ceiling protocol.");
-    w.open(
-        "inline constexpr ::std::array<::kairos::SegmentEntry, $count$> kSegments{{",
-        "count",
-        report.segments().size());
+    final boolean openSegments =
+        openTable(w, "::kairos::SegmentEntry", "kSegments", report.segments().size());
     for (NodeReport.SegmentCeiling segment : report.segments()) {
-      w.line(
-          "{.instance = $instance$, .segment = $segment$, .ceiling = $ceiling$},",
-          "instance",
-          CppNames.literal(segment.instance()),
-          "segment",
-          CppNames.literal(segment.segment()),
-          "ceiling",
-          segment.ceiling());
+      final String instance = CppNames.literal(segment.instance());
+      final String name = CppNames.literal(segment.segment());
+      final String row =
+          "{.instance = " + instance + ", .segment = " + name + ", .ceiling = " + segment.ceiling();
+      if (4 + row.length() + 2 <= CodeWriter.COLUMN_LIMIT) {
+        w.line("$row$},", "row", row);
+      } else {
+        w.openList("{");
+        w.line(".instance = $v$,", "v", instance);
+        w.line(".segment = $v$,", "v", name);
+        w.line(".ceiling = $v$,", "v", segment.ceiling());
+        w.closeList("},");
+      }
     }
-    w.close("}};");
+    if (openSegments) {
+      w.closeList("}};");
+    }
     w.blank();
     final long rows = node.deployments().stream().mapToLong(d -> d.tmo().spms().size()).sum();
-    w.open(
-        "inline constexpr ::std::array<::kairos::SpmEntry, $rows$> kSpontaneousMethods{{",
-        "rows",
-        rows);
+    final boolean openSpms = openTable(w, "::kairos::SpmEntry", "kSpontaneousMethods", rows);
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
-        final TaskReport task = task(report, deployment.instance(), spm.name());
-        w.line(
-            "// $description$ ($source$)",
-            "description",
-            Describe.spm(spm),
-            "source",
-            spm.source());
-        w.open("{");
+        final TaskReport task = task(tasks, deployment.instance(), spm.name());
+        w.comment(
+            "$description$ ($source$)", "description", Describe.spm(spm), "source", spm.source());
+        w.openList("{");
         w.line(".instance = $v$,", "v", CppNames.literal(deployment.instance()));
         w.line(".method = $v$,", "v", CppNames.literal(spm.name()));
         w.line(".source = $v$,", "v", CppNames.literal(spm.source().toString()));
@@ -119,20 +119,23 @@ final class ScheduleEmitter {
             ".segments = 0x$v$ULL,",
             "v",
             Long.toHexString(segmentMask(report, deployment.instance(), spm.uses())));
-        w.close("},");
+        w.closeList("},");
       }
     }
-    w.close("}};");
+    if (openSpms) {
+      w.closeList("}};");
+    }
     w.blank();
-    releaseTable(w, report.staticReleases());
-    serviceMethods(w, node, report);
+    releaseTable(w, report.staticReleases(), spmNames(node));
+    serviceMethods(w, node, report, tasks);
     bccWindows(w, report);
     w.line("}  // namespace $ns$", "ns", namespace(node));
-    return new GeneratedFile(fileName(node), w.text(), GeneratedFile.Kind.CPP);
+    return new GeneratedFile(fileName(node), w.text(), GeneratedFile.Kind.CPP_FORMATTED);
   }
 
   /** The release table the time trigger walks, checked against the rows at compile time. */
-  private static void releaseTable(CodeWriter w, StaticReleaseTable.Table table) {
+  private static void releaseTable(
+      CodeWriter w, StaticReleaseTable.Table table, List<String> spmNames) {
     if (!table.tabulated()) {
       w.line(
           "// No release table: the hyperperiod holds more than $max$ releases (or none are",
@@ -148,14 +151,26 @@ final class ScheduleEmitter {
     w.line(
         "// time trigger dispatches them (offsets into the hyperperiod; rows of the table above).");
     w.line("inline constexpr nanoseconds kHyperperiod{$ns$};", "ns", table.hyperperiodNs());
-    w.open(
-        "inline constexpr ::std::array<::kairos::ReleaseEntry, $count$> kReleaseTable{{",
-        "count",
-        table.releases().size());
+    final boolean openReleases =
+        openTable(w, "::kairos::ReleaseEntry", "kReleaseTable", table.releases().size());
+    // One release per line, named in an aligned trailing comment (as clang-format aligns them).
+    final List<String> rows = new java.util.ArrayList<>();
+    int width = 0;
     for (StaticReleaseTable.Release release : table.releases()) {
-      w.line("{nanoseconds{$open$}, $row$},", "open", release.openNs(), "row", release.spmRow());
+      rows.add("{nanoseconds{" + release.openNs() + "}, " + release.spmRow() + "},");
+      width = Math.max(width, rows.get(rows.size() - 1).length());
     }
-    w.close("}};");
+    for (int i = 0; i < rows.size(); i++) {
+      w.line(
+          "$row$  // $name$",
+          "row",
+          String.format("%-" + width + "s", rows.get(i)),
+          "name",
+          spmNames.get(table.releases().get(i).spmRow()));
+    }
+    if (openReleases) {
+      w.closeList("}};");
+    }
     w.line(
         "static_assert(::kairos::release_table_matches(kSpontaneousMethods, kReleaseTable,"
             + " kHyperperiod));");
@@ -163,7 +178,8 @@ final class ScheduleEmitter {
   }
 
   /** The service methods, with the SpM rows each conflicts with under BCC. */
-  private static void serviceMethods(CodeWriter w, Node node, NodeReport report) {
+  private static void serviceMethods(
+      CodeWriter w, Node node, NodeReport report, Map<String, TaskReport> tasks) {
     final List<Spm> spmRows = new java.util.ArrayList<>();
     final List<String> spmInstances = new java.util.ArrayList<>();
     for (Deployment deployment : node.deployments()) {
@@ -173,20 +189,13 @@ final class ScheduleEmitter {
       }
     }
     final long rows = node.deployments().stream().mapToLong(d -> d.tmo().svms().size()).sum();
-    w.open(
-        "inline constexpr ::std::array<::kairos::SvmEntry, $rows$> kServiceMethods{{",
-        "rows",
-        rows);
+    final boolean openSvms = openTable(w, "::kairos::SvmEntry", "kServiceMethods", rows);
     for (Deployment deployment : node.deployments()) {
       for (Tmos.Svm svm : deployment.tmo().svms()) {
-        final TaskReport task = task(report, deployment.instance(), svm.name());
-        w.line(
-            "// $description$ ($source$)",
-            "description",
-            Describe.svm(svm),
-            "source",
-            svm.source());
-        w.open("{");
+        final TaskReport task = task(tasks, deployment.instance(), svm.name());
+        w.comment(
+            "$description$ ($source$)", "description", Describe.svm(svm), "source", svm.source());
+        w.openList("{");
         w.line(".instance = $v$,", "v", CppNames.literal(deployment.instance()));
         w.line(".method = $v$,", "v", CppNames.literal(svm.name()));
         w.line(".source = $v$,", "v", CppNames.literal(svm.source().toString()));
@@ -210,10 +219,12 @@ final class ScheduleEmitter {
             ".segments = 0x$v$ULL,",
             "v",
             Long.toHexString(segmentMask(report, deployment.instance(), svm.uses())));
-        w.close("},");
+        w.closeList("},");
       }
     }
-    w.close("}};");
+    if (openSvms) {
+      w.closeList("}};");
+    }
     w.blank();
   }
 
@@ -247,15 +258,46 @@ final class ScheduleEmitter {
     w.line("// BCC: the windows in which each service method (row of the table above) may run,");
     w.line("// recurring every cycle from the epoch.");
     for (String note : notes) {
-      w.line("// $note$", "note", note);
+      w.comment(note);
     }
-    w.open(
-        "inline constexpr ::std::array<::kairos::BccWindowEntry, $count$> kBccWindows{{",
-        "count",
-        rows.size());
+    final boolean openWindows =
+        openTable(w, "::kairos::BccWindowEntry", "kBccWindows", rows.size());
     rows.forEach(w::line);
-    w.close("}};");
+    if (openWindows) {
+      w.closeList("}};");
+    }
     w.blank();
+  }
+
+  /**
+   * Opens the constant array {@code name} of {@code count} rows; an empty one is written whole
+   * (false: nothing to close).
+   */
+  private static boolean openTable(CodeWriter w, String type, String name, long count) {
+    if (count == 0) {
+      w.line("inline constexpr ::std::array<$type$, 0> $name${};", "type", type, "name", name);
+      return false;
+    }
+    w.openList(
+        "inline constexpr ::std::array<$type$, $count$> $name${{",
+        "type",
+        type,
+        "count",
+        count,
+        "name",
+        name);
+    return true;
+  }
+
+  /** {@code instance.method} of every row of the SpM table, in order. */
+  private static List<String> spmNames(Node node) {
+    final List<String> names = new java.util.ArrayList<>();
+    for (Deployment deployment : node.deployments()) {
+      for (Spm spm : deployment.tmo().spms()) {
+        names.add(deployment.instance() + "." + spm.name());
+      }
+    }
+    return names;
   }
 
   private static long segmentMask(
@@ -267,10 +309,11 @@ final class ScheduleEmitter {
     return mask;
   }
 
-  static TaskReport task(NodeReport report, String instance, String method) {
-    return report.tasks().stream()
-        .filter(t -> t.instance().equals(instance) && t.method().equals(method))
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("no analysis for " + instance + "." + method));
+  static TaskReport task(Map<String, TaskReport> tasks, String instance, String method) {
+    final TaskReport task = tasks.get(instance + "." + method);
+    if (task == null) {
+      throw new IllegalStateException("no analysis for " + instance + "." + method);
+    }
+    return task;
   }
 }

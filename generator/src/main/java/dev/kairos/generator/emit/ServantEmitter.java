@@ -51,14 +51,14 @@ final class ServantEmitter {
     w.line("virtual ~$base$() = default;", "base", baseClass(tmo));
     for (Spm spm : tmo.spms()) {
       w.blank();
-      w.line(
-          "// $description$ ($source$)", "description", Describe.spm(spm), "source", spm.source());
+      w.comment(
+          "$description$ ($source$)", "description", Describe.spm(spm), "source", spm.source());
       w.line("virtual void $name$() = 0;", "name", spm.name());
     }
     for (Svm svm : tmo.svms()) {
       w.blank();
-      w.line(
-          "// $description$ ($source$)", "description", Describe.svm(svm), "source", svm.source());
+      w.comment(
+          "$description$ ($source$)", "description", Describe.svm(svm), "source", svm.source());
       w.line("virtual $signature$ = 0;", "signature", signature(svm));
     }
     w.blank();
@@ -70,7 +70,7 @@ final class ServantEmitter {
     w.line("$ods$ ods_{};", "ods", odsType(tmo));
     w.close("};");
     scope.leave();
-    return new GeneratedFile(fileName(tmo), w.text(), GeneratedFile.Kind.CPP);
+    return new GeneratedFile(fileName(tmo), w.text(), GeneratedFile.Kind.CPP_FORMATTED);
   }
 
   static String odsType(TmoClass tmo) {

@@ -27,8 +27,8 @@ final class UserCodeEmitter {
 
   private static GeneratedFile header(TmoClass tmo) {
     final CodeWriter w = new CodeWriter();
-    w.line(
-        "// $file$ — method bodies of TMO $tmo$ ($source$).",
+    w.comment(
+        "$file$ — method bodies of TMO $tmo$ ($source$).",
         "file",
         headerName(tmo),
         "tmo",
@@ -60,32 +60,36 @@ final class UserCodeEmitter {
 
   private static GeneratedFile source(TmoClass tmo) {
     final CodeWriter w = new CodeWriter();
-    w.line("// $file$ — method bodies of TMO $tmo$.", "file", sourceName(tmo), "tmo", tmo.name());
+    w.comment("$file$ — method bodies of TMO $tmo$.", "file", sourceName(tmo), "tmo", tmo.name());
     w.line("#include \"$header$\"", "header", headerName(tmo)).blank();
     final NamespaceScope scope = new NamespaceScope(w);
     scope.enter(tmo.namespace());
     for (Spm spm : tmo.spms()) {
-      w.line("// $description$", "description", Describe.spm(spm));
+      w.comment("$description$", "description", Describe.spm(spm));
       w.open("void $tmo$::$name$() {", "tmo", tmo.name(), "name", spm.name());
       w.line("// Runs once per release; must finish within its WCET.");
       w.close("}").blank();
     }
     for (Svm svm : tmo.svms()) {
-      w.line("// $description$", "description", Describe.svm(svm));
+      w.comment("$description$", "description", Describe.svm(svm));
       final String signature = ServantEmitter.signature(svm, true);
       final int nameAt = signature.indexOf(svm.name() + "(");
-      w.open(
-          "$result$$tmo$::$rest$ {",
-          "result",
-          signature.substring(0, nameAt),
-          "tmo",
-          tmo.name(),
-          "rest",
-          signature.substring(nameAt));
-      if (!signature.startsWith("void ")) {
+      final String definition = signature.substring(0, nameAt) + tmo.name() + "::";
+      if (signature.startsWith("void ")) {
+        // An empty body stays on the definition's line, as clang-format puts it.
+        w.line(
+                "$definition$$rest$ {}",
+                "definition",
+                definition,
+                "rest",
+                signature.substring(nameAt))
+            .blank();
+      } else {
+        w.open(
+            "$definition$$rest$ {", "definition", definition, "rest", signature.substring(nameAt));
         w.line("return {};");
+        w.close("}").blank();
       }
-      w.close("}").blank();
     }
     scope.leave();
     return new GeneratedFile(sourceName(tmo), w.text(), GeneratedFile.Kind.USER_STARTER);
