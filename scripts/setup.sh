@@ -3,7 +3,8 @@
 # Ninja, g++): only what is missing, only from Debian's and PyPI's registries.
 set -euo pipefail
 
-packages=(catch2 clang clang-format)
+# chromium and a font: the e2e test renders `kairos check --html` headless and keeps a screenshot.
+packages=(catch2 clang clang-format chromium fonts-dejavu-core)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -27,7 +28,7 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-for tool in java mvn cmake ninja g++ clang++ clang-format python3; do
+for tool in java mvn cmake ninja g++ clang++ clang-format chromium python3; do
   command -v "$tool" >/dev/null || { echo "setup: error: '$tool' is not installed" >&2; exit 1; }
 done
 

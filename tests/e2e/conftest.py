@@ -1,7 +1,7 @@
 """Shared pieces of the end-to-end tests: model -> kairos -> C++ -> build -> run -> assert.
 
-They expect `make java cpp` to have run (make test-e2e does it): the kairos CLI jar and the
-runtime installed into build/prefix.
+They expect `make java cpp` to have run (make test-e2e does it): the kairos CLI jar, and for
+tests that build generated nodes the runtime installed into build/prefix.
 """
 
 import os
@@ -41,6 +41,8 @@ def kairos(*args, cwd=ROOT, check=False):
 
 def build_node_project(generated: Path, build_dir: Path, impl_dir: Path | None = None):
     """Configures and builds a generated node project against the installed runtime."""
+    if not (PREFIX / "lib" / "cmake" / "Kairos" / "KairosConfig.cmake").is_file():
+        pytest.fail("Kairos runtime is not installed in build/prefix: run `make cpp` first")
     configure = [
         "cmake", "-S", generated, "-B", build_dir, "-G", "Ninja",
         f"-DCMAKE_PREFIX_PATH={PREFIX}",
@@ -103,8 +105,6 @@ def parse_summary(stdout: str) -> dict[str, str]:
 def built_toolchain():
     if not (ROOT / "generator" / "target" / "kairos.jar").is_file():
         pytest.fail("kairos CLI is not built: run `make java` first")
-    if not (PREFIX / "lib" / "cmake" / "Kairos" / "KairosConfig.cmake").is_file():
-        pytest.fail("Kairos runtime is not installed in build/prefix: run `make cpp` first")
 
 
 @pytest.fixture

@@ -6,11 +6,14 @@ import dev.kairos.generator.emit.CheckReports;
 import dev.kairos.generator.emit.ClangFormat;
 import dev.kairos.generator.emit.CppGenerator;
 import dev.kairos.generator.emit.GeneratedFile;
+import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.emit.OutputWriter;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.lowering.ModelLowering;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -217,6 +220,14 @@ public final class KairosCli implements Callable<Integer> {
         description = "text, json (times in integer nanoseconds) or junit (XML for CI)")
     Format format;
 
+    @Option(
+        names = "--html",
+        paramLabel = "FILE",
+        description =
+            "also write the report as one self-contained HTML page with an SVG timeline per node"
+                + " (written whatever the verdict; parent directories are created)")
+    Path html;
+
     @Override
     public Integer call() {
       final int[] exit = {OK};
@@ -225,21 +236,21 @@ public final class KairosCli implements Callable<Integer> {
         return exit[0];
       }
       if (exit[0] != OK) {
+        final List<CheckReports.Problem> problems = new ArrayList<>();
+        loaded.get().diagnostics().stream()
+            .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
+            .forEach(
+                d ->
+                    problems.add(
+                        new CheckReports.Problem(d.file(), d.line(), d.column(), d.message())));
         if (format != Format.text) {
-          final List<CheckReports.Problem> problems = new ArrayList<>();
-          loaded.get().diagnostics().stream()
-              .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
-              .forEach(
-                  d ->
-                      problems.add(
-                          new CheckReports.Problem(d.file(), d.line(), d.column(), d.message())));
           out()
               .print(
                   format == Format.json
                       ? CheckReports.json(null, problems)
                       : CheckReports.junit(null, problems));
         }
-        return exit[0];
+        return writeHtml(null, problems) ? exit[0] : USAGE;
       }
       lap("load and validate");
       final SystemModel system = lower(loaded.get());
@@ -262,10 +273,53 @@ public final class KairosCli implements Callable<Integer> {
                 case junit -> CheckReports.junit(report, List.of());
                 case text -> CheckReports.text(report);
               });
+      out().flush();
+      if (!writeHtml(report, List.of())) {
+        return USAGE;
+      }
       lap("report");
       reportTimings();
       return report.schedulable() ? OK : MODEL_ERRORS;
     }
+
+    /** Writes the page when --html asks for it; false (after saying why) when it cannot. */
+    private boolean writeHtml(AnalysisReport report, List<CheckReports.Problem> problems) {
+      if (html == null) {
+        return true;
+      }
+      final String title =
+          String.join(", ", files.stream().map(f -> String.valueOf(f.getFileName())).toList());
+      final String page = HtmlReport.render(title, report, problems);
+      try {
+        final Path parent = html.toAbsolutePath().getParent();
+        if (parent != null) {
+          Files.createDirectories(parent);
+        }
+        Files.writeString(html, page, StandardCharsets.UTF_8);
+        return true;
+      } catch (IOException e) {
+        err().println("kairos: error: cannot write the HTML report " + html + ": " + reason(e));
+        return false;
+      }
+    }
+  }
+
+  /** Why a file operation failed, in words (Java names only the path for most of them). */
+  private static String reason(IOException e) {
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof java.nio.file.NoSuchFileException) {
+      return "no such file or directory";
+    }
+    if (e instanceof java.nio.file.FileAlreadyExistsException exists) {
+      return exists.getFile() + " exists and is not a directory";
+    }
+    if (e instanceof java.nio.file.FileSystemException fileSystem
+        && fileSystem.getReason() != null) {
+      return fileSystem.getReason().toLowerCase(java.util.Locale.ROOT);
+    }
+    return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 
   @Command(

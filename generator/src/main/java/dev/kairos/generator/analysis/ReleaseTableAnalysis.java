@@ -2,12 +2,18 @@ package dev.kairos.generator.analysis;
 
 import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.Platform.Strategy;
 import dev.kairos.generator.ir.Tmos;
+import dev.kairos.generator.ir.Tmos.Criticality;
 import dev.kairos.generator.ir.Tmos.Spm;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.PriorityQueue;
+import java.util.function.ToLongFunction;
 
 /**
  * The static release table of a node's spontaneous methods over one hyperperiod, played out exactly
@@ -15,10 +21,19 @@ import java.util.PriorityQueue;
  * preempt each other, a band serves its activations in order. With the real offsets of every AAC
  * this checks what response-time analysis cannot: that each activation starts inside its start
  * window, next to every other SpM of the node.
+ *
+ * <p>Besides the verdict it keeps a bounded trace of the beginning of the table (releases, windows,
+ * execution slices, deadlines) for reports to draw.
  */
 public final class ReleaseTableAnalysis {
   /** Activations played out at most; longer hyperperiods are reported, not unrolled. */
   public static final int MAX_ACTIVATIONS = 200_000;
+
+  /** Activations a trace covers at most: a longer hyperperiod is traced from its beginning. */
+  public static final int MAX_TRACED_ACTIVATIONS = 240;
+
+  /** SpMs a trace keeps, highest bands first; the others are played but not traced. */
+  public static final int MAX_TRACED_SPMS = 32;
 
   private ReleaseTableAnalysis() {}
 
@@ -36,8 +51,72 @@ public final class ReleaseTableAnalysis {
     }
   }
 
-  /** The table: its length (0 when too long to unroll) and the per-SpM outcome. */
-  public record Table(long hyperperiodNs, boolean unrolled, List<SpmTiming> timings) {}
+  /**
+   * The table: its length (0 when beyond 64 bits), whether it was unrolled, the per-SpM outcome,
+   * and the trace of its beginning (empty when the node has no SpM).
+   */
+  public record Table(
+      long hyperperiodNs, boolean unrolled, List<SpmTiming> timings, Optional<Trace> trace) {}
+
+  /** How much of the table a trace covers. */
+  public enum Extent {
+    /** From 0 to the end of the first whole hyperperiod after the last first release. */
+    HYPERPERIOD,
+    /** Every activation there is (no hyperperiod: only one-shot or bounded SpMs). */
+    ALL_ACTIVATIONS,
+    /** The beginning: the whole would hold more than {@link #MAX_TRACED_ACTIVATIONS}. */
+    BEGINNING
+  }
+
+  /**
+   * What the table does from time 0 to {@code endNs}. Exact: nothing before {@code endNs} depends
+   * on releases after it, and an outcome the view cannot decide is {@link Outcome#OPEN}.
+   *
+   * @param activations activations of every SpM released in the view, traced or not
+   * @param spms the traced SpMs in the node's priority order
+   * @param untracedSpms SpMs played but not traced (beyond {@link #MAX_TRACED_SPMS})
+   */
+  public record Trace(
+      long endNs, Extent extent, int activations, List<TracedSpm> spms, int untracedSpms) {}
+
+  /** One SpM in a trace, with its activations released in the view, in release order. */
+  public record TracedSpm(
+      String instance,
+      String method,
+      Criticality criticality,
+      boolean periodic,
+      List<Activation> activations) {}
+
+  /** What became of an activation, as far as the view shows. */
+  public enum Outcome {
+    MET,
+    /** Not started: its start window had closed when its band was free. */
+    WINDOW_MISSED,
+    /** Started, but finished after its deadline. */
+    DEADLINE_MISSED,
+    /** Not decided before the end of the view. */
+    OPEN
+  }
+
+  /**
+   * One activation, in absolute nanoseconds.
+   *
+   * @param startNs when it started, -1 if not started in the view (or not at all)
+   * @param finishNs when it finished, -1 if not within the view
+   * @param executions when it ran, one slice per stretch between preemptions, cut at the view's end
+   */
+  public record Activation(
+      long releaseNs,
+      long windowOpenNs,
+      long windowCloseNs,
+      long deadlineNs,
+      long startNs,
+      long finishNs,
+      Outcome outcome,
+      List<Execution> executions) {}
+
+  /** A stretch of execution: [startNs, endNs). */
+  public record Execution(long startNs, long endNs) {}
 
   private static final class Job {
     final int spm;
@@ -46,6 +125,9 @@ public final class ReleaseTableAnalysis {
     final long order;
     long remaining;
     long start = -1;
+    long finish = -1;
+    boolean dropped;
+    List<Execution> executions;
 
     Job(int spm, long release, long ready, long wcet, long order) {
       this.spm = spm;
@@ -58,6 +140,17 @@ public final class ReleaseTableAnalysis {
 
   private record Row(String instance, Spm spm, long wcet, int band) {}
 
+  /** What the play reports as it goes. */
+  private interface Observer {
+    /** The job ran from `from` to `to` without interruption. */
+    default void ran(Job job, long from, long to) {}
+
+    /** Not started: its start window had closed when its band was free. */
+    void dropped(Job job, long now);
+
+    void finished(Job job, long now);
+  }
+
   public static Table analyse(Node node, List<TaskReport> tasks) {
     final List<Row> rows = new ArrayList<>();
     final java.util.Map<String, TaskReport> byName = SchedulingAnalysis.byName(tasks);
@@ -69,22 +162,71 @@ public final class ReleaseTableAnalysis {
     }
     long hyperperiod = 1;
     long latestStart = 0;
+    boolean periodic = false;
     for (Row row : rows) {
-      if (row.spm.periodic()) {
+      if (row.spm.periodic() && hyperperiod > 0) {
         hyperperiod = lcm(hyperperiod, row.spm.periodNs());
+        periodic = true;
       }
       latestStart = Math.max(latestStart, row.spm.firstReleaseNs());
     }
+    final Optional<Trace> trace =
+        rows.isEmpty()
+            ? Optional.empty()
+            : Optional.of(
+                trace(node.strategy(), rows, tasks, periodic ? hyperperiod : -1, latestStart));
     if (hyperperiod < 0) {
-      return new Table(0, false, List.of());
+      return new Table(0, false, List.of(), trace);
     }
     // Settle from the last first release, then observe one whole hyperperiod.
     final long horizon;
     try {
       horizon = Math.addExact(Math.addExact(latestStart, hyperperiod), hyperperiod);
     } catch (ArithmeticException e) {
-      return new Table(hyperperiod, false, List.of());
+      return new Table(hyperperiod, false, List.of(), trace);
     }
+    final List<Job> jobs = releasedBefore(rows, horizon, MAX_ACTIVATIONS);
+    if (jobs == null) {
+      return new Table(hyperperiod, false, List.of(), trace);
+    }
+    final List<Stats> stats = new ArrayList<>();
+    rows.forEach(row -> stats.add(new Stats()));
+    play(
+        node.strategy(),
+        rows,
+        jobs,
+        new Observer() {
+          @Override
+          public void dropped(Job job, long now) {
+            stats.get(job.spm).dropped(job, now);
+          }
+
+          @Override
+          public void finished(Job job, long now) {
+            stats.get(job.spm).finished(job, now, rows.get(job.spm).spm.deadlineNs());
+          }
+        });
+    final List<SpmTiming> timings = new ArrayList<>();
+    for (int i = 0; i < rows.size(); i++) {
+      final Stats row = stats.get(i);
+      timings.add(
+          new SpmTiming(
+              rows.get(i).instance,
+              rows.get(i).spm.name(),
+              row.count,
+              row.worstStart,
+              row.worstResponse,
+              row.windowMisses,
+              row.deadlineMisses));
+    }
+    return new Table(hyperperiod, true, timings, trace);
+  }
+
+  /**
+   * Every activation released before `horizon`, sorted by the moment it becomes ready; null when
+   * there are more than `limit`.
+   */
+  private static List<Job> releasedBefore(List<Row> rows, long horizon, int limit) {
     final List<Job> jobs = new ArrayList<>();
     long order = 0;
     for (int i = 0; i < rows.size(); i++) {
@@ -92,22 +234,24 @@ public final class ReleaseTableAnalysis {
       final long last = spm.lastReleaseNs() == Tmos.FOREVER ? horizon : spm.lastReleaseNs();
       for (long t = spm.firstReleaseNs(); t <= last && t < horizon; ) {
         jobs.add(new Job(i, t, t + spm.windowOpenNs(), rows.get(i).wcet, order++));
-        if (jobs.size() > MAX_ACTIVATIONS) {
-          return new Table(hyperperiod, false, List.of());
+        if (jobs.size() > limit) {
+          return null;
         }
-        if (!spm.periodic()) {
+        if (!spm.periodic() || t > Long.MAX_VALUE - spm.periodNs()) {
           break;
         }
         t += spm.periodNs();
       }
     }
     jobs.sort(Comparator.comparingLong((Job j) -> j.ready).thenComparingLong(j -> j.order));
+    return jobs;
+  }
 
+  /** Plays the jobs (sorted by readiness) as the engine dispatches them. */
+  private static void play(Strategy strategy, List<Row> rows, List<Job> jobs, Observer observer) {
     // Ready activations: highest band first, then the band's queue discipline (Kokyu), then
     // the order they became ready.
-    final dev.kairos.generator.ir.Platform.Strategy strategy = node.strategy();
-    final boolean softLaxity = strategy == dev.kairos.generator.ir.Platform.Strategy.RMS_MLF;
-    final java.util.function.ToLongFunction<Job> discipline =
+    final ToLongFunction<Job> discipline =
         j -> {
           final Row row = rows.get(j.spm);
           final long deadline = j.release + row.spm.deadlineNs();
@@ -115,10 +259,7 @@ public final class ReleaseTableAnalysis {
             case RMS -> 0;
             case EDF -> deadline;
             case MLF, MUF -> deadline - row.wcet;
-            case RMS_MLF ->
-                softLaxity && row.spm.criticality() == Tmos.Criticality.SOFT
-                    ? deadline - row.wcet
-                    : 0;
+            case RMS_MLF -> row.spm.criticality() == Criticality.SOFT ? deadline - row.wcet : 0;
           };
         };
     final PriorityQueue<Job> ready =
@@ -128,13 +269,11 @@ public final class ReleaseTableAnalysis {
                 .thenComparingLong(j -> -(long) rows.get(j.spm).spm.importance())
                 .thenComparingLong(j -> j.ready)
                 .thenComparingLong(j -> j.order));
-    final List<Stats> stats = new ArrayList<>();
-    rows.forEach(row -> stats.add(new Stats()));
     int next = 0;
     long now = 0;
     Job running = null;
     // A lane runs its activations to completion; one preempted by a higher band resumes first.
-    final java.util.ArrayDeque<Job> preempted = new java.util.ArrayDeque<>();
+    final ArrayDeque<Job> preempted = new ArrayDeque<>();
     while (next < jobs.size() || !ready.isEmpty() || running != null || !preempted.isEmpty()) {
       if (running == null && ready.isEmpty() && preempted.isEmpty()) {
         now = Math.max(now, jobs.get(next).ready);
@@ -159,7 +298,8 @@ public final class ReleaseTableAnalysis {
           running.start = now;
           if (now > running.release + row.spm.windowCloseNs()) {
             // The engine does not start it: a start-window miss, and no execution.
-            stats.get(running.spm).dropped(running, now);
+            running.dropped = true;
+            observer.dropped(running, now);
             running = null;
             continue;
           }
@@ -168,28 +308,201 @@ public final class ReleaseTableAnalysis {
       final long arrival = next < jobs.size() ? jobs.get(next).ready : Long.MAX_VALUE;
       final long finish = now + running.remaining;
       if (finish <= arrival) {
+        observer.ran(running, now, finish);
         now = finish;
-        stats.get(running.spm).finished(running, now, rows.get(running.spm).spm.deadlineNs());
+        running.remaining = 0;
+        running.finish = now;
+        observer.finished(running, now);
         running = null;
       } else {
+        observer.ran(running, now, arrival);
         running.remaining -= arrival - now;
         now = arrival;
       }
     }
-    final List<SpmTiming> timings = new ArrayList<>();
-    for (int i = 0; i < rows.size(); i++) {
-      final Stats row = stats.get(i);
-      timings.add(
-          new SpmTiming(
-              rows.get(i).instance,
-              rows.get(i).spm.name(),
-              row.count,
-              row.worstStart,
-              row.worstResponse,
-              row.windowMisses,
-              row.deadlineMisses));
+  }
+
+  /**
+   * Plays the beginning of the table again, bounded, and records what the traced SpMs do. The view
+   * is the first hyperperiod (after the last first release) when it holds at most {@link
+   * #MAX_TRACED_ACTIVATIONS}, otherwise it ends at the release of the first activation beyond them.
+   *
+   * @param hyperperiod -1 when there is none (no periodic SpM) or it is beyond 64 bits
+   */
+  private static Trace trace(
+      Strategy strategy, List<Row> rows, List<TaskReport> tasks, long hyperperiod, long settle) {
+    long hyperperiodEnd = -1;
+    if (hyperperiod > 0 && settle <= Long.MAX_VALUE - hyperperiod) {
+      hyperperiodEnd = settle + hyperperiod;
     }
-    return new Table(hyperperiod, true, timings);
+    final long cut = releaseBeyond(rows, MAX_TRACED_ACTIVATIONS);
+    final Extent extent;
+    final List<Job> jobs;
+    if (hyperperiodEnd > 0 && hyperperiodEnd <= cut) {
+      extent = Extent.HYPERPERIOD;
+      jobs = releasedBefore(rows, hyperperiodEnd, Integer.MAX_VALUE);
+    } else if (cut == Long.MAX_VALUE) {
+      extent = Extent.ALL_ACTIVATIONS;
+      jobs = releasedBefore(rows, Long.MAX_VALUE, Integer.MAX_VALUE);
+    } else {
+      extent = Extent.BEGINNING;
+      jobs = releasedBefore(rows, cut, Integer.MAX_VALUE);
+    }
+
+    // The traced SpMs: the first in the node's priority order (the task order).
+    final int[] traced = new int[rows.size()];
+    Arrays.fill(traced, -1);
+    final List<Row> tracedRows = new ArrayList<>();
+    for (TaskReport task : tasks) {
+      if (task.kind() != TaskReport.Kind.SPM || tracedRows.size() == MAX_TRACED_SPMS) {
+        continue;
+      }
+      for (int i = 0; i < rows.size(); i++) {
+        if (rows.get(i).instance.equals(task.instance())
+            && rows.get(i).spm.name().equals(task.method())) {
+          traced[i] = tracedRows.size();
+          tracedRows.add(rows.get(i));
+        }
+      }
+    }
+    for (Job job : jobs) {
+      if (traced[job.spm] >= 0) {
+        job.executions = new ArrayList<>();
+      }
+    }
+    play(
+        strategy,
+        rows,
+        jobs,
+        new Observer() {
+          @Override
+          public void ran(Job job, long from, long to) {
+            if (job.executions == null) {
+              return;
+            }
+            final List<Execution> slices = job.executions;
+            if (!slices.isEmpty() && slices.get(slices.size() - 1).endNs() == from) {
+              // Only a preemption splits a stretch: an arrival that did not preempt does not.
+              from = slices.remove(slices.size() - 1).startNs();
+            }
+            slices.add(new Execution(from, to));
+          }
+
+          @Override
+          public void dropped(Job job, long now) {}
+
+          @Override
+          public void finished(Job job, long now) {}
+        });
+
+    long end = extent == Extent.HYPERPERIOD ? hyperperiodEnd : cut;
+    // With every activation played to its end, every outcome is decided; the view ends with
+    // the last thing that happens.
+    final long decidedBefore = extent == Extent.ALL_ACTIVATIONS ? Long.MAX_VALUE : end;
+    if (extent == Extent.ALL_ACTIVATIONS) {
+      end = 1;
+      for (Job job : jobs) {
+        final Spm spm = rows.get(job.spm).spm;
+        end = Math.max(end, Math.max(job.finish, job.release + spm.deadlineNs()));
+        end = Math.max(end, job.release + spm.windowCloseNs());
+      }
+    }
+    final List<List<Activation>> activations = new ArrayList<>();
+    tracedRows.forEach(row -> activations.add(new ArrayList<>()));
+    for (Job job : jobs) {
+      if (traced[job.spm] >= 0) {
+        activations
+            .get(traced[job.spm])
+            .add(activation(job, rows.get(job.spm).spm, decidedBefore, end));
+      }
+    }
+    for (List<Activation> list : activations) {
+      list.sort(Comparator.comparingLong(Activation::releaseNs));
+    }
+    final List<TracedSpm> spms = new ArrayList<>();
+    for (int i = 0; i < tracedRows.size(); i++) {
+      final Row row = tracedRows.get(i);
+      spms.add(
+          new TracedSpm(
+              row.instance,
+              row.spm.name(),
+              row.spm.criticality(),
+              row.spm.periodic(),
+              List.copyOf(activations.get(i))));
+    }
+    return new Trace(end, extent, jobs.size(), spms, rows.size() - tracedRows.size());
+  }
+
+  /**
+   * What the view shows of one activation: what happened before `end` (in a play of only the
+   * activations released before it, exact up to there), its executions cut at `clip`.
+   */
+  private static Activation activation(Job job, Spm spm, long end, long clip) {
+    final long windowClose = job.release + spm.windowCloseNs();
+    final long deadline = job.release + spm.deadlineNs();
+    final boolean startedInView = job.start >= 0 && job.start < end;
+    final boolean finishedInView = job.finish >= 0 && job.finish <= end;
+    final Outcome outcome;
+    if (!startedInView) {
+      // Not started before the end: missed for certain once the window closed before it.
+      outcome = windowClose < end ? Outcome.WINDOW_MISSED : Outcome.OPEN;
+    } else if (job.dropped) {
+      outcome = Outcome.WINDOW_MISSED;
+    } else if (finishedInView) {
+      outcome = job.finish > deadline ? Outcome.DEADLINE_MISSED : Outcome.MET;
+    } else {
+      // Still running at the end: it finishes after it, so after a deadline at or before it.
+      outcome = deadline <= end ? Outcome.DEADLINE_MISSED : Outcome.OPEN;
+    }
+    final List<Execution> executions = new ArrayList<>();
+    for (Execution slice : job.executions) {
+      if (slice.startNs() < clip) {
+        executions.add(new Execution(slice.startNs(), Math.min(slice.endNs(), clip)));
+      }
+    }
+    return new Activation(
+        job.release,
+        job.release + spm.windowOpenNs(),
+        windowClose,
+        deadline,
+        startedInView && !job.dropped ? job.start : -1,
+        finishedInView ? job.finish : -1,
+        outcome,
+        List.copyOf(executions));
+  }
+
+  /**
+   * The release instant of the first activation beyond the first `count` (in release order), or
+   * Long.MAX_VALUE when there are no more. It is always later than the first release, so a view
+   * ending there is never empty.
+   */
+  private static long releaseBeyond(List<Row> rows, int count) {
+    // One cursor per SpM: {next release, row}; merged in release order.
+    final PriorityQueue<long[]> cursors =
+        new PriorityQueue<>(
+            Comparator.comparingLong((long[] c) -> c[0]).thenComparingLong(c -> c[1]));
+    for (int i = 0; i < rows.size(); i++) {
+      cursors.add(new long[] {rows.get(i).spm.firstReleaseNs(), i});
+    }
+    long first = -1;
+    for (int taken = 0; !cursors.isEmpty(); taken++) {
+      final long[] cursor = cursors.peek();
+      if (first < 0) {
+        first = cursor[0];
+      }
+      if (taken >= count && cursor[0] > first) {
+        return cursor[0];
+      }
+      cursors.poll();
+      final Spm spm = rows.get((int) cursor[1]).spm;
+      final long last = spm.lastReleaseNs() == Tmos.FOREVER ? Long.MAX_VALUE : spm.lastReleaseNs();
+      if (spm.periodic()
+          && cursor[0] <= Long.MAX_VALUE - spm.periodNs()
+          && cursor[0] + spm.periodNs() <= last) {
+        cursors.add(new long[] {cursor[0] + spm.periodNs(), cursor[1]});
+      }
+    }
+    return Long.MAX_VALUE;
   }
 
   /** What happened to the activations of one SpM in the table. */
@@ -217,7 +530,11 @@ public final class ReleaseTableAnalysis {
     }
   }
 
+  /** The least common multiple, or -1 beyond 64 bits (and for an argument that already was). */
   static long lcm(long a, long b) {
+    if (a < 0 || b < 0) {
+      return -1;
+    }
     long x = a;
     long y = b;
     while (y != 0) {

@@ -62,12 +62,7 @@ public final class CheckReports {
                 task.responseTimeNs() >= 0
                     ? Durations.format(task.deadlineNs() - task.responseTimeNs())
                     : "-",
-                task.schedulable()
-                    ? "ok"
-                    : task.criticality() == dev.kairos.generator.ir.Tmos.Criticality.SOFT
-                            && node.schedulable()
-                        ? "may miss (soft)"
-                        : "MISSES DEADLINE"));
+                verdict(node, task)));
       }
       out.append(
           String.format(
@@ -266,6 +261,14 @@ public final class CheckReports {
             && node.schedulable());
   }
 
+  /** The verdict column of the task table: ok, may miss (soft) or MISSES DEADLINE. */
+  static String verdict(NodeReport node, TaskReport task) {
+    if (task.schedulable()) {
+      return "ok";
+    }
+    return failed(node, task) ? "MISSES DEADLINE" : "may miss (soft)";
+  }
+
   private static String xml(String text) {
     return text.replace("&", "&amp;")
         .replace("<", "&lt;")
@@ -273,7 +276,7 @@ public final class CheckReports {
         .replace("\"", "&quot;");
   }
 
-  private static String strategy(NodeReport node) {
+  static String strategy(NodeReport node) {
     return node.node().strategy().name().toLowerCase(Locale.ROOT).replace('_', '+');
   }
 }

@@ -368,6 +368,21 @@ class SchedulingAnalysisTest {
     assertTrue(lowTiming.windowMisses() > 0);
     // RTA alone would have passed it: 1 + 2 = 3 ms <= 20 ms.
     assertEquals(3 * MS, response(report, "low"));
+
+    // The trace shows the hyperperiod: 'high' runs 0..2 and 10..12, 'low' is never started.
+    final ReleaseTableAnalysis.Trace trace = report.releaseTable().trace().orElseThrow();
+    assertEquals(ReleaseTableAnalysis.Extent.HYPERPERIOD, trace.extent());
+    assertEquals(20 * MS, trace.endNs());
+    assertEquals(List.of("high", "low"), trace.spms().stream().map(s -> s.method()).toList());
+    final ReleaseTableAnalysis.TracedSpm highTrace = trace.spms().get(0);
+    assertEquals(2, highTrace.activations().size());
+    assertEquals(
+        List.of(new ReleaseTableAnalysis.Execution(10 * MS, 12 * MS)),
+        highTrace.activations().get(1).executions());
+    final ReleaseTableAnalysis.Activation lowActivation = trace.spms().get(1).activations().get(0);
+    assertEquals(ReleaseTableAnalysis.Outcome.WINDOW_MISSED, lowActivation.outcome());
+    assertEquals(-1, lowActivation.startNs());
+    assertTrue(lowActivation.executions().isEmpty());
   }
 
   /**
@@ -463,6 +478,87 @@ class SchedulingAnalysisTest {
     // 'long' 0..2, 'interrupt' 2..3, 'long' 3..5, then 'urgent' 5..6: waited 4 ms from 1.
     assertEquals(4 * MS, urgentTiming.worstStartLatencyNs());
     assertEquals(5 * MS, urgentTiming.worstResponseNs());
+
+    // The trace splits 'long' where it was preempted, and only there (not at urgent's arrival).
+    final ReleaseTableAnalysis.Trace trace = report.releaseTable().trace().orElseThrow();
+    assertEquals(ReleaseTableAnalysis.Extent.ALL_ACTIVATIONS, trace.extent());
+    assertEquals(3, trace.activations());
+    final java.util.Map<String, ReleaseTableAnalysis.Activation> byName = new java.util.HashMap<>();
+    trace.spms().forEach(s -> byName.put(s.method(), s.activations().get(0)));
+    assertEquals(
+        List.of(
+            new ReleaseTableAnalysis.Execution(0, 2 * MS),
+            new ReleaseTableAnalysis.Execution(3 * MS, 5 * MS)),
+        byName.get("long").executions());
+    assertEquals(
+        List.of(new ReleaseTableAnalysis.Execution(5 * MS, 6 * MS)),
+        byName.get("urgent").executions());
+    assertEquals(ReleaseTableAnalysis.Outcome.MET, byName.get("urgent").outcome());
+    assertEquals(6 * MS, byName.get("urgent").finishNs());
+    assertEquals(20 * MS, trace.endNs()); // the latest deadline, 'long' at 20 ms
+  }
+
+  private static Tmos.Spm periodicNs(String name, long wcetNs, long periodNs) {
+    return new Tmos.Spm(
+        name,
+        0,
+        Tmos.FOREVER,
+        periodNs,
+        0,
+        periodNs,
+        periodNs,
+        wcetNs,
+        Tmos.Criticality.HARD,
+        0,
+        List.of(),
+        HERE);
+  }
+
+  /**
+   * Periods whose hyperperiod is beyond 64 bits stay "too long" whatever comes after them (a later,
+   * shorter period once turned the overflow back into a small, wrong hyperperiod), and the trace
+   * still shows the beginning of the table, bounded.
+   */
+  @Test
+  void aHyperperiodBeyond64BitsIsNotUnrolledAndItsBeginningIsTraced() {
+    final NodeReport report =
+        SchedulingAnalysis.analyse(
+            node(
+                BigDecimal.ONE,
+                periodicNs("primeA", 1 * MS, 4_294_967_291L),
+                periodicNs("primeB", 1 * MS, 4_294_967_279L),
+                periodicNs("fast", 1 * MS, 10 * MS)));
+    assertFalse(report.releaseTable().unrolled());
+    assertEquals(0, report.releaseTable().hyperperiodNs());
+    final ReleaseTableAnalysis.Trace trace = report.releaseTable().trace().orElseThrow();
+    assertEquals(ReleaseTableAnalysis.Extent.BEGINNING, trace.extent());
+    assertTrue(trace.activations() <= ReleaseTableAnalysis.MAX_TRACED_ACTIVATIONS);
+    final ReleaseTableAnalysis.TracedSpm fast =
+        trace.spms().stream().filter(s -> s.method().equals("fast")).findFirst().orElseThrow();
+    // The view ends at the first release beyond the bound; everything before it is drawn.
+    assertEquals(trace.endNs(), fast.activations().size() * 10 * MS);
+    assertTrue(fast.activations().stream().allMatch(a -> a.releaseNs() < trace.endNs()));
+  }
+
+  /** A node with more SpMs than a trace keeps: all are played, the highest bands traced. */
+  @Test
+  void aTraceKeepsTheSpmsOfHighestPriority() {
+    final List<Tmos.Spm> spms = new ArrayList<>();
+    for (int i = 0; i < ReleaseTableAnalysis.MAX_TRACED_SPMS + 8; i++) {
+      spms.add(spm("m" + i, 0, 100 + i));
+    }
+    final NodeReport report =
+        SchedulingAnalysis.analyse(node(BigDecimal.ONE, spms.toArray(Tmos.Spm[]::new)));
+    final ReleaseTableAnalysis.Trace trace = report.releaseTable().trace().orElseThrow();
+    assertEquals(ReleaseTableAnalysis.MAX_TRACED_SPMS, trace.spms().size());
+    assertEquals(8, trace.untracedSpms());
+    assertEquals("m0", trace.spms().get(0).method()); // shortest period, highest band
+  }
+
+  @Test
+  void aNodeWithoutSpmsHasNoTrace() {
+    final NodeReport report = SchedulingAnalysis.analyse(node(BigDecimal.ONE));
+    assertTrue(report.releaseTable().trace().isEmpty());
   }
 
   /** The table the time trigger walks: every start-window opening of one hyperperiod, in order. */
