@@ -37,12 +37,13 @@ cpp-clang:
 
 demo: build
 	@echo "== kairos check: will every deadline of the mission computer hold?"
-	./kairos check $(DEMO_MODEL)
+	./kairos check $(DEMO_MODEL) --html $(DEMO_OUT)/report.html
 	@echo "== kairos generate: C++ for both nodes"
 	./kairos generate $(DEMO_MODEL) -o $(DEMO_OUT)
 	@echo "== build the generated nodes against the runtime"
 	cmake -S $(DEMO_OUT) -B $(DEMO_OUT)/build $(CMAKE_GEN) -DCMAKE_PREFIX_PATH=$(PREFIX)
 	cmake --build $(DEMO_OUT)/build
+	@echo "== the same verdict as a page with a timeline per node: $(DEMO_OUT)/report.html"
 	@echo "== run mission1 (MUF) and mission2 (RMS+MLF) side by side for 2 s"
 	$(DEMO_OUT)/build/mission2 --duration 2s --quiet > $(DEMO_OUT)/mission2.log & \
 	  $(DEMO_OUT)/build/mission1 --duration 2s; status=$$?; wait $$! || status=1; \

@@ -20,7 +20,9 @@ WINDOW = (1400, 2400)
 
 AVIONICS_NODES = {"mission1", "mission2"}
 AVIONICS_TASKS = {
-    "nav.update", "nav.current", "nav.nudge", "nav.setRoute", "sensors.poll", "sensors.sample",
+    "nav.update", "nav.current", "nav.nudge", "nav.setRoute", "hud.refresh", "hud.status",
+    "planner.replan", "planner.log", "sensors.poll", "sensors.sample", "tracker.fuse",
+    "tracker.tracks", "tracker.rank", "weapons.status", "weapons.bit",
 }
 
 

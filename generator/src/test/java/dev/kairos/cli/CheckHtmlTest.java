@@ -73,10 +73,19 @@ class CheckHtmlTest {
             "nav.current",
             "nav.nudge",
             "nav.setRoute",
+            "hud.refresh",
+            "hud.status",
+            "planner.replan",
+            "planner.log",
             "sensors.poll",
-            "sensors.sample"));
+            "sensors.sample",
+            "tracker.fuse",
+            "tracker.tracks",
+            "tracker.rank",
+            "weapons.status",
+            "weapons.bit"));
     assertTrue(page.contains("<title>kairos check: avionics.tmo</title>"));
-    assertTrue(page.contains("showing <b>0 .. 25 ms</b>: one hyperperiod (25 ms)"));
+    assertTrue(page.contains("showing <b>0 .. 1 s</b>: one hyperperiod (1 s)"));
     assertTrue(page.contains("<code>nav.sensors</code>"), "the remote call");
     assertTrue(page.contains("<table class=\"bcc\">"));
     assertTrue(page.contains("all nodes schedulable"));
