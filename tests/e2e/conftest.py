@@ -18,6 +18,17 @@ KAIROS = ROOT / "kairos"
 PREFIX = ROOT / "build" / "prefix"
 CLANG_FORMAT_STYLE = ROOT / ".clang-format"
 
+# Two SpMs of 6 ms every 10 ms on one processor: a model that validates and can never be scheduled.
+OVERLOADED_MODEL = (
+    "tmo T {\n"
+    "  spm a for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
+    " finish-by t + 10 ms wcet 6 ms;\n"
+    "  spm b for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
+    " finish-by t + 10 ms wcet 6 ms;\n"
+    "}\n"
+    "node n { os linux deploy T as t1 }\n"
+)
+
 # A generous bound for every child process: nothing here should take long, and nothing may hang.
 TIMEOUT_S = 300
 

@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import build_node_project, copy_example, kairos, run
+from conftest import OVERLOADED_MODEL, build_node_project, copy_example, kairos, run
 
 DIAGNOSTIC = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): error: .+ \[(?P<code>[\w.-]+)\]$")
 
@@ -58,16 +58,7 @@ def test_usage_errors_exit_with_2(workdir):
 
 
 def test_unschedulable_models_fail_check_and_are_not_generated(workdir):
-    model = write(
-        workdir / "overload.tmo",
-        "tmo T {\n"
-        "  spm a for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
-        " finish-by t + 10 ms wcet 6 ms;\n"
-        "  spm b for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
-        " finish-by t + 10 ms wcet 6 ms;\n"
-        "}\n"
-        "node n { os linux deploy T as t1 }\n",
-    )
+    model = write(workdir / "overload.tmo", OVERLOADED_MODEL)
     checked = kairos("check", model, cwd=workdir)
     assert checked.returncode == 1
     assert "NOT schedulable" in checked.stdout

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, kairos, run
+from conftest import OVERLOADED_MODEL, ROOT, kairos, run
 
 BROWSER_TIMEOUT_S = 120
 SCREENSHOT = ROOT / "build" / "reports" / "avionics-check.png"
@@ -118,15 +118,7 @@ def test_a_screenshot_of_the_page_is_kept(avionics_page, tmp_path):
 
 def test_an_unschedulable_model_still_gets_its_page(tmp_path):
     model = tmp_path / "overload.tmo"
-    model.write_text(
-        "tmo T {\n"
-        "  spm a for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
-        " finish-by t + 10 ms wcet 6 ms;\n"
-        "  spm b for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
-        " finish-by t + 10 ms wcet 6 ms;\n"
-        "}\n"
-        "node n { os linux deploy T as t1 }\n"
-    )
+    model.write_text(OVERLOADED_MODEL)
     page = tmp_path / "out" / "overload.html"
     result = kairos("check", model, "--html", page, cwd=tmp_path)
     assert result.returncode == 1

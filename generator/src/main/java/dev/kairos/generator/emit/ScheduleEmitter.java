@@ -109,12 +109,7 @@ final class ScheduleEmitter {
         w.line(".window_close = nanoseconds{$v$},", "v", spm.windowCloseNs());
         w.line(".deadline = nanoseconds{$v$},", "v", spm.deadlineNs());
         w.line(".wcet = nanoseconds{$v$},", "v", task.wcetNs());
-        w.line(
-            ".criticality = ::kairos::Criticality::$v$,",
-            "v",
-            spm.criticality() == Tmos.Criticality.HARD ? "kHard" : "kSoft");
-        w.line(".band = $v$,", "v", task.band());
-        w.line(".importance = $v$,", "v", Math.max(0, Math.min(255, spm.importance())));
+        priorityFields(w, spm.criticality(), task.band(), spm.importance());
         w.line(
             ".segments = 0x$v$ULL,",
             "v",
@@ -201,12 +196,7 @@ final class ScheduleEmitter {
         w.line(".source = $v$,", "v", CppNames.literal(svm.source().toString()));
         w.line(".gct = nanoseconds{$v$},", "v", svm.gctNs());
         w.line(".wcet = nanoseconds{$v$},", "v", task.wcetNs());
-        w.line(
-            ".criticality = ::kairos::Criticality::$v$,",
-            "v",
-            svm.criticality() == Tmos.Criticality.HARD ? "kHard" : "kSoft");
-        w.line(".band = $v$,", "v", task.band());
-        w.line(".importance = $v$,", "v", Math.max(0, Math.min(255, svm.importance())));
+        priorityFields(w, svm.criticality(), task.band(), svm.importance());
         long conflicts = 0;
         for (int row = 0; row < spmRows.size() && row < 64; row++) {
           if (spmInstances.get(row).equals(deployment.instance())
@@ -287,6 +277,17 @@ final class ScheduleEmitter {
         "name",
         name);
     return true;
+  }
+
+  /** The fields SpM and SvM rows share: what the lanes order them by. */
+  private static void priorityFields(
+      CodeWriter w, Tmos.Criticality criticality, int band, int importance) {
+    w.line(
+        ".criticality = ::kairos::Criticality::$v$,",
+        "v",
+        criticality == Tmos.Criticality.HARD ? "kHard" : "kSoft");
+    w.line(".band = $v$,", "v", band);
+    w.line(".importance = $v$,", "v", Math.max(0, Math.min(255, importance)));
   }
 
   /** {@code instance.method} of every row of the SpM table, in order. */
