@@ -11,6 +11,11 @@ namespace {
 // The first release comes this long after every thread exists, so that waking them for the
 // first time never makes it late.
 constexpr kal::Duration kStartupLead = std::chrono::milliseconds{10};
+// An activation reaches its lane before its start window opens, never at the same instant: a
+// lane choosing at that instant (for good, in a non-preemptive band) must see it. On simulated
+// time the trigger's zero-time run at that instant could otherwise come after the choice.
+constexpr kal::Duration kMinimumDispatchAhead{1};
+constexpr kal::Duration kDefaultDispatchAhead = std::chrono::microseconds{200};
 // How often the calling thread hands finished activation records to the observer.
 constexpr kal::Duration kTracePollInterval = std::chrono::milliseconds{10};
 
@@ -164,10 +169,11 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
                 "mlockall refused; page faults may delay methods");
   }
   releases_done_.store(false);
-  dispatch_ahead_ = options_.dispatch_ahead >= kal::Duration::zero()
-                        ? options_.dispatch_ahead
-                        : (kal::kSimulatedTime ? kal::Duration::zero()
-                                               : kal::Duration{std::chrono::microseconds{200}});
+  dispatch_ahead_ =
+      std::max(kMinimumDispatchAhead,
+               options_.dispatch_ahead >= kal::Duration::zero()
+                   ? options_.dispatch_ahead
+                   : (kal::kSimulatedTime ? kMinimumDispatchAhead : kDefaultDispatchAhead));
 
   kal::Status status = kal::Status::kOk;
   for (std::size_t i = 0; i < lane_count_ && status == kal::Status::kOk; ++i) {
