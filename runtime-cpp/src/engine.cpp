@@ -11,6 +11,11 @@ namespace {
 // The first release comes this long after every thread exists, so that waking them for the
 // first time never makes it late.
 constexpr kal::Duration kStartupLead = std::chrono::milliseconds{10};
+// An activation reaches its lane before its start window opens, never at the same instant: a
+// lane choosing at that instant (for good, in a non-preemptive band) must see it. On simulated
+// time the trigger's zero-time run at that instant could otherwise come after the choice.
+constexpr kal::Duration kMinimumDispatchAhead{1};
+constexpr kal::Duration kDefaultDispatchAhead = std::chrono::microseconds{200};
 // How often the calling thread hands finished activation records to the observer.
 constexpr kal::Duration kTracePollInterval = std::chrono::milliseconds{10};
 
@@ -179,10 +184,11 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
                 "mlockall refused; page faults may delay methods");
   }
   releases_done_.store(false);
-  dispatch_ahead_ = options_.dispatch_ahead >= kal::Duration::zero()
-                        ? options_.dispatch_ahead
-                        : (kal::kSimulatedTime ? kal::Duration::zero()
-                                               : kal::Duration{std::chrono::microseconds{200}});
+  dispatch_ahead_ =
+      std::max(kMinimumDispatchAhead,
+               options_.dispatch_ahead >= kal::Duration::zero()
+                   ? options_.dispatch_ahead
+                   : (kal::kSimulatedTime ? kMinimumDispatchAhead : kDefaultDispatchAhead));
 
   kal::Status status = kal::Status::kOk;
   for (std::size_t i = 0; i < lane_count_ && status == kal::Status::kOk; ++i) {
@@ -234,9 +240,14 @@ void Engine::release_all() noexcept {
   std::array<kal::TimePoint, kMaxSpms> next_release{};
   std::array<std::uint64_t, kMaxSpms> sequence{};
   std::array<bool, kMaxSpms> active{};
-  // The deadline watchdog: the latest activation of each SpM and when it must be done.
-  std::array<kal::TimePoint, kMaxSpms> watch_deadline{};
-  std::array<std::uint64_t, kMaxSpms> watch_sequence{};
+  // The deadline watchdog. Activations watch_next[i] .. sequence[i] - 1 of SpM i are dispatched
+  // and their deadlines still to come; the oldest was released at watch_release[i]. Several can
+  // be pending: an activation is dispatched ahead of its window, maybe before the deadline of
+  // the one before it. Bit k of watch_skip[i] marks activation watch_next[i] + k as dropped by
+  // an overrun, which is reported as such and has no deadline left to keep.
+  std::array<std::uint64_t, kMaxSpms> watch_next{};
+  std::array<kal::TimePoint, kMaxSpms> watch_release{};
+  std::array<std::uint64_t, kMaxSpms> watch_skip{};
   std::uint64_t arrivals = 0;
   constexpr kal::TimePoint kNever = kal::TimePoint::max();
   // Lanes to wake, fired just before the trigger sleeps: on a shared CPU the more urgent
@@ -263,7 +274,7 @@ void Engine::release_all() noexcept {
   for (std::size_t i = 0; i < binding_count_; ++i) {
     next_release[i] = epoch_ + bindings_[i].entry->first_release;
     active[i] = still_due(i);
-    watch_deadline[i] = kNever;
+    watch_release[i] = next_release[i];
   }
 
   // With a static release table the trigger walks it, cycle after cycle: `cursor` is the entry
@@ -322,7 +333,9 @@ void Engine::release_all() noexcept {
       }
     }
     for (std::size_t i = 0; i < binding_count_; ++i) {
-      wake = std::min(wake, watch_deadline[i]);
+      if (watch_next[i] < sequence[i]) {
+        wake = std::min(wake, watch_release[i] + bindings_[i].entry->deadline);
+      }
     }
     for (std::size_t w = 0; w < gct_watch_count; ++w) {
       wake = std::min(wake, gct_watches[w].arrival + services_[gct_watches[w].svm].entry->gct);
@@ -361,15 +374,16 @@ void Engine::release_all() noexcept {
     // Deadlines first: an activation still running at its deadline has missed it, and nobody
     // else may notice (its lane is busy running it).
     for (std::size_t i = 0; i < binding_count_; ++i) {
-      if (watch_deadline[i] > now) {
-        continue;
-      }
       Binding& binding = bindings_[i];
-      if (binding.done.load(std::memory_order_acquire) <= watch_sequence[i]) {
-        miss(binding, watch_sequence[i], MissKind::kCompletionDeadline,
-             watch_deadline[i] - binding.entry->deadline, now);
+      while (watch_next[i] < sequence[i] && watch_release[i] + binding.entry->deadline <= now) {
+        if ((watch_skip[i] & 1U) == 0 &&
+            binding.done.load(std::memory_order_acquire) <= watch_next[i]) {
+          miss(binding, watch_next[i], MissKind::kCompletionDeadline, watch_release[i], now);
+        }
+        watch_skip[i] >>= 1U;
+        ++watch_next[i];
+        watch_release[i] += binding.entry->period;
       }
-      watch_deadline[i] = kNever;
     }
 
     std::size_t watching = 0;
@@ -438,11 +452,15 @@ void Engine::release_all() noexcept {
       activation.dispatched = kal::MonotonicClock::now();
       activation.due = next_release[i] + binding.entry->window_open;
       if (lane.inbox.try_push(activation)) {
-        watch_deadline[i] = next_release[i] + binding.entry->deadline;
-        watch_sequence[i] = sequence[i];
         lanes_to_wake |= 1U << binding.lane;
       } else {
         miss(binding, sequence[i], MissKind::kOverrun, next_release[i], now);
+        // It never runs: its deadline is not watched. (The mask holds 64 pending deadlines;
+        // an overrun further ahead, after a dispatch lead of some 63 periods, is also reported
+        // at its deadline.)
+        if (const std::uint64_t behind = sequence[i] - watch_next[i]; behind < 64) {
+          watch_skip[i] |= std::uint64_t{1} << behind;
+        }
       }
       ++sequence[i];
       if (binding.entry->period == kal::Duration::zero()) {

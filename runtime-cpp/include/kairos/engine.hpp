@@ -40,7 +40,8 @@ struct EngineOptions {
   bool real_time = true;
   /// How long before a start window opens the trigger hands the activation to its lane, which
   /// then sleeps until the window opens itself: the start then waits for one timer wake-up,
-  /// not two. Negative: the platform's default (200 us on real time, 0 on simulated time).
+  /// not two. Negative: the platform's default (200 us on real time, 1 ns on simulated time).
+  /// Never less than 1 ns: a lane choosing at the instant a window opens must see its activation.
   kal::Duration dispatch_ahead = kal::Duration{-1};
 };
 

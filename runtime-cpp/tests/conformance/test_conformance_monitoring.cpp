@@ -41,6 +41,36 @@ TEST_CASE("a method still running at its deadline is reported at the deadline, o
   }
 }
 
+TEST_CASE("a deadline is watched even after the next activation was handed to the lane",
+          "[conformance][monitoring]") {
+  // Implicit deadline (10), body of 12: activation k is still running at its deadline, when
+  // activation k + 1 has already been dispatched ahead of its window. Both must be watched.
+  static const kairos::SpmEntry entry{
+      "conformance", "overrun",   "scenario",  0ms,         kairos::kForever,           unit() * 10,
+      0ms,           unit() * 10, unit() * 10, unit() * 12, kairos::Criticality::kHard, 1};
+  kairos::EngineOptions options{kairos::Strategy::kRms, conformance::kOneCpu, false};
+  options.dispatch_ahead = unit() / 2;
+  auto engine = std::make_unique<kairos::Engine>(options);
+  Worker worker;
+  worker.work = unit() * 12;
+  REQUIRE(engine->add_spm(entry, &worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+
+  REQUIRE(outcome.records.size() == 3);
+  REQUIRE(engine->counters().deadline_misses == 3);
+  REQUIRE(worker.misses == 3);
+  if (kSimulatedTime) {
+    // Seen at 10, while the first activation still had 2 units of work left.
+    REQUIRE(worker.first_miss_observed_ns == (unit() * 10).count());
+  } else {
+    REQUIRE(worker.first_miss_observed_ns < (unit() * 12).count());
+  }
+}
+
 TEST_CASE("an activation that cannot start inside its window is dropped and reported",
           "[conformance][monitoring]") {
   // 'blocker' (band 2) computes for 5 units from 0; 'late' (band 1) must start by 2.

@@ -129,3 +129,22 @@ TEST_CASE("MUF breaks laxity ties by importance", "[conformance][strategy][muf]"
   const auto muf = run(Strategy::kMuf, tasks, 10);
   REQUIRE(muf.of(1)[0].start_ns < muf.of(0)[0].start_ns);
 }
+
+TEST_CASE("EDF sees a release that falls due just as the running method completes",
+          "[conformance][strategy][edf]") {
+  // One band, non-preemptive: at 4, 'a' (released at 0) completes just as 'b' is released
+  // again. The choice at 4 must include it: b (deadline 8) before c (deadline 20), or b waits
+  // out all of c and misses. Textbook non-preemptive EDF, and what `kairos check` assumes.
+  const std::vector<Task> tasks{{"a", 3, 12, Criticality::kHard, 1},
+                                {"b", 1, 4, Criticality::kHard, 1},
+                                {"c", 4, 20, Criticality::kHard, 1}};
+  const auto edf = run(Strategy::kEdf, tasks, 60);
+  require_complete_and_ordered(edf, tasks, 60);
+  if (kSimulatedTime) {
+    REQUIRE(edf.counters.deadline_misses == 0);
+    REQUIRE(edf.counters.start_window_misses == 0);
+    REQUIRE(edf.of(0)[0].finish_ns == (conformance::unit() * 4).count());
+    REQUIRE(edf.of(1)[1].start_ns == (conformance::unit() * 4).count());
+    REQUIRE(edf.of(2)[0].start_ns == (conformance::unit() * 5).count());
+  }
+}

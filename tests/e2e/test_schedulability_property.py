@@ -1,0 +1,319 @@
+"""Property test: what `kairos check` concludes about a task set, the engine bears out on sim.
+
+Thousands of random periodic task sets (seeded), each one node with `os sim` under RMS or EDF,
+go into one model and one `kairos check --format json`. The same sets, with the priority bands
+the analysis assigned, are then played on the real engine over the simulated platform for one
+hyperperiod, every method taking exactly its WCET (runtime-cpp/tests/sim/taskset_runner.cpp),
+once as a simulated node dispatches and once 200 us ahead as a real one does. Every set is
+synchronous (all tasks released at 0); most have implicit deadlines, a quarter constrained ones
+(start window and deadline both t + D, C <= D <= P). For each set and each run:
+
+- schedulable => no miss (deadline, start window or overrun), every deadline miss reported at
+  the deadline, no response longer than the analysed one; under RMS the analysed response is
+  also reached in every band (synchronous release is the critical instant);
+- not schedulable => at least one miss wherever the analysis is exact: under EDF (the release
+  table plays the synchronous schedule), and under RMS for implicit deadlines or when a task
+  found late has its band to itself. RTA counts the other tasks of a band (same period) as
+  interference, since their lane may serve them first; with constrained deadlines FIFO may in
+  fact serve the tight one first, so such verdicts are counted, not failed.
+
+KAIROS_PROPERTY_SEED and KAIROS_PROPERTY_SETS (alternately RMS and EDF) choose other sets; a
+failure prints the seed, the offending sets, their model text and the runner's input line.
+"""
+
+import json
+import math
+import os
+import random
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, TIMEOUT_S, kairos
+
+SEED = int(os.environ.get("KAIROS_PROPERTY_SEED", "1"))
+SETS = int(os.environ.get("KAIROS_PROPERTY_SETS", "4000"))
+RUNNER = Path(
+    os.environ.get(
+        "KAIROS_TASKSET_RUNNER",
+        ROOT / "build" / "cpp" / "runtime-cpp" / "tests" / "kairos_taskset_runner",
+    )
+)
+
+STRATEGIES = ("rms", "edf")
+TASKS = (2, 8)
+UTILIZATION = (0.5, 1.05)
+# Divisors of 200 ms: every hyperperiod is at most 200 ms, a few hundred activations.
+PERIODS_MS = (5, 8, 10, 20, 25, 40, 50, 100, 200)
+# WCETs are whole multiples of a grain chosen per set (at most a tenth of the period): coarse
+# grains make completions fall exactly on releases and deadlines, where ties are decided.
+WCET_GRAINS_NS = (10_000, 100_000, 1_000_000)
+# Every fourth set of each strategy has constrained deadlines, D between C and P.
+CONSTRAINED_EVERY = 4
+# How the runner hands releases to lanes: as a simulated node does, and 200 us ahead of the
+# start window as on a real platform (the lane then holds the activation when its window opens).
+DISPATCH_MODES = {
+    "sim dispatch": [],
+    "dispatch 200 us ahead": ["--dispatch-ahead-ns", "200000"],
+}
+# Runner output fields with one value per task.
+PER_TASK = ("missed", "worst_response_ns")
+FAILURES_SHOWN = 10
+
+
+@dataclass
+class Task:
+    period_ns: int
+    wcet_ns: int
+    deadline_ns: int
+
+
+@dataclass
+class TaskSet:
+    index: int
+    strategy: str
+    tasks: list[Task]
+    verdict: bool | None = None
+    bands: list[int] = field(default_factory=list)
+    analysed_ns: list[int] = field(default_factory=list)
+    late: list[bool] = field(default_factory=list)  # tasks the analysis found late
+    outcomes: dict[str, dict] = field(default_factory=dict)  # per dispatch mode
+
+    @property
+    def name(self) -> str:
+        return f"s{self.index}"
+
+    @property
+    def implicit(self) -> bool:
+        return all(t.deadline_ns == t.period_ns for t in self.tasks)
+
+    @property
+    def exact(self) -> bool:
+        """Whether a "not schedulable" verdict must show as a miss on a synchronous run."""
+        alone = [self.bands.count(band) == 1 for band in self.bands]
+        return (
+            self.strategy == "edf"
+            or self.implicit
+            or any(late and own for late, own in zip(self.late, alone))
+        )
+
+    @property
+    def hyperperiod_ns(self) -> int:
+        return math.lcm(*(t.period_ns for t in self.tasks))
+
+    @property
+    def utilization(self) -> float:
+        return sum(t.wcet_ns / t.period_ns for t in self.tasks)
+
+    def model(self) -> str:
+        spms = "".join(
+            f"  spm t{i} for t = from 0 s to forever every {t.period_ns // 1_000_000} ms"
+            f" start-during (t, t + {t.deadline_ns // 1_000} us)"
+            f" finish-by t + {t.deadline_ns // 1_000} us"
+            f" wcet {t.wcet_ns // 1_000} us criticality hard;\n"
+            for i, t in enumerate(self.tasks)
+        )
+        return (
+            f"tmo S{self.index} {{\n{spms}}}\n"
+            f"node n{self.index} {{ os sim scheduling {self.strategy}"
+            f" deploy S{self.index} as {self.name} }}\n"
+        )
+
+    def runner_line(self) -> str:
+        tasks = " ".join(
+            f"{t.period_ns}:{t.wcet_ns}:{t.deadline_ns}:{band}"
+            for t, band in zip(self.tasks, self.bands)
+        )
+        return f"{self.name} {self.strategy} {tasks}"
+
+
+def uunifast_discard(rng: random.Random, n: int, total: float) -> list[float]:
+    """Bini and Buttazzo's UUniFast: n utilizations summing to `total`, uniformly spread;
+    drawn again while one exceeds 1 (no task may need more than its period)."""
+    while True:
+        shares = []
+        remaining = total
+        for i in range(1, n):
+            following = remaining * rng.random() ** (1.0 / (n - i))
+            shares.append(remaining - following)
+            remaining = following
+        shares.append(remaining)
+        if max(shares) <= 1.0:
+            return shares
+
+
+def generate(seed: int, index: int) -> TaskSet:
+    """Set `index` of the run with `seed`: reproducible on its own, whatever the count."""
+    rng = random.Random(f"{seed}/{index}")
+    strategy = STRATEGIES[index % len(STRATEGIES)]
+    constrained = (index // len(STRATEGIES)) % CONSTRAINED_EVERY == CONSTRAINED_EVERY - 1
+    shares = uunifast_discard(rng, rng.randint(*TASKS), rng.uniform(*UTILIZATION))
+    set_grain_ns = rng.choice(WCET_GRAINS_NS)
+    tasks = []
+    for share in shares:
+        period_ns = rng.choice(PERIODS_MS) * 1_000_000
+        grain_ns = min(set_grain_ns, period_ns // 10)
+        wcet_ns = min(period_ns, max(grain_ns, round(share * period_ns / grain_ns) * grain_ns))
+        deadline_ns = period_ns
+        if constrained:
+            slack = round(rng.uniform(0.3, 1.0) * (period_ns - wcet_ns) / grain_ns) * grain_ns
+            deadline_ns = min(period_ns, wcet_ns + slack)
+        tasks.append(Task(period_ns, wcet_ns, deadline_ns))
+    return TaskSet(index, strategy, tasks)
+
+
+def attach_verdicts(sets: list[TaskSet], report: dict):
+    assert not report["errors"], report["errors"][:5]
+    by_node = {node["node"]: node for node in report["nodes"]}
+    for s in sets:
+        node = by_node[f"n{s.index}"]
+        tasks = {t["name"]: t for t in node["tasks"]}
+        analysed = [tasks[f"{s.name}.t{i}"] for i in range(len(s.tasks))]
+        assert [(t["period_ns"], t["wcet_ns"], t["deadline_ns"]) for t in analysed] == [
+            (t.period_ns, t.wcet_ns, t.deadline_ns) for t in s.tasks
+        ], s.model()
+        s.verdict = node["schedulable"]
+        s.bands = [t["priority"] for t in analysed]
+        s.analysed_ns = [t["response_time_ns"] for t in analysed]
+        s.late = [not t["schedulable"] for t in analysed]
+
+
+def play(sets: list[TaskSet], workdir: Path):
+    """Runs the sets through the runner in every dispatch mode, in parallel on the processors."""
+    parts = max(1, min(os.cpu_count() or 1, 4))
+    listings = []
+    for part in range(parts):
+        listing = workdir / f"sets{part}.txt"
+        listing.write_text("".join(s.runner_line() + "\n" for s in sets[part::parts]))
+        listings.append(listing)
+    runs = [
+        (
+            mode,
+            subprocess.Popen(
+                [RUNNER, *options, listing],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+        )
+        for mode, options in DISPATCH_MODES.items()
+        for listing in listings
+    ]
+    by_name = {s.name: s for s in sets}
+    for mode, runner in runs:
+        stdout, stderr = runner.communicate(timeout=TIMEOUT_S)
+        assert runner.returncode == 0, f"{runner.args} exited {runner.returncode}:\n{stderr}"
+        for line in stdout.splitlines():
+            name, *pairs = line.split()
+            by_name[name].outcomes[mode] = {
+                key: [int(v) for v in value.split(",")] if key in PER_TASK else int(value)
+                for key, value in (pair.split("=", 1) for pair in pairs)
+            }
+    missing = [s.name for s in sets if len(s.outcomes) != len(DISPATCH_MODES)]
+    assert not missing, f"the runner did not report {missing[:10]}"
+
+
+def misses(s: TaskSet, mode: str) -> int:
+    o = s.outcomes[mode]
+    return o["deadline_misses"] + o["window_misses"] + o["overruns"]
+
+
+def disagreement(s: TaskSet, mode: str) -> str | None:
+    """Why the run in `mode` contradicts the verdict on `s`, or None when it bears it out."""
+    o = s.outcomes[mode]
+    releases = sum(s.hyperperiod_ns // t.period_ns for t in s.tasks)
+    # An activation dropped on overrun leaves no record; every other one leaves one.
+    if o["records"] + o["overruns"] != releases or o["trace_drops"] != 0:
+        return f"the run accounted for {o['records'] + o['overruns']} of {releases} activations"
+    if o["late_reports"] != 0:
+        return f"{o['late_reports']} deadline misses were reported after the deadline"
+    if not s.verdict:
+        if misses(s, mode) == 0 and s.exact:
+            return "check says not schedulable, yet the run missed nothing"
+        return None
+    if misses(s, mode) > 0:
+        return "check says schedulable, yet the run missed"
+    for i, (seen, analysed) in enumerate(zip(o["worst_response_ns"], s.analysed_ns)):
+        if seen > analysed:
+            return f"t{i} responded in {seen} ns, beyond the analysed {analysed} ns"
+    if s.strategy == "rms":
+        # Synchronous release is the critical instant: in each band the activation served last
+        # reaches the response time found by response-time analysis, exactly.
+        for band in sorted(set(s.bands)):
+            members = [i for i, b in enumerate(s.bands) if b == band]
+            worst = max(o["worst_response_ns"][i] for i in members)
+            analysed = s.analysed_ns[members[0]]
+            if worst != analysed:
+                return f"band {band} responded in {worst} ns at worst, analysed {analysed} ns"
+    return None
+
+
+def describe(s: TaskSet, mode: str, why: str) -> str:
+    options = " ".join(DISPATCH_MODES[mode])
+    return (
+        f"--- set {s.name} (KAIROS_PROPERTY_SEED={SEED}, index {s.index}), {mode}: {why}\n"
+        f"strategy {s.strategy}, U = {s.utilization:.4f}, hyperperiod {s.hyperperiod_ns} ns,"
+        f" check: {'schedulable' if s.verdict else 'NOT schedulable'}\n"
+        f"bands {s.bands}, analysed response (ns) {s.analysed_ns}\n"
+        f"run: {s.outcomes[mode]}\n"
+        f"replay: echo '{s.runner_line()}' | {RUNNER} {options}\n"
+        f"{s.model()}"
+    )
+
+
+def test_check_verdicts_hold_on_the_simulated_engine(workdir, capsys):
+    if not RUNNER.is_file():
+        pytest.fail(f"{RUNNER} is not built: run `make cpp` first")
+    sets = [generate(SEED, index) for index in range(SETS)]
+    model = workdir / "tasksets.tmo"
+    model.write_text("".join(s.model() for s in sets))
+
+    checked = kairos("check", "--format", "json", model)
+    # Exit 1 is the verdict "not schedulable" for some node; anything else is a failure.
+    assert checked.returncode in (0, 1), checked.stdout[-2000:] + checked.stderr
+    attach_verdicts(sets, json.loads(checked.stdout))
+    play(sets, workdir)
+
+    failures = [
+        (s, mode, why)
+        for s in sets
+        for mode in DISPATCH_MODES
+        if (why := disagreement(s, mode)) is not None
+    ]
+    categories = {
+        strategy: {
+            "schedulable": [s for s in mine if s.verdict],
+            "not schedulable, missed": [
+                s for s in mine if not s.verdict and all(misses(s, m) for m in DISPATCH_MODES)
+            ],
+            "not schedulable, no miss (late tasks share their band)": [
+                s for s in mine if not s.verdict and not all(misses(s, m) for m in DISPATCH_MODES)
+            ],
+        }
+        for strategy in STRATEGIES
+        if (mine := [s for s in sets if s.strategy == strategy])
+    }
+    activations = sum(o["records"] for s in sets for o in s.outcomes.values())
+    with capsys.disabled():
+        constrained = sum(not s.implicit for s in sets)
+        print(
+            f"\n  seed {SEED}: {SETS} sets ({constrained} with constrained deadlines), each played"
+            f" {len(DISPATCH_MODES)} ways: {activations} activations"
+        )
+        for strategy, groups in categories.items():
+            print(f"  {strategy}: " + ", ".join(f"{len(g)} {name}" for name, g in groups.items()))
+        print(f"  {len(failures)} disagreements")
+    assert not failures, (
+        f"{len(failures)} runs disagree with kairos check"
+        f" (the first {min(len(failures), FAILURES_SHOWN)}):\n"
+        + "\n".join(describe(s, mode, why) for s, mode, why in failures[:FAILURES_SHOWN])
+    )
+    # Both verdicts must occur often, or the property would hold vacuously.
+    for strategy, groups in categories.items():
+        enough = max(1, sum(len(g) for g in groups.values()) // 10)
+        for name in ("schedulable", "not schedulable, missed"):
+            assert len(groups[name]) >= enough, (
+                f"{strategy}: only {len(groups[name])} sets were {name}; want {enough}"
+            )
