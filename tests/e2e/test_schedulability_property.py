@@ -4,7 +4,8 @@ Thousands of random periodic task sets (seeded), each one node with `os sim` und
 go into one model and one `kairos check --format json`. The same sets, with the priority bands
 the analysis assigned, are then played on the real engine over the simulated platform for one
 hyperperiod, every method taking exactly its WCET (runtime-cpp/tests/sim/taskset_runner.cpp),
-once as a simulated node dispatches and once 200 us ahead as a real one does. Every set is
+once as a simulated node dispatches and once 200 us ahead as a real one does, walking the
+release table as generated nodes do. Every set is
 synchronous (all tasks released at 0); most have implicit deadlines, a quarter constrained ones
 (start window and deadline both t + D, C <= D <= P). For each set and each run:
 
@@ -53,10 +54,13 @@ WCET_GRAINS_NS = (10_000, 100_000, 1_000_000)
 # Every fourth set of each strategy has constrained deadlines, D between C and P.
 CONSTRAINED_EVERY = 4
 # How the runner hands releases to lanes: as a simulated node does, and 200 us ahead of the
-# start window as on a real platform (the lane then holds the activation when its window opens).
+# start window as on a real platform (the lane then holds the activation when its window opens),
+# walking a release table of the hyperperiod as generated nodes do.
 DISPATCH_MODES = {
     "sim dispatch": [],
-    "dispatch 200 us ahead": ["--dispatch-ahead-ns", "200000"],
+    "dispatch 200 us ahead, walking a release table": [
+        "--dispatch-ahead-ns", "200000", "--release-table",
+    ],
 }
 # Runner output fields with one value per task.
 PER_TASK = ("missed", "worst_response_ns")

@@ -135,7 +135,7 @@ void count_record(void* context, const kairos::SpmEntry&, const kairos::Activati
 /// Methods do nothing themselves: the engine models their WCET on the virtual processor.
 void no_work(void*) {}
 
-int play(const TaskSet& set, Duration dispatch_ahead) {
+int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
   std::int64_t hyperperiod_ns = 1;
   for (const Task& task : set.tasks) {
     hyperperiod_ns = std::lcm(hyperperiod_ns, task.period_ns);
@@ -160,6 +160,23 @@ int play(const TaskSet& set, Duration dispatch_ahead) {
     if (engine->add_spm(entries.back(), &watches[i], &no_work, &check_report) !=
         kairos::kal::Status::kOk) {
       std::fprintf(stderr, "%s: the engine refused task %zu\n", set.name.c_str(), i);
+      return 1;
+    }
+  }
+  // As a generated node does: the trigger walks the release table of one hyperperiod (every
+  // window opening, in order) instead of deriving releases from each row.
+  std::vector<kairos::ReleaseEntry> table;
+  if (release_table) {
+    for (std::size_t i = 0; i < set.tasks.size(); ++i) {
+      for (std::int64_t open = 0; open < hyperperiod_ns; open += set.tasks[i].period_ns) {
+        table.push_back(kairos::ReleaseEntry{Duration{open}, static_cast<std::uint16_t>(i)});
+      }
+    }
+    std::sort(table.begin(), table.end(), [](const auto& a, const auto& b) {
+      return a.open != b.open ? a.open < b.open : a.spm < b.spm;
+    });
+    if (engine->set_release_table(table, Duration{hyperperiod_ns}) != kairos::kal::Status::kOk) {
+      std::fprintf(stderr, "%s: the engine refused the release table\n", set.name.c_str());
       return 1;
     }
   }
@@ -204,8 +221,9 @@ int play(const TaskSet& set, Duration dispatch_ahead) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: kairos_taskset_runner [--dispatch-ahead-ns N] [FILE]\n"
-               "  plays each task set of FILE (or standard input) for one hyperperiod\n");
+               "usage: kairos_taskset_runner [--dispatch-ahead-ns N] [--release-table] [FILE]\n"
+               "  plays each task set of FILE (or standard input) for one hyperperiod\n"
+               "  --release-table: the trigger walks a release table, as generated nodes do\n");
   return 2;
 }
 
@@ -213,6 +231,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   Duration dispatch_ahead{-1};  // the platform's default
+  bool release_table = false;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--dispatch-ahead-ns") == 0 && i + 1 < argc) {
@@ -221,6 +240,8 @@ int main(int argc, char** argv) {
       if (end == argv[i] || *end != '\0') {
         return usage();
       }
+    } else if (std::strcmp(argv[i], "--release-table") == 0) {
+      release_table = true;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return usage();
     } else if (path == nullptr) {
@@ -250,7 +271,7 @@ int main(int argc, char** argv) {
                    error.c_str());
       return 2;
     }
-    if (const int failed = play(set, dispatch_ahead); failed != 0) {
+    if (const int failed = play(set, dispatch_ahead, release_table); failed != 0) {
       return failed;
     }
     std::fflush(stdout);
