@@ -10,34 +10,51 @@ using kairos::kal::Duration;
 using kairos::kal::kSimulatedTime;
 using namespace std::chrono_literals;
 
+namespace {
+
+struct SingleRun {
+  std::unique_ptr<Worker> worker = std::make_unique<Worker>();
+  conformance::Outcome outcome;
+  kairos::EngineCounters counters{};
+};
+
+// Runs one SpM whose body computes for `work_units` for 30 units.
+SingleRun run_single(const kairos::SpmEntry& entry, const kairos::EngineOptions& options,
+                     std::int64_t work_units) {
+  SingleRun run;
+  auto engine = std::make_unique<kairos::Engine>(options);
+  run.worker->work = unit() * work_units;
+  REQUIRE(engine->add_spm(entry, run.worker.get(), &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  run.outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &run.outcome) ==
+          kairos::kal::Status::kOk);
+  run.counters = engine->counters();
+  return run;
+}
+
+}  // namespace
+
 TEST_CASE("a method still running at its deadline is reported at the deadline, once",
           "[conformance][monitoring]") {
   // Period 10, deadline 4, but the body computes for 6: the watchdog must not wait for it.
   static const kairos::SpmEntry entry{
       "conformance", "overrun",  "scenario", 0ms,        kairos::kForever,           unit() * 10,
       0ms,           unit() * 2, unit() * 4, unit() * 6, kairos::Criticality::kHard, 1};
-  auto engine = std::make_unique<kairos::Engine>(
-      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
-  Worker worker;
-  worker.work = unit() * 6;
-  REQUIRE(engine->add_spm(entry, &worker, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  conformance::Outcome outcome;
-  outcome.records.reserve(16);
-  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &outcome) ==
-          kairos::kal::Status::kOk);
+  const SingleRun run = run_single(
+      entry, kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false}, 6);
 
-  REQUIRE(outcome.records.size() == 3);
-  REQUIRE(engine->counters().deadline_misses == 3);
-  REQUIRE(worker.misses == 3);  // once per activation, though both watchdog and lane saw it
-  for (const auto& r : outcome.records) {
+  REQUIRE(run.outcome.records.size() == 3);
+  REQUIRE(run.counters.deadline_misses == 3);
+  REQUIRE(run.worker->misses == 3);  // once per activation, though both watchdog and lane saw it
+  for (const auto& r : run.outcome.records) {
     REQUIRE_FALSE(r.deadline_met);
   }
   if (kSimulatedTime) {
     // Seen at 4 units, while the method still had 2 units of work left.
-    REQUIRE(worker.first_miss_observed_ns == (unit() * 4).count());
+    REQUIRE(run.worker->first_miss_observed_ns == (unit() * 4).count());
   } else {
-    REQUIRE(worker.first_miss_observed_ns < (unit() * 6).count());
+    REQUIRE(run.worker->first_miss_observed_ns < (unit() * 6).count());
   }
 }
 
@@ -50,24 +67,16 @@ TEST_CASE("a deadline is watched even after the next activation was handed to th
       0ms,           unit() * 10, unit() * 10, unit() * 12, kairos::Criticality::kHard, 1};
   kairos::EngineOptions options{kairos::Strategy::kRms, conformance::kOneCpu, false};
   options.dispatch_ahead = unit() / 2;
-  auto engine = std::make_unique<kairos::Engine>(options);
-  Worker worker;
-  worker.work = unit() * 12;
-  REQUIRE(engine->add_spm(entry, &worker, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  conformance::Outcome outcome;
-  outcome.records.reserve(16);
-  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &outcome) ==
-          kairos::kal::Status::kOk);
+  const SingleRun run = run_single(entry, options, 12);
 
-  REQUIRE(outcome.records.size() == 3);
-  REQUIRE(engine->counters().deadline_misses == 3);
-  REQUIRE(worker.misses == 3);
+  REQUIRE(run.outcome.records.size() == 3);
+  REQUIRE(run.counters.deadline_misses == 3);
+  REQUIRE(run.worker->misses == 3);
   if (kSimulatedTime) {
     // Seen at 10, while the first activation still had 2 units of work left.
-    REQUIRE(worker.first_miss_observed_ns == (unit() * 10).count());
+    REQUIRE(run.worker->first_miss_observed_ns == (unit() * 10).count());
   } else {
-    REQUIRE(worker.first_miss_observed_ns < (unit() * 12).count());
+    REQUIRE(run.worker->first_miss_observed_ns < (unit() * 12).count());
   }
 }
 
