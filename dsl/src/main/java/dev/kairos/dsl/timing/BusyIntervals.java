@@ -28,21 +28,26 @@ public final class BusyIntervals {
   }
 
   /** Every free window of one hyperperiod, in order; not exhaustive when too long to unroll. */
-  public record Free(long hyperperiodNs, List<Window> windows, boolean exhaustive) {}
+  public record Free(long hyperperiodNs, List<Window> windows, boolean exhaustive) {
+    /** The longest window (Long.MAX_VALUE without busy intervals, 0 when not exhaustive). */
+    public long longestFreeNs() {
+      if (hyperperiodNs == 0) {
+        return Long.MAX_VALUE;
+      }
+      long longest = 0;
+      for (Window window : windows) {
+        longest = Math.max(longest, window.lengthNs());
+      }
+      return longest;
+    }
+  }
 
   /** Releases examined at most; beyond this the hyperperiod is not unrolled. */
   public static final int MAX_RELEASES = 200_000;
 
   public static Gap longestFreeGap(List<Periodic> busy) {
-    if (busy.isEmpty()) {
-      return new Gap(0, Long.MAX_VALUE, true);
-    }
     final Free free = freeWindows(busy);
-    long longest = 0;
-    for (Window window : free.windows()) {
-      longest = Math.max(longest, window.lengthNs());
-    }
-    return new Gap(free.hyperperiodNs(), free.exhaustive() ? longest : 0, free.exhaustive());
+    return new Gap(free.hyperperiodNs(), free.longestFreeNs(), free.exhaustive());
   }
 
   /** The windows of one hyperperiod that no busy interval covers (none for no busy intervals). */
@@ -113,8 +118,14 @@ public final class BusyIntervals {
     return a;
   }
 
-  /** Least common multiple, or -1 on overflow. */
-  static long lcm(long a, long b) {
+  /**
+   * Least common multiple of two periods, or -1 on overflow; -1 stays -1, so a hyperperiod beyond
+   * 64 bits never turns back into a short one when a later period follows.
+   */
+  public static long lcm(long a, long b) {
+    if (a < 0 || b < 0) {
+      return -1;
+    }
     try {
       return Math.multiplyExact(a / gcd(a, b), b);
     } catch (ArithmeticException e) {

@@ -1,5 +1,6 @@
 package dev.kairos.generator.analysis;
 
+import dev.kairos.dsl.timing.BusyIntervals;
 import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Platform.Strategy;
@@ -165,7 +166,7 @@ public final class ReleaseTableAnalysis {
     boolean periodic = false;
     for (Row row : rows) {
       if (row.spm.periodic() && hyperperiod > 0) {
-        hyperperiod = lcm(hyperperiod, row.spm.periodNs());
+        hyperperiod = BusyIntervals.lcm(hyperperiod, row.spm.periodNs());
         periodic = true;
       }
       latestStart = Math.max(latestStart, row.spm.firstReleaseNs());
@@ -527,25 +528,6 @@ public final class ReleaseTableAnalysis {
       if (finish > job.release + relativeDeadlineNs) {
         deadlineMisses++;
       }
-    }
-  }
-
-  /** The least common multiple, or -1 beyond 64 bits (and for an argument that already was). */
-  static long lcm(long a, long b) {
-    if (a < 0 || b < 0) {
-      return -1;
-    }
-    long x = a;
-    long y = b;
-    while (y != 0) {
-      final long t = x % y;
-      x = y;
-      y = t;
-    }
-    try {
-      return Math.multiplyExact(a / x, b);
-    } catch (ArithmeticException e) {
-      return -1;
     }
   }
 }

@@ -253,13 +253,12 @@ public final class SchedulingAnalysis {
                     spm.deadlineNs() - spm.windowOpenNs()));
           }
         }
-        final var gap = dev.kairos.dsl.timing.BusyIntervals.longestFreeGap(busy);
         final var free = dev.kairos.dsl.timing.BusyIntervals.freeWindows(busy);
         windows.add(
             new NodeReport.BccWindow(
                 deployment.instance(),
                 svm.name(),
-                gap.exhaustive() ? gap.longestFreeNs() : -1,
+                free.exhaustive() ? free.longestFreeNs() : -1,
                 svm.gctNs(),
                 free.exhaustive() ? free.hyperperiodNs() : -1,
                 free.windows()));

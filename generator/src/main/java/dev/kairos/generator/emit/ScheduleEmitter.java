@@ -175,17 +175,12 @@ final class ScheduleEmitter {
   /** The service methods, with the SpM rows each conflicts with under BCC. */
   private static void serviceMethods(
       CodeWriter w, Node node, NodeReport report, Map<String, TaskReport> tasks) {
-    final List<Spm> spmRows = new java.util.ArrayList<>();
-    final List<String> spmInstances = new java.util.ArrayList<>();
-    for (Deployment deployment : node.deployments()) {
-      for (Spm spm : deployment.tmo().spms()) {
-        spmRows.add(spm);
-        spmInstances.add(deployment.instance());
-      }
-    }
     final long rows = node.deployments().stream().mapToLong(d -> d.tmo().svms().size()).sum();
     final boolean openSvms = openTable(w, "::kairos::SvmEntry", "kServiceMethods", rows);
+    // SpM rows are numbered across the node; an SvM conflicts only with its own TMO's SpMs.
+    int firstSpmRow = 0;
     for (Deployment deployment : node.deployments()) {
+      final List<Spm> spms = deployment.tmo().spms();
       for (Tmos.Svm svm : deployment.tmo().svms()) {
         final TaskReport task = task(tasks, deployment.instance(), svm.name());
         w.comment(
@@ -198,10 +193,9 @@ final class ScheduleEmitter {
         w.line(".wcet = nanoseconds{$v$},", "v", task.wcetNs());
         priorityFields(w, svm.criticality(), task.band(), svm.importance());
         long conflicts = 0;
-        for (int row = 0; row < spmRows.size() && row < 64; row++) {
-          if (spmInstances.get(row).equals(deployment.instance())
-              && SchedulingAnalysis.conflicts(svm.uses(), spmRows.get(row).uses())) {
-            conflicts |= 1L << row;
+        for (int k = 0; k < spms.size() && firstSpmRow + k < 64; k++) {
+          if (SchedulingAnalysis.conflicts(svm.uses(), spms.get(k).uses())) {
+            conflicts |= 1L << (firstSpmRow + k);
           }
         }
         w.line(".conflicts = 0x$v$ULL,", "v", Long.toHexString(conflicts));
@@ -211,6 +205,7 @@ final class ScheduleEmitter {
             Long.toHexString(segmentMask(report, deployment.instance(), svm.uses())));
         w.closeList("},");
       }
+      firstSpmRow += spms.size();
     }
     if (openSvms) {
       w.closeList("}};");
