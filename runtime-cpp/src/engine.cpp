@@ -146,7 +146,8 @@ kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler
   if (service_count_ == kMaxSvms) {
     return kal::Status::kCapacityExceeded;
   }
-  if (handler == nullptr || entry.gct < entry.wcet || entry.wcet <= kal::Duration::zero()) {
+  if (handler == nullptr || entry.gct < entry.wcet || entry.wcet <= kal::Duration::zero() ||
+      entry.admission_slot <= kal::Duration::zero()) {
     return kal::Status::kInvalidArgument;
   }
   ServiceBinding& service = services_[service_count_++];
@@ -488,17 +489,25 @@ void Engine::release_all() noexcept {
 bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now,
                         const kal::TimePoint* next_window, const std::uint64_t* released,
                         const bool* active) const noexcept {
+  // BCC, the rule kairos check analyses (SvmEntry): for every conflicting SpM, the earliest
+  // start-window opening among its activations not yet finished is at least the slot from now.
   const std::uint64_t conflicts = service.entry->conflicts;
+  const kal::TimePoint latest_opening = now + service.entry->admission_slot;
   for (std::size_t i = 0; i < binding_count_; ++i) {
     if ((conflicts >> i & 1U) == 0) {
       continue;
     }
-    // A conflicting SpM that is released and not yet done is active: wait for it.
-    if (bindings_[i].done.load(std::memory_order_acquire) < released[i]) {
-      return false;
+    const SpmEntry& spm = *bindings_[i].entry;
+    const std::uint64_t done = bindings_[i].done.load(std::memory_order_acquire);
+    kal::TimePoint earliest_unfinished = kal::TimePoint::max();
+    if (done < released[i]) {
+      // Dispatched (maybe ahead of its window) and not finished: activation `done` is the oldest.
+      earliest_unfinished = epoch_ + spm.first_release +
+                            spm.period * static_cast<std::int64_t>(done) + spm.window_open;
+    } else if (active[i]) {
+      earliest_unfinished = next_window[i];
     }
-    // The SvM must be able to complete before the next conflicting window opens.
-    if (active[i] && next_window[i] < now + service.entry->gct) {
+    if (earliest_unfinished < latest_opening) {
       return false;
     }
   }
@@ -656,6 +665,9 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
     // treats the activation as failed and hands it to the deadline handler.
     binding.done.store(activation.sequence + 1, std::memory_order_release);
     miss(binding, activation.sequence, MissKind::kStartWindow, activation.release, start);
+    if (service_count_ > 0) {
+      trigger_wakeup_.set();  // BCC admission looks at unfinished activations
+    }
     result.finish_ns = result.start_ns;
     record(lane, result);
     return;

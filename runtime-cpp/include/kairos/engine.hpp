@@ -122,8 +122,8 @@ class Engine {
                       MissHandler on_miss) noexcept;
 
   /// Submits a service request from any thread while the engine runs. The time trigger admits
-  /// it under the basic concurrency constraint: when no conflicting SpM is running and the
-  /// next conflicting start window opens no sooner than the SvM's GCT from now. Refused
+  /// it under the basic concurrency constraint (the rule of SvmEntry: no unfinished activation of
+  /// a conflicting SpM opens its start window within the SvM's admission slot). Refused
   /// (kResourceExhausted) when the request queue is full or the run is over.
   kal::Status request(std::size_t svm, void* request) noexcept;
 

@@ -77,7 +77,10 @@ struct SegmentEntry {
 
 /// One service method of a deployed TMO. `conflicts` has bit i set when the SvM conflicts with
 /// row i of the node's SpM table (they share an ODS segment and one of them writes it): under
-/// the basic concurrency constraint the two never run at the same time.
+/// the basic concurrency constraint (BCC) the two never run at the same time. A request is
+/// admitted at instant t when, for every conflicting SpM, the earliest start-window opening among
+/// its activations not yet finished is at least `admission_slot` after t; the slot is the SvM's
+/// analysed response once admitted, so `kairos check` knows the longest wait this rule imposes.
 struct SvmEntry {
   std::string_view instance;
   std::string_view method;
@@ -88,7 +91,8 @@ struct SvmEntry {
   kal::PriorityBand band;
   std::uint8_t importance = 0;
   std::uint64_t conflicts = 0;
-  std::uint64_t segments = 0;  ///< bit k: uses ODS segment k of the node's segment table
+  kal::Duration admission_slot{};  ///< room needed before the next conflicting window opens
+  std::uint64_t segments = 0;      ///< bit k: uses ODS segment k of the node's segment table
 };
 
 /// One release of the static release table: the start window of SpM row `spm` opens `open`
@@ -98,11 +102,12 @@ struct ReleaseEntry {
   std::uint16_t spm;
 };
 
-/// A window in which service method row `svm` may run under the basic concurrency constraint:
-/// no SpM it conflicts with is between its start window and its deadline. It recurs every
-/// `cycle` (the hyperperiod of those SpMs) from the epoch; `close` may pass `cycle` (the window
-/// wraps into the next one). This is the room `kairos check` guaranteed; the engine admits
-/// requests at run time by the same rule, and never later than these windows allow.
+/// A window in which a request of service method row `svm` is admitted as soon as it arrives:
+/// no SpM it conflicts with opens its start window within the SvM's admission slot, and none is
+/// between its opening and its analysed completion. It recurs every `cycle` (the hyperperiod of
+/// those SpMs) from the epoch; `close` may pass `cycle` (the window wraps into the next one).
+/// The engine applies the rule of SvmEntry itself, with actual completions, so it never admits
+/// later than these windows (computed from worst-case completions) allow.
 struct BccWindowEntry {
   std::uint16_t svm;
   kal::Duration cycle;

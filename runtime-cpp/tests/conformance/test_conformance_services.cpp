@@ -23,6 +23,7 @@ void submit(void* servant) {
 }
 
 struct Service {
+  kairos::kal::Duration work = unit();
   std::atomic<int> served{0};
   std::atomic<int> misses{0};
   std::atomic<std::int64_t> miss_observed_ns{-1};
@@ -32,7 +33,7 @@ void serve(void* servant, void* request) {
   auto* service = static_cast<Service*>(servant);
   REQUIRE(request != nullptr);
   service->served.fetch_add(1);
-  kairos::kal::busy_for(unit());
+  kairos::kal::busy_for(service->work);
 }
 
 void service_miss(void* servant, const kairos::MissReport& miss) noexcept {
@@ -83,9 +84,18 @@ TEST_CASE("service requests are admitted only between conflicting SpMs",
                                      unit() / 10,
                                      kairos::Criticality::kSoft,
                                      3};
-  static const kairos::SvmEntry read{"store",    "read", "scenario",
-                                     unit() * 3, unit(), kairos::Criticality::kSoft,
-                                     1,          0,      /*conflicts=*/0b1};
+  // Its admission slot is its analysed response once admitted: 1 unit of its own and 2 of
+  // 'update' (a higher band) = 3.
+  static const kairos::SvmEntry read{"store",
+                                     "read",
+                                     "scenario",
+                                     unit() * 3,
+                                     unit(),
+                                     kairos::Criticality::kSoft,
+                                     1,
+                                     0,
+                                     /*conflicts=*/0b1,
+                                     /*admission_slot=*/unit() * 3};
 
   auto engine = std::make_unique<kairos::Engine>(
       kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
@@ -137,5 +147,79 @@ TEST_CASE("service requests are admitted only between conflicting SpMs",
     // Seen by the watchdog at 8.5 + 3 = 11.5, while the request was still waiting.
     REQUIRE(units(service.miss_observed_ns) == 11.5);
     REQUIRE(engine->counters().gct_misses == 1);
+  }
+}
+
+TEST_CASE("admission needs only the service method's slot before a conflicting window",
+          "[conformance][services][bcc]") {
+  // The shape a user met: 'hold' writes the segment every 20 units, window (t, t + 2),
+  // deadline t + 18, WCET 1; 'get' reads it, GCT 5, WCET 0.1. Once admitted 'get' responds
+  // within 0.1 + 1 (hold's interference) = 1.1 units: its slot. A request at 15.3 leaves 4.7
+  // units before hold's window at 20 and is admitted at once (an admission that asked for the
+  // GCT, 5 units, held it back until hold finished at 21); one at 18.95 leaves 1.05 < 1.1 and
+  // waits for hold, within the analysed bound: slot + hold's response + slot = 3.3 units.
+  static const kairos::SpmEntry hold{
+      "brake", "hold",     "scenario",  0ms,    kairos::kForever,           unit() * 20,
+      0ms,     unit() * 2, unit() * 18, unit(), kairos::Criticality::kHard, 2};
+  static const kairos::SpmEntry first{
+      "client", "first", "scenario", unit() * 153 / 10, unit() * 153 / 10,          0ms,
+      0ms,      unit(),  unit() * 2, unit() / 100,      kairos::Criticality::kSoft, 3};
+  static const kairos::SpmEntry second{
+      "client", "second", "scenario", unit() * 1895 / 100, unit() * 1895 / 100,        0ms,
+      0ms,      unit(),   unit() * 2, unit() / 100,        kairos::Criticality::kSoft, 3};
+  static const kairos::SvmEntry get{"brake",
+                                    "get",
+                                    "scenario",
+                                    unit() * 5,
+                                    unit() / 10,
+                                    kairos::Criticality::kHard,
+                                    1,
+                                    0,
+                                    /*conflicts=*/0b1,
+                                    /*admission_slot=*/unit() * 11 / 10};
+
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  conformance::Worker writer;
+  writer.work = unit();
+  Client client;
+  client.engine = engine.get();
+  Service service;
+  service.work = unit() / 10;
+  REQUIRE(engine->add_spm(hold, &writer, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(first, &client, &submit, nullptr) == kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(second, &client, &submit, nullptr) == kairos::kal::Status::kOk);
+  REQUIRE(engine->add_svm(get, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
+  Services services;
+  services.records.reserve(16);
+  engine->observe_services(&collect_service, &services);
+  conformance::Outcome outcome;
+  outcome.records.reserve(64);
+  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+
+  REQUIRE(client.refused == 0);
+  REQUIRE(service.served == 2);
+  REQUIRE(services.records.size() == 2);
+  for (const auto& svm : services.records) {
+    for (const auto& spm : outcome.of(0)) {
+      REQUIRE_FALSE((svm.start_ns < spm.finish_ns && spm.start_ns < svm.finish_ns));
+    }
+  }
+  if (kSimulatedTime) {
+    auto units = [](std::int64_t ns) {
+      return static_cast<double>(ns) / static_cast<double>(unit().count());
+    };
+    std::sort(services.records.begin(), services.records.end(),
+              [](const auto& a, const auto& b) { return a.release_ns < b.release_ns; });
+    REQUIRE(units(services.records[0].start_ns) == Approx(15.3));
+    REQUIRE(units(services.records[0].finish_ns) == Approx(15.4));
+    // Waits for hold (20..21), then runs: 2.15 units after arrival, within 3.3 and the GCT.
+    REQUIRE(units(services.records[1].start_ns) == Approx(21.0));
+    REQUIRE(units(services.records[1].finish_ns - services.records[1].release_ns) == Approx(2.15));
+    REQUIRE(services.records[0].deadline_met);
+    REQUIRE(services.records[1].deadline_met);
+    REQUIRE(service.misses == 0);
   }
 }

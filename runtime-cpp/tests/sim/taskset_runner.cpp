@@ -4,16 +4,33 @@
 // priority bands `kairos check` analysed, and compares the outcome with the verdicts.
 //
 // Input (a file, or standard input), one set per line; `#` starts a comment line:
-//   <name> <rms|edf|mlf|muf|rms+mlf> <period_ns>:<wcet_ns>:<deadline_ns>:<band> ...
-// Every task is released at 0, then every period; its start window is (t, t + deadline).
+//   <name> <rms|edf|mlf|muf|rms+mlf> <task> ...
+// where each task is one of
+//   <period_ns>:<wcet_ns>:<deadline_ns>:<band>
+//       an SpM released at 0, then every period; its start window is (t, t + deadline)
+//   spm:<period_ns>:<wcet_ns>:<open_ns>:<close_ns>:<deadline_ns>:<band>:<segments>
+//       an SpM with start window (t + open, t + close), using the segments of mask <segments>
+//   seg:<ceiling>
+//       the next ODS segment (bit 0, 1, ... of the masks), locked with that priority ceiling
+//   svm:<gct_ns>:<wcet_ns>:<band>:<admission_slot_ns>:<conflicts>:<segments>:<arrival_ns>,...
+//       a service method (conflicts: mask of SpM rows, in input order) and the instants at which
+//       a client at the top band requests it
+// Sets with service methods run for two hyperperiods (the requests fall in the first), others
+// for one.
 //
 // Output, one line per set, tasks in input order:
 //   <name> hyperperiod_ns=<h> records=<n> deadline_misses=<n> window_misses=<n> overruns=<n>
 //     late_reports=<n> trace_drops=<n> missed=<m0>,<m1>,... worst_response_ns=<r0>,<r1>,...
+// and, for sets with service methods,
+//     requests=<n> served=<s0>,... worst_service_ns=<w0>,... waited=<k0>,... gct_misses=<n>
+//     bcc_overlaps=<n>
 // where `late_reports` counts deadline misses reported after the deadline passed (the watchdog
 // must see a method still running at its deadline), `missed` counts each task's activations
 // that started late or finished late, and the worst response is the latest finish after
-// release of a started activation (-1: none ran).
+// release of a started activation (-1: none ran). For service methods: requests served, the
+// longest time from a request's arrival to its completion, how many started later than they
+// arrived, and how many times a service method ran while a conflicting SpM had started and not
+// finished (BCC forbids it: always 0).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +42,8 @@
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <kairos/engine.hpp>
@@ -36,15 +55,33 @@ using kairos::kal::Duration;
 struct Task {
   std::int64_t period_ns = 0;
   std::int64_t wcet_ns = 0;
+  std::int64_t open_ns = 0;
+  std::int64_t close_ns = 0;
   std::int64_t deadline_ns = 0;
   int band = 0;
+  std::uint64_t segments = 0;
+};
+
+struct Service {
+  std::int64_t gct_ns = 0;
+  std::int64_t wcet_ns = 0;
+  int band = 0;
+  std::int64_t slot_ns = 0;
+  std::uint64_t conflicts = 0;
+  std::uint64_t segments = 0;
+  std::vector<std::int64_t> arrivals_ns;
 };
 
 struct TaskSet {
   std::string name;
   kairos::Strategy strategy = kairos::Strategy::kRms;
   std::vector<Task> tasks;
+  std::vector<int> ceilings;  ///< one per segment
+  std::vector<Service> services;
 };
+
+/// Clients ask for service methods from the top band, above every task.
+constexpr kairos::kal::PriorityBand kClientBand = kairos::kal::kHighestBand - 1;
 
 /// What the engine reported about one task's misses.
 struct MissWatch {
@@ -65,6 +102,13 @@ struct Outcome {
   std::vector<std::uint64_t> records;
   std::vector<std::uint64_t> missed;
   std::vector<std::int64_t> worst_response_ns;
+  /// Every started execution of each SpM, [start, finish].
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> executions;
+  std::vector<std::uint64_t> served;
+  std::vector<std::int64_t> worst_service_ns;
+  std::vector<std::uint64_t> waited;
+  /// Every service execution: row, start, finish.
+  std::vector<std::tuple<std::size_t, std::int64_t, std::int64_t>> service_executions;
 };
 
 bool parse_strategy(const std::string& word, kairos::Strategy& strategy) {
@@ -85,15 +129,69 @@ bool parse_strategy(const std::string& word, kairos::Strategy& strategy) {
   return false;
 }
 
+bool valid_band(int band) {
+  return band >= kairos::kal::kLowestBand && band < kClientBand;
+}
+
+/// Splits `word` at colons into integers; false unless it has exactly `count` of them.
+bool parse_fields(const std::string& word, std::size_t count, std::vector<std::int64_t>& fields) {
+  fields.clear();
+  std::istringstream in(word);
+  std::string field;
+  while (std::getline(in, field, ':')) {
+    char* end = nullptr;
+    fields.push_back(std::strtoll(field.c_str(), &end, 10));
+    if (field.empty() || *end != '\0') {
+      return false;
+    }
+  }
+  return fields.size() == count && (word.empty() || word.back() != ':');
+}
+
 bool parse_task(const std::string& word, Task& task) {
-  char colon[3] = {};
-  std::istringstream fields(word);
-  fields >> task.period_ns >> colon[0] >> task.wcet_ns >> colon[1] >> task.deadline_ns >>
-      colon[2] >> task.band;
-  return !fields.fail() && fields.peek() == std::char_traits<char>::eof() &&
-         std::memcmp(colon, ":::", 3) == 0 && task.period_ns > 0 && task.wcet_ns > 0 &&
-         task.deadline_ns >= task.wcet_ns && task.deadline_ns <= task.period_ns &&
-         task.band >= kairos::kal::kLowestBand && task.band < kairos::kal::kHighestBand;
+  std::vector<std::int64_t> f;
+  if (word.rfind("spm:", 0) == 0) {
+    if (!parse_fields(word.substr(4), 7, f)) {
+      return false;
+    }
+    task = Task{
+        f[0], f[1], f[2], f[3], f[4], static_cast<int>(f[5]), static_cast<std::uint64_t>(f[6])};
+  } else {
+    if (!parse_fields(word, 4, f)) {
+      return false;
+    }
+    task = Task{f[0], f[1], 0, f[2], f[2], static_cast<int>(f[3]), 0};
+  }
+  return task.period_ns > 0 && task.wcet_ns > 0 && task.open_ns >= 0 &&
+         task.open_ns <= task.close_ns && task.close_ns <= task.deadline_ns &&
+         task.deadline_ns - task.open_ns >= task.wcet_ns && task.deadline_ns <= task.period_ns &&
+         valid_band(task.band);
+}
+
+bool parse_service(const std::string& word, Service& service) {
+  const std::size_t arrivals = word.rfind(':');
+  std::vector<std::int64_t> f;
+  if (arrivals == std::string::npos || !parse_fields(word.substr(4, arrivals - 4), 6, f)) {
+    return false;
+  }
+  service = Service{f[0],
+                    f[1],
+                    static_cast<int>(f[2]),
+                    f[3],
+                    static_cast<std::uint64_t>(f[4]),
+                    static_cast<std::uint64_t>(f[5]),
+                    {}};
+  std::istringstream in(word.substr(arrivals + 1));
+  std::string instant;
+  while (std::getline(in, instant, ',')) {
+    char* end = nullptr;
+    service.arrivals_ns.push_back(std::strtoll(instant.c_str(), &end, 10));
+    if (instant.empty() || *end != '\0' || service.arrivals_ns.back() < 0) {
+      return false;
+    }
+  }
+  return service.gct_ns >= service.wcet_ns && service.wcet_ns > 0 && service.slot_ns > 0 &&
+         valid_band(service.band) && !service.arrivals_ns.empty();
 }
 
 /// Parses one input line; false (with `error` set) when it is not a task set.
@@ -106,15 +204,44 @@ bool parse_set(const std::string& line, TaskSet& set, std::string& error) {
   }
   std::string word;
   while (words >> word) {
-    Task task;
-    if (!parse_task(word, task)) {
-      error = "bad task '" + word + "' (expected period:wcet:deadline:band, in ns)";
-      return false;
+    if (word.rfind("seg:", 0) == 0) {
+      std::vector<std::int64_t> ceiling;
+      if (!parse_fields(word.substr(4), 1, ceiling) || !valid_band(static_cast<int>(ceiling[0]))) {
+        error = "bad segment '" + word + "' (expected seg:<ceiling band>)";
+        return false;
+      }
+      set.ceilings.push_back(static_cast<int>(ceiling[0]));
+    } else if (word.rfind("svm:", 0) == 0) {
+      Service service;
+      if (!parse_service(word, service)) {
+        error = "bad service method '" + word +
+                "' (expected svm:gct:wcet:band:slot:conflicts:segments:arrival,...)";
+        return false;
+      }
+      set.services.push_back(service);
+    } else {
+      Task task;
+      if (!parse_task(word, task)) {
+        error = "bad task '" + word +
+                "' (expected period:wcet:deadline:band or "
+                "spm:period:wcet:open:close:deadline:band:segments, in ns)";
+        return false;
+      }
+      set.tasks.push_back(task);
     }
-    set.tasks.push_back(task);
   }
-  if (set.tasks.empty() || set.tasks.size() > kairos::Engine::kMaxSpms) {
-    error = "a set needs 1 to " + std::to_string(kairos::Engine::kMaxSpms) + " tasks";
+  std::size_t requests = 0;
+  for (const Service& service : set.services) {
+    requests += service.arrivals_ns.size();
+  }
+  if (set.tasks.empty() || set.tasks.size() + requests > kairos::Engine::kMaxSpms) {
+    error = "a set needs 1 to " + std::to_string(kairos::Engine::kMaxSpms) +
+            " tasks and requests together";
+    return false;
+  }
+  if (set.services.size() > kairos::Engine::kMaxSvms ||
+      set.ceilings.size() > kairos::Engine::kMaxSegments) {
+    error = "too many service methods or segments for the engine";
     return false;
   }
   return true;
@@ -122,7 +249,13 @@ bool parse_set(const std::string& line, TaskSet& set, std::string& error) {
 
 void count_record(void* context, const kairos::SpmEntry&, const kairos::ActivationRecord& r) {
   auto& outcome = *static_cast<Outcome*>(context);
+  if (r.spm >= outcome.records.size()) {
+    return;  // a client
+  }
   ++outcome.records[r.spm];
+  if (r.started) {
+    outcome.executions[r.spm].emplace_back(r.start_ns, r.finish_ns);
+  }
   if (!r.started || !r.deadline_met) {
     ++outcome.missed[r.spm];
   }
@@ -132,8 +265,56 @@ void count_record(void* context, const kairos::SpmEntry&, const kairos::Activati
   }
 }
 
+void count_service(void* context, const kairos::SvmEntry&, const kairos::ActivationRecord& r) {
+  auto& outcome = *static_cast<Outcome*>(context);
+  ++outcome.served[r.spm];
+  outcome.worst_service_ns[r.spm] =
+      std::max(outcome.worst_service_ns[r.spm], r.finish_ns - r.release_ns);
+  if (r.start_ns > r.release_ns) {
+    ++outcome.waited[r.spm];
+  }
+  outcome.service_executions.emplace_back(r.spm, r.start_ns, r.finish_ns);
+}
+
 /// Methods do nothing themselves: the engine models their WCET on the virtual processor.
 void no_work(void*) {}
+void no_service(void*, void*) {}
+
+/// A client: one request of one service method, at the instant of its one-shot SpM.
+struct Client {
+  kairos::Engine* engine = nullptr;
+  std::size_t svm = 0;
+  bool refused = false;
+};
+
+void ask(void* servant) {
+  auto& client = *static_cast<Client*>(servant);
+  client.refused = client.engine->request(client.svm, &client) != kairos::kal::Status::kOk;
+}
+
+/// Executions of a service method that overlap an execution of an SpM it conflicts with.
+std::uint64_t bcc_overlaps(const TaskSet& set, const Outcome& outcome) {
+  std::uint64_t overlaps = 0;
+  for (const auto& [svm, start, finish] : outcome.service_executions) {
+    for (std::size_t spm = 0; spm < set.tasks.size(); ++spm) {
+      if ((set.services[svm].conflicts >> spm & 1U) == 0) {
+        continue;
+      }
+      for (const auto& [spm_start, spm_finish] : outcome.executions[spm]) {
+        overlaps += static_cast<std::uint64_t>(start < spm_finish && spm_start < finish);
+      }
+    }
+  }
+  return overlaps;
+}
+
+template <typename T>
+void print_list(const char* key, const std::vector<T>& values) {
+  std::printf(" %s=", key);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::printf("%s%lld", i == 0 ? "" : ",", static_cast<long long>(values[i]));
+  }
+}
 
 int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
   std::int64_t hyperperiod_ns = 1;
@@ -142,33 +323,82 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
   }
   std::vector<std::string> names;
   std::vector<kairos::SpmEntry> entries;
-  names.reserve(set.tasks.size());
-  entries.reserve(set.tasks.size());
+  std::vector<kairos::SegmentEntry> segments;
+  std::vector<kairos::SvmEntry> services;
+  std::vector<Client> clients;
+  std::size_t requests = 0;
+  for (const Service& service : set.services) {
+    requests += service.arrivals_ns.size();
+  }
+  // Entries are referenced by the engine: no reallocation once added.
+  names.reserve(set.tasks.size() + set.services.size());
+  entries.reserve(set.tasks.size() + requests);
+  segments.reserve(set.ceilings.size());
+  services.reserve(set.services.size());
+  clients.reserve(requests);
   // As a generated node with `os sim` configures it: WCETs modelled, the platform's dispatch.
   kairos::EngineOptions options{set.strategy, -1, /*model_execution_time=*/true};
   options.dispatch_ahead = dispatch_ahead;
   auto engine = std::make_unique<kairos::Engine>(options);
+  for (const int ceiling : set.ceilings) {
+    segments.push_back(kairos::SegmentEntry{set.name, "segment", ceiling});
+    if (engine->add_segment(segments.back()) != kairos::kal::Status::kOk) {
+      std::fprintf(stderr, "%s: the engine refused a segment\n", set.name.c_str());
+      return 1;
+    }
+  }
   std::vector<MissWatch> watches(set.tasks.size());
   for (std::size_t i = 0; i < set.tasks.size(); ++i) {
     const Task& task = set.tasks[i];
     watches[i].deadline = Duration{task.deadline_ns};
     names.push_back("t" + std::to_string(i));
-    entries.push_back(kairos::SpmEntry{
-        set.name, names.back(), "taskset", Duration::zero(), kairos::kForever,
-        Duration{task.period_ns}, Duration::zero(), watches[i].deadline, watches[i].deadline,
-        Duration{task.wcet_ns}, kairos::Criticality::kHard, task.band});
+    entries.push_back(kairos::SpmEntry{set.name, names.back(), "taskset", Duration::zero(),
+                                       kairos::kForever, Duration{task.period_ns},
+                                       Duration{task.open_ns}, Duration{task.close_ns},
+                                       watches[i].deadline, Duration{task.wcet_ns},
+                                       kairos::Criticality::kHard, task.band, 0, task.segments});
     if (engine->add_spm(entries.back(), &watches[i], &no_work, &check_report) !=
         kairos::kal::Status::kOk) {
       std::fprintf(stderr, "%s: the engine refused task %zu\n", set.name.c_str(), i);
       return 1;
     }
   }
+  // Clients: one-shot SpMs of no modelled time at the top band, each asking once.
+  for (std::size_t svm = 0; svm < set.services.size(); ++svm) {
+    for (const std::int64_t arrival : set.services[svm].arrivals_ns) {
+      clients.push_back(Client{engine.get(), svm, false});
+      entries.push_back(kairos::SpmEntry{
+          set.name, "client", "taskset", Duration{arrival}, Duration{arrival}, Duration::zero(),
+          Duration::zero(), Duration::zero(), Duration{hyperperiod_ns}, Duration::zero(),
+          kairos::Criticality::kSoft, kClientBand});
+      if (engine->add_spm(entries.back(), &clients.back(), &ask, nullptr) !=
+          kairos::kal::Status::kOk) {
+        std::fprintf(stderr, "%s: the engine refused a client\n", set.name.c_str());
+        return 1;
+      }
+    }
+  }
+  for (std::size_t svm = 0; svm < set.services.size(); ++svm) {
+    const Service& service = set.services[svm];
+    names.push_back("q" + std::to_string(svm));
+    services.push_back(kairos::SvmEntry{set.name, names.back(), "taskset", Duration{service.gct_ns},
+                                        Duration{service.wcet_ns}, kairos::Criticality::kHard,
+                                        service.band, 0, service.conflicts,
+                                        Duration{service.slot_ns}, service.segments});
+    if (engine->add_svm(services.back(), nullptr, &no_service, nullptr) !=
+        kairos::kal::Status::kOk) {
+      std::fprintf(stderr, "%s: the engine refused service method %zu\n", set.name.c_str(), svm);
+      return 1;
+    }
+  }
   // As a generated node does: the trigger walks the release table of one hyperperiod (every
-  // window opening, in order) instead of deriving releases from each row.
+  // window opening, in order) instead of deriving releases from each row. (Sets with clients
+  // have one-shot rows, which a table of one hyperperiod cannot hold: they derive releases.)
   std::vector<kairos::ReleaseEntry> table;
-  if (release_table) {
+  if (release_table && clients.empty()) {
     for (std::size_t i = 0; i < set.tasks.size(); ++i) {
-      for (std::int64_t open = 0; open < hyperperiod_ns; open += set.tasks[i].period_ns) {
+      for (std::int64_t open = set.tasks[i].open_ns; open < hyperperiod_ns;
+           open += set.tasks[i].period_ns) {
         table.push_back(kairos::ReleaseEntry{Duration{open}, static_cast<std::uint16_t>(i)});
       }
     }
@@ -180,10 +410,19 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
       return 1;
     }
   }
-  Outcome outcome{std::vector<std::uint64_t>(set.tasks.size()),
-                  std::vector<std::uint64_t>(set.tasks.size()),
-                  std::vector<std::int64_t>(set.tasks.size(), -1)};
-  if (const auto status = engine->run_for(Duration{hyperperiod_ns}, &count_record, &outcome);
+  const std::size_t n = set.tasks.size();
+  const std::size_t m = set.services.size();
+  Outcome outcome{std::vector<std::uint64_t>(n),
+                  std::vector<std::uint64_t>(n),
+                  std::vector<std::int64_t>(n, -1),
+                  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>(n),
+                  std::vector<std::uint64_t>(m),
+                  std::vector<std::int64_t>(m, -1),
+                  std::vector<std::uint64_t>(m),
+                  {}};
+  engine->observe_services(&count_service, &outcome);
+  const std::int64_t run_ns = m == 0 ? hyperperiod_ns : 2 * hyperperiod_ns;
+  if (const auto status = engine->run_for(Duration{run_ns}, &count_record, &outcome);
       status != kairos::kal::Status::kOk) {
     std::fprintf(stderr, "%s: the engine did not run: %s\n", set.name.c_str(),
                  kairos::kal::to_string(status));
@@ -191,8 +430,8 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
   }
   const kairos::EngineCounters counters = engine->counters();
   std::uint64_t records = 0;
-  for (const std::uint64_t n : outcome.records) {
-    records += n;
+  for (const std::uint64_t count : outcome.records) {
+    records += count;
   }
   std::uint64_t late_reports = 0;
   for (const MissWatch& watch : watches) {
@@ -200,7 +439,7 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
   }
   std::printf(
       "%s hyperperiod_ns=%lld records=%llu deadline_misses=%llu window_misses=%llu overruns=%llu "
-      "late_reports=%llu trace_drops=%llu missed=",
+      "late_reports=%llu trace_drops=%llu",
       set.name.c_str(), static_cast<long long>(hyperperiod_ns),
       static_cast<unsigned long long>(records),
       static_cast<unsigned long long>(counters.deadline_misses),
@@ -208,12 +447,21 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
       static_cast<unsigned long long>(counters.overruns),
       static_cast<unsigned long long>(late_reports),
       static_cast<unsigned long long>(counters.trace_drops));
-  for (std::size_t i = 0; i < set.tasks.size(); ++i) {
-    std::printf("%s%llu", i == 0 ? "" : ",", static_cast<unsigned long long>(outcome.missed[i]));
-  }
-  std::printf(" worst_response_ns=");
-  for (std::size_t i = 0; i < set.tasks.size(); ++i) {
-    std::printf("%s%lld", i == 0 ? "" : ",", static_cast<long long>(outcome.worst_response_ns[i]));
+  print_list("missed", outcome.missed);
+  print_list("worst_response_ns", outcome.worst_response_ns);
+  if (m > 0) {
+    std::uint64_t refused = 0;
+    for (const Client& client : clients) {
+      refused += static_cast<std::uint64_t>(client.refused);
+    }
+    std::printf(" requests=%llu refused=%llu", static_cast<unsigned long long>(requests),
+                static_cast<unsigned long long>(refused));
+    print_list("served", outcome.served);
+    print_list("worst_service_ns", outcome.worst_service_ns);
+    print_list("waited", outcome.waited);
+    std::printf(" gct_misses=%llu bcc_overlaps=%llu",
+                static_cast<unsigned long long>(counters.gct_misses),
+                static_cast<unsigned long long>(bcc_overlaps(set, outcome)));
   }
   std::printf("\n");
   return 0;

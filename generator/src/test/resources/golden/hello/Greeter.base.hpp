@@ -30,7 +30,7 @@ class GreeterBase {
   // hard (hello.tmo:18)
   virtual void tick() = 0;
 
-  // svm greetings: gct 2 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
+  // svm greetings: gct 5 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
   virtual ::std::uint64_t greetings(::std::uint32_t extra) = 0;
 
   /// Runs on the method's lane when an activation misses its start window or deadline.

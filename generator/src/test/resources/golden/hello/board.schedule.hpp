@@ -50,25 +50,26 @@ inline constexpr ::std::array<::kairos::ReleaseEntry, 1> kReleaseTable{{
 static_assert(::kairos::release_table_matches(kSpontaneousMethods, kReleaseTable, kHyperperiod));
 
 inline constexpr ::std::array<::kairos::SvmEntry, 1> kServiceMethods{{
-    // svm greetings: gct 2 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
+    // svm greetings: gct 5 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
     {
         .instance = "greeter",
         .method = "greetings",
         .source = "hello.tmo:24",
-        .gct = nanoseconds{2000000},
+        .gct = nanoseconds{5000000},
         .wcet = nanoseconds{100000},
         .criticality = ::kairos::Criticality::kSoft,
         .band = 1,
         .importance = 0,
         .conflicts = 0x1ULL,
+        .admission_slot = nanoseconds{1100000},
         .segments = 0x1ULL,
     },
 }};
 
-// BCC: the windows in which each service method (row of the table above) may run,
-// recurring every cycle from the epoch.
+// BCC: the windows in which a request of each service method (row of the table above)
+// is admitted at once, recurring every cycle from the epoch; one-shot SpMs not shown.
 inline constexpr ::std::array<::kairos::BccWindowEntry, 1> kBccWindows{{
-    {0, nanoseconds{100000000}, nanoseconds{50000000}, nanoseconds{100000000}},
+    {0, nanoseconds{100000000}, nanoseconds{1100000}, nanoseconds{98900000}},
 }};
 
 }  // namespace board_node

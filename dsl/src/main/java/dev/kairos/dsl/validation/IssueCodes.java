@@ -44,7 +44,6 @@ public final class IssueCodes {
   public static final String OPERATION_WITHOUT_SVM = PREFIX + "operation-without-svm";
   public static final String DUPLICATE_SEGMENT_USE = PREFIX + "duplicate-segment-use";
   public static final String NAME_COLLISION = PREFIX + "name-collision";
-  public static final String SVM_UNSERVABLE = PREFIX + "svm-unservable";
 
   // remote calls
   public static final String CALLEE_NOT_DEPLOYED = PREFIX + "callee-not-deployed";

@@ -8,15 +8,11 @@ import dev.kairos.dsl.kairos.Method;
 import dev.kairos.dsl.kairos.Network;
 import dev.kairos.dsl.kairos.Node;
 import dev.kairos.dsl.kairos.Operation;
-import dev.kairos.dsl.kairos.PeriodicAac;
 import dev.kairos.dsl.kairos.Segment;
 import dev.kairos.dsl.kairos.SegmentUse;
-import dev.kairos.dsl.kairos.Spm;
 import dev.kairos.dsl.kairos.Svm;
 import dev.kairos.dsl.kairos.Tmo;
-import dev.kairos.dsl.timing.BusyIntervals;
 import dev.kairos.dsl.units.Quantities;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -134,59 +130,6 @@ public class TmoValidator extends ConcernValidator {
               IssueCodes.NAME_COLLISION);
         }
       }
-    }
-  }
-
-  /**
-   * BCC: a service method runs only while no SpM that conflicts with it (shares a segment, one of
-   * them writing) is inside its window; it is admitted only into a free window at least as long as
-   * its GCT. If no such window exists in the hyperperiod, the SvM can never be served.
-   */
-  @Check
-  public void checkSvmServable(Svm svm) {
-    final Tmo tmo = EcoreUtil2.getContainerOfType(svm, Tmo.class);
-    final OptionalLong gct = TimingValidator.nanos(svm.getGct());
-    if (tmo == null || gct.isEmpty()) {
-      return;
-    }
-    final List<BusyIntervals.Periodic> busy = new ArrayList<>();
-    for (Method method : tmo.getMethods()) {
-      if (method instanceof Spm spm
-          && spm.getAac() instanceof PeriodicAac aac
-          && conflicts(svm, spm)) {
-        final OptionalLong period = TimingValidator.nanos(aac.getPeriod());
-        final OptionalLong from = TimingValidator.nanos(aac.getFrom());
-        final OptionalLong open = TimingValidator.offset(aac.getWindow().getEarliest());
-        final OptionalLong deadline = TimingValidator.offset(aac.getWindow().getDeadline());
-        if (period.isEmpty()
-            || period.getAsLong() <= 0
-            || from.isEmpty()
-            || open.isEmpty()
-            || deadline.isEmpty()) {
-          return;
-        }
-        final long p = period.getAsLong();
-        busy.add(
-            new BusyIntervals.Periodic(
-                p,
-                Math.floorMod(from.getAsLong() + open.getAsLong(), p),
-                deadline.getAsLong() - open.getAsLong()));
-      }
-    }
-    if (busy.isEmpty()) {
-      return;
-    }
-    final BusyIntervals.Gap gap = BusyIntervals.longestFreeGap(busy);
-    if (gap.exhaustive() && gap.longestFreeNs() < gct.getAsLong()) {
-      error(
-          "svm '"
-              + svm.getName()
-              + "' needs a free window of its GCT ("
-              + Quantities.text(svm.getGct())
-              + ") between the SpMs it conflicts with, but the longest one is "
-              + Quantities.formatNanos(gap.longestFreeNs()),
-          Literals.SVM__GCT,
-          IssueCodes.SVM_UNSERVABLE);
     }
   }
 

@@ -231,22 +231,6 @@ class KairosValidationTest {
         parser.parse(text), Literals.TMO, IssueCodes.NAME_COLLISION, text.indexOf("T {"), 1);
   }
 
-  @Test
-  void aServiceMethodWithNoRoomBetweenConflictingSpms() throws Exception {
-    final String text =
-        "tmo T {\n  ods { segment s { double x; } }\n"
-            + "  spm p for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
-            + " finish-by t + 8 ms wcet 1 ms uses s write;\n"
-            + "  svm q gct 3 ms wcet 1 ms uses s read;\n"
-            + "  svm r gct 2 ms wcet 1 ms uses s read;\n}\n"
-            + "node n { os linux deploy T as t1 }\n";
-    final Model model = parser.parse(text);
-    validation.assertError(
-        model, Literals.SVM, IssueCodes.SVM_UNSERVABLE, text.indexOf("3 ms wcet"), "3 ms".length());
-    // r fits: the free window is 10 - 8 = 2 ms long.
-    validation.assertNoError(model, IssueCodes.SVM_UNSERVABLE + "-never");
-  }
-
   private static final String REMOTE =
       "tmo Server { svm get gct 2 ms wcet 1 ms; }\n"
           + "tmo Client { eac { gate server -> Server.get deadline %s; } }\n"

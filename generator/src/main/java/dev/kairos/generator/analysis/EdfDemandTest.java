@@ -28,7 +28,7 @@ public final class EdfDemandTest {
     for (Load load : loads) {
       utilization += (double) load.wcetNs / load.periodNs;
       density += (double) load.wcetNs / Math.min(load.deadlineNs, load.periodNs);
-      hyperperiod = dev.kairos.dsl.timing.BusyIntervals.lcm(hyperperiod, load.periodNs);
+      hyperperiod = BusyIntervals.lcm(hyperperiod, load.periodNs);
       if (hyperperiod < 0) {
         break;
       }

@@ -16,24 +16,23 @@ public record NodeReport(
     List<String> notes,
     List<SegmentCeiling> segments,
     ReleaseTableAnalysis.Table releaseTable,
-    List<BccWindow> bccWindows,
+    List<ServiceAdmission> admissions,
     StaticReleaseTable.Table staticReleases) {
 
   /**
-   * The room the basic concurrency constraint leaves a service method: the longest free window
-   * between the SpMs it conflicts with over their hyperperiod (Long.MAX_VALUE: no conflicts), and
-   * every free window of that hyperperiod ({@code hyperperiodNs} 0: no conflicts; -1: too long to
-   * unroll).
+   * What the basic concurrency constraint costs a service method: whether it conflicts with any
+   * SpM, its admission (slot, longest wait, admission windows) and its response from a request's
+   * arrival to completion, wait included ({@code -1}: unbounded or never admitted).
    */
-  public record BccWindow(
+  public record ServiceAdmission(
       String instance,
       String svm,
-      long longestFreeNs,
       long gctNs,
-      long hyperperiodNs,
-      List<dev.kairos.dsl.timing.BusyIntervals.Window> freeWindows) {
+      boolean conflicts,
+      BccAdmission.Admission admission,
+      long responseNs) {
     public boolean fits() {
-      return longestFreeNs >= gctNs;
+      return responseNs >= 0 && responseNs <= gctNs;
     }
   }
 

@@ -1,6 +1,5 @@
 package dev.kairos.generator.analysis;
 
-import dev.kairos.dsl.timing.BusyIntervals;
 import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Platform.Strategy;

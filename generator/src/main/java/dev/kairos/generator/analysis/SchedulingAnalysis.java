@@ -97,8 +97,13 @@ public final class SchedulingAnalysis {
     }
     boolean schedulable = guaranteedUtilization <= 1.0;
     final Interference interference = new Interference(drafts);
+    // Each SvM's response once admitted: the room BCC admission reserves for it (its slot).
+    final java.util.Map<String, Long> admittedResponses = new java.util.HashMap<>();
     for (Draft task : drafts) {
       final long response = interference.responseTime(task);
+      if (task.kind == TaskReport.Kind.SVM) {
+        admittedResponses.put(task.instance + "." + task.method, response);
+      }
       final boolean meets =
           (task.periodNs > 0 || task.kind == TaskReport.Kind.SPM)
               ? response >= 0 && response <= task.deadlineNs
@@ -166,7 +171,9 @@ public final class SchedulingAnalysis {
               + (table.hyperperiodNs() > 0 ? table.hyperperiodNs() + " ns" : "beyond 64 bits")
               + "); start windows were checked by response-time analysis only");
     }
-    for (ReleaseTableAnalysis.SpmTiming timing : table.timings()) {
+    for (ReleaseTableAnalysis.SpmTiming played : table.timings()) {
+      // The table plays SpMs only: service requests can still delay each activation.
+      final ReleaseTableAnalysis.SpmTiming timing = withServiceDelay(node, drafts, played);
       if (timing.meets()) {
         continue;
       }
@@ -177,13 +184,41 @@ public final class SchedulingAnalysis {
             && t.method().equals(timing.method())) {
           tasks.set(i, t.withVerdict(t.responseTimeNs(), false));
           notes.add(
-              t.name()
-                  + " misses "
-                  + timing.windowMisses()
-                  + " start window(s) and "
-                  + timing.deadlineMisses()
-                  + " deadline(s) in the release table over one hyperperiod");
+              played.meets()
+                  ? t.name()
+                      + " may miss its start window or deadline when service requests arrive"
+                      + " (they can delay it by "
+                      + dev.kairos.generator.ir.Durations.format(
+                          timing.worstStartLatencyNs() - played.worstStartLatencyNs())
+                      + ")"
+                  : t.name()
+                      + " misses "
+                      + played.windowMisses()
+                      + " start window(s) and "
+                      + played.deadlineMisses()
+                      + " deadline(s) in the release table over one hyperperiod");
           if (t.criticality() == Criticality.HARD || !criticalityAware(node.strategy())) {
+            schedulable = false;
+          }
+        }
+      }
+    }
+    // BCC: a service method that conflicts with SpMs first waits to be admitted.
+    final List<NodeReport.ServiceAdmission> admissions = admissions(node, tasks, admittedResponses);
+    for (NodeReport.ServiceAdmission admission : admissions) {
+      if (!admission.conflicts()) {
+        continue;
+      }
+      for (int i = 0; i < tasks.size(); i++) {
+        final TaskReport t = tasks.get(i);
+        if (t.kind() == TaskReport.Kind.SVM
+            && t.instance().equals(admission.instance())
+            && t.method().equals(admission.svm())) {
+          final boolean meets =
+              admission.responseNs() >= 0 && admission.responseNs() <= t.deadlineNs();
+          tasks.set(i, t.withVerdict(admission.responseNs(), meets));
+          if (!meets
+              && (t.criticality() == Criticality.HARD || !criticalityAware(node.strategy()))) {
             schedulable = false;
           }
         }
@@ -199,7 +234,7 @@ public final class SchedulingAnalysis {
         notes,
         ceilings(node, tasks),
         table,
-        bccWindows(node),
+        admissions,
         StaticReleaseTable.of(node));
   }
 
@@ -238,33 +273,144 @@ public final class SchedulingAnalysis {
     return task == null ? 0 : task.band();
   }
 
-  /** BCC: for each SvM, the longest window free of the SpMs it conflicts with. */
-  static List<NodeReport.BccWindow> bccWindows(Node node) {
-    final List<NodeReport.BccWindow> windows = new ArrayList<>();
-    for (Deployment deployment : node.deployments()) {
-      for (Svm svm : deployment.tmo().svms()) {
-        final List<dev.kairos.dsl.timing.BusyIntervals.Periodic> busy = new ArrayList<>();
-        for (Spm spm : deployment.tmo().spms()) {
-          if (spm.periodic() && conflicts(svm.uses(), spm.uses())) {
-            busy.add(
-                new dev.kairos.dsl.timing.BusyIntervals.Periodic(
-                    spm.periodNs(),
-                    Math.floorMod(spm.firstReleaseNs() + spm.windowOpenNs(), spm.periodNs()),
-                    spm.deadlineNs() - spm.windowOpenNs()));
-          }
-        }
-        final var free = dev.kairos.dsl.timing.BusyIntervals.freeWindows(busy);
-        windows.add(
-            new NodeReport.BccWindow(
-                deployment.instance(),
-                svm.name(),
-                free.exhaustive() ? free.longestFreeNs() : -1,
-                svm.gctNs(),
-                free.exhaustive() ? free.hyperperiodNs() : -1,
-                free.windows()));
+  /**
+   * An SpM's worst start and response in the release table, delayed further by service requests:
+   * within a window of length L an SvM of max-rate period T of the same or a higher band can run
+   * ceil(L / T) + 1 times (the +1 for a request already running or queued ahead in the band, whose
+   * lane does not preempt), and one lower-band SvM holding a segment with a ceiling at or above the
+   * SpM's band can block it once. L is the SpM's whole span from opening to deadline, which bounds
+   * both its start and its finish. SvMs without max-rate are not part of the analysis.
+   */
+  static ReleaseTableAnalysis.SpmTiming withServiceDelay(
+      Node node, List<Draft> drafts, ReleaseTableAnalysis.SpmTiming timing) {
+    final Draft spm =
+        drafts.stream()
+            .filter(
+                d ->
+                    d.kind == TaskReport.Kind.SPM
+                        && d.instance.equals(timing.instance())
+                        && d.method.equals(timing.method()))
+            .findFirst()
+            .orElse(null);
+    if (spm == null || timing.activations() == 0) {
+      return timing;
+    }
+    final java.util.Map<String, Integer> ceilings = new java.util.HashMap<>();
+    for (Draft d : drafts) {
+      for (String segment : d.segments) {
+        ceilings.merge(segment, d.band, Math::max);
       }
     }
-    return windows;
+    final long span = spm.deadlineNs;
+    long delay = 0;
+    long blocking = 0;
+    try {
+      for (Draft svm : drafts) {
+        if (svm.kind != TaskReport.Kind.SVM || svm.periodNs <= 0) {
+          continue;
+        }
+        if (svm.band >= spm.band) {
+          delay =
+              Math.addExact(delay, Math.multiplyExact(ceilDiv(span, svm.periodNs) + 1, svm.wcetNs));
+        } else {
+          final int holds = svm.band;
+          final boolean raises =
+              svm.segments.stream().anyMatch(g -> ceilings.getOrDefault(g, holds) >= spm.band);
+          if (raises) {
+            blocking = Math.max(blocking, svm.wcetNs);
+          }
+        }
+      }
+      delay = Math.addExact(delay, blocking);
+    } catch (ArithmeticException beyond64Bits) {
+      delay = Long.MAX_VALUE / 4;
+    }
+    if (delay == 0) {
+      return timing;
+    }
+    final Spm model = spmOf(node, spm.instance, spm.method);
+    final long window = model.windowCloseNs() - model.windowOpenNs();
+    final boolean lateStart = timing.worstStartLatencyNs() + delay > window;
+    final boolean lateFinish = timing.worstResponseNs() + delay > model.deadlineNs();
+    return new ReleaseTableAnalysis.SpmTiming(
+        timing.instance(),
+        timing.method(),
+        timing.activations(),
+        timing.worstStartLatencyNs() + delay,
+        timing.worstResponseNs() + delay,
+        Math.max(timing.windowMisses(), lateStart ? 1 : 0),
+        Math.max(timing.deadlineMisses(), lateFinish ? 1 : 0));
+  }
+
+  private static Spm spmOf(Node node, String instance, String method) {
+    for (Deployment deployment : node.deployments()) {
+      if (deployment.instance().equals(instance)) {
+        for (Spm spm : deployment.tmo().spms()) {
+          if (spm.name().equals(method)) {
+            return spm;
+          }
+        }
+      }
+    }
+    throw new IllegalStateException("no SpM " + instance + "." + method);
+  }
+
+  /**
+   * BCC admission of every service method (see {@link BccAdmission} for the rule): its slot is its
+   * response once admitted (its GCT where that is unbounded), and the SpMs it conflicts with block
+   * admission from a slot before each start-window opening until their analysed response.
+   */
+  static List<NodeReport.ServiceAdmission> admissions(
+      Node node, List<TaskReport> taskList, java.util.Map<String, Long> admittedResponses) {
+    final java.util.Map<String, TaskReport> tasks = byName(taskList);
+    final List<NodeReport.ServiceAdmission> admissions = new ArrayList<>();
+    for (Deployment deployment : node.deployments()) {
+      for (Svm svm : deployment.tmo().svms()) {
+        final String name = deployment.instance() + "." + svm.name();
+        final long admitted = admittedResponses.getOrDefault(name, -1L);
+        final long slot = admitted > 0 ? admitted : svm.gctNs();
+        final List<BccAdmission.Blocker> blockers = new ArrayList<>();
+        for (Spm spm : deployment.tmo().spms()) {
+          if (conflicts(svm.uses(), spm.uses())) {
+            final TaskReport task = tasks.get(deployment.instance() + "." + spm.name());
+            final long response =
+                task != null && task.schedulable() && task.responseTimeNs() >= 0
+                    ? task.responseTimeNs()
+                    : -1;
+            blockers.add(
+                new BccAdmission.Blocker(
+                    spm.firstReleaseNs() + spm.windowOpenNs(), spm.periodNs(), response));
+          }
+        }
+        final BccAdmission.Admission admission = BccAdmission.analyse(slot, blockers);
+        long response =
+            admitted >= 0 && admission.bounded()
+                ? saturatingAdd(admission.longestWaitNs(), admitted)
+                : -1;
+        // Beyond its minimum inter-arrival time a request could queue behind the one before it,
+        // which the bound above does not count: not analysed, so not guaranteed.
+        if (svm.minInterArrivalNs() > 0 && response > svm.minInterArrivalNs()) {
+          response = -1;
+        }
+        admissions.add(
+            new NodeReport.ServiceAdmission(
+                deployment.instance(),
+                svm.name(),
+                svm.gctNs(),
+                !blockers.isEmpty(),
+                admission,
+                response));
+      }
+    }
+    return admissions;
+  }
+
+  private static long saturatingAdd(long a, long b) {
+    try {
+      return Math.addExact(a, b);
+    } catch (ArithmeticException beyond64Bits) {
+      return -1;
+    }
   }
 
   /** Whether two methods of one TMO conflict: they share a segment and one of them writes it. */

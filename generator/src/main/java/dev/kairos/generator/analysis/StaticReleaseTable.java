@@ -46,7 +46,7 @@ public final class StaticReleaseTable {
     for (Spm spm : rows) {
       if (spm.periodic()) {
         periodic = true;
-        hyperperiod = dev.kairos.dsl.timing.BusyIntervals.lcm(hyperperiod, spm.periodNs());
+        hyperperiod = BusyIntervals.lcm(hyperperiod, spm.periodNs());
         if (hyperperiod < 0) {
           return NONE;
         }

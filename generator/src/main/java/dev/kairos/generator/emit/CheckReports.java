@@ -71,18 +71,24 @@ public final class CheckReports {
               node.utilization() * 100,
               node.liuLaylandBound() * 100,
               node.schedulable() ? "schedulable" : "NOT schedulable"));
-      for (NodeReport.BccWindow window : node.bccWindows()) {
-        if (window.longestFreeNs() == Long.MAX_VALUE) {
+      for (NodeReport.ServiceAdmission bcc : node.admissions()) {
+        if (!bcc.conflicts()) {
           continue;
         }
         out.append(
             String.format(
                 Locale.ROOT,
-                "  bcc: %s.%s gets free windows of up to %s between conflicting SpMs (GCT %s)%n",
-                window.instance(),
-                window.svm(),
-                window.longestFreeNs() < 0 ? "?" : Durations.format(window.longestFreeNs()),
-                Durations.format(window.gctNs())));
+                "  bcc: %s.%s %s (slot %s): response %s, GCT %s%n",
+                bcc.instance(),
+                bcc.svm(),
+                bcc.admission().bounded()
+                    ? "waits at most "
+                        + Durations.format(bcc.admission().longestWaitNs())
+                        + " for admission"
+                    : "may never be admitted",
+                Durations.format(bcc.admission().slotNs()),
+                bcc.responseNs() >= 0 ? Durations.format(bcc.responseNs()) : "unbounded",
+                Durations.format(bcc.gctNs())));
       }
       for (String note : node.notes()) {
         out.append("  note: ").append(note).append(System.lineSeparator());
@@ -145,17 +151,17 @@ public final class CheckReports {
         }
         n.add("tasks", tasks);
         final JsonArray bcc = new JsonArray();
-        for (NodeReport.BccWindow window : node.bccWindows()) {
+        for (NodeReport.ServiceAdmission admission : node.admissions()) {
           final JsonObject b = new JsonObject();
-          b.addProperty("svm", window.instance() + "." + window.svm());
-          b.addProperty(
-              "longest_free_window_ns",
-              window.longestFreeNs() == Long.MAX_VALUE ? -1 : window.longestFreeNs());
-          b.addProperty("gct_ns", window.gctNs());
-          b.addProperty("conflicts", window.longestFreeNs() != Long.MAX_VALUE);
+          b.addProperty("svm", admission.instance() + "." + admission.svm());
+          b.addProperty("conflicts", admission.conflicts());
+          b.addProperty("slot_ns", admission.admission().slotNs());
+          b.addProperty("longest_wait_ns", admission.admission().longestWaitNs());
+          b.addProperty("response_time_ns", admission.responseNs());
+          b.addProperty("gct_ns", admission.gctNs());
           bcc.add(b);
         }
-        n.add("bcc_windows", bcc);
+        n.add("bcc", bcc);
         nodes.add(n);
       }
     }

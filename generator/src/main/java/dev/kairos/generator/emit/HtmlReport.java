@@ -665,35 +665,40 @@ public final class HtmlReport {
   }
 
   private static void bcc(StringBuilder out, NodeReport node) {
-    out.append("<h3>BCC windows</h3>\n");
-    if (node.bccWindows().isEmpty()) {
+    out.append("<h3>BCC admission</h3>\n");
+    if (node.admissions().isEmpty()) {
       out.append("<p class=\"note\">No service methods on this node.</p>\n");
       return;
     }
     out.append("<table class=\"bcc\">\n<tr><th>service method</th>")
-        .append("<th class=\"num\">longest free window</th><th class=\"num\">GCT</th>")
+        .append("<th class=\"num\">slot</th><th class=\"num\">longest wait</th>")
+        .append("<th class=\"num\">response</th><th class=\"num\">GCT</th>")
         .append("<th>verdict</th></tr>\n");
-    for (NodeReport.BccWindow window : node.bccWindows()) {
-      final String free;
+    for (NodeReport.ServiceAdmission bcc : node.admissions()) {
+      final String wait;
       final String verdict;
-      if (window.longestFreeNs() == Long.MAX_VALUE) {
-        free = "unlimited";
+      if (!bcc.conflicts()) {
+        wait = "none";
         verdict = "no conflicting SpM";
-      } else if (window.longestFreeNs() < 0) {
-        free = "?";
-        verdict = "not examined (hyperperiod too long)";
+      } else if (!bcc.admission().bounded()) {
+        wait = "unbounded";
+        verdict = "MAY NEVER BE ADMITTED";
       } else {
-        free = Durations.format(window.longestFreeNs());
-        verdict = window.fits() ? "GCT fits" : "GCT DOES NOT FIT";
+        wait = Durations.format(bcc.admission().longestWaitNs());
+        verdict = bcc.fits() ? "GCT holds" : "GCT DOES NOT HOLD";
       }
       out.append("<tr")
-          .append(window.longestFreeNs() >= 0 && !window.fits() ? " class=\"miss\"" : "")
+          .append(bcc.conflicts() && !bcc.fits() ? " class=\"miss\"" : "")
           .append("><td><code>")
-          .append(esc(window.instance() + "." + window.svm()))
+          .append(esc(bcc.instance() + "." + bcc.svm()))
           .append("</code></td><td class=\"num\">")
-          .append(free)
+          .append(Durations.format(bcc.admission().slotNs()))
           .append("</td><td class=\"num\">")
-          .append(Durations.format(window.gctNs()))
+          .append(wait)
+          .append("</td><td class=\"num\">")
+          .append(bcc.responseNs() >= 0 ? Durations.format(bcc.responseNs()) : "unbounded")
+          .append("</td><td class=\"num\">")
+          .append(Durations.format(bcc.gctNs()))
           .append("</td><td>")
           .append(verdict)
           .append("</td></tr>\n");

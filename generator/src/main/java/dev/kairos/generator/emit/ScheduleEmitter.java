@@ -1,5 +1,6 @@
 package dev.kairos.generator.emit;
 
+import dev.kairos.generator.analysis.BccAdmission;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.analysis.StaticReleaseTable;
@@ -200,6 +201,10 @@ final class ScheduleEmitter {
         }
         w.line(".conflicts = 0x$v$ULL,", "v", Long.toHexString(conflicts));
         w.line(
+            ".admission_slot = nanoseconds{$v$},",
+            "v",
+            admission(report, deployment.instance(), svm.name()).admission().slotNs());
+        w.line(
             ".segments = 0x$v$ULL,",
             "v",
             Long.toHexString(segmentMask(report, deployment.instance(), svm.uses())));
@@ -213,25 +218,36 @@ final class ScheduleEmitter {
     w.blank();
   }
 
-  /** The free windows BCC leaves each service method, as kairos check found them. */
+  private static NodeReport.ServiceAdmission admission(
+      NodeReport report, String instance, String svm) {
+    return report.admissions().stream()
+        .filter(a -> a.instance().equals(instance) && a.svm().equals(svm))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** The windows in which BCC admits each service method at once, as kairos check found them. */
   private static void bccWindows(CodeWriter w, NodeReport report) {
     final List<String> rows = new java.util.ArrayList<>();
     final List<String> notes = new java.util.ArrayList<>();
-    for (int svm = 0; svm < report.bccWindows().size(); svm++) {
-      final NodeReport.BccWindow bcc = report.bccWindows().get(svm);
+    for (int svm = 0; svm < report.admissions().size(); svm++) {
+      final NodeReport.ServiceAdmission bcc = report.admissions().get(svm);
+      final BccAdmission.Admission admission = bcc.admission();
       final String name = bcc.instance() + "." + bcc.svm();
-      if (bcc.hyperperiodNs() == 0) {
-        notes.add(name + ": conflicts with no SpM, free at any time");
-      } else if (bcc.hyperperiodNs() < 0
-          || rows.size() + bcc.freeWindows().size() > StaticReleaseTable.MAX_RELEASES) {
+      if (!bcc.conflicts()) {
+        notes.add(name + ": conflicts with no SpM, admitted at any time");
+      } else if (admission.cycleNs() == 0) {
+        notes.add(name + ": conflicts with one-shot SpMs only");
+      } else if (admission.cycleNs() < 0
+          || rows.size() + admission.admissionWindows().size() > StaticReleaseTable.MAX_RELEASES) {
         notes.add(name + ": too many windows to tabulate");
       } else {
-        for (var window : bcc.freeWindows()) {
+        for (var window : admission.admissionWindows()) {
           rows.add(
               "{"
                   + svm
                   + ", nanoseconds{"
-                  + bcc.hyperperiodNs()
+                  + admission.cycleNs()
                   + "}, nanoseconds{"
                   + window.startNs()
                   + "}, nanoseconds{"
@@ -240,8 +256,10 @@ final class ScheduleEmitter {
         }
       }
     }
-    w.line("// BCC: the windows in which each service method (row of the table above) may run,");
-    w.line("// recurring every cycle from the epoch.");
+    w.line(
+        "// BCC: the windows in which a request of each service method (row of the table above)");
+    w.line(
+        "// is admitted at once, recurring every cycle from the epoch; one-shot SpMs not shown.");
     for (String note : notes) {
       w.comment(note);
     }

@@ -602,16 +602,163 @@ class SchedulingAnalysisTest {
   @Test
   void freeWindowsAreTheGapsOfOneHyperperiod() {
     final var free =
-        dev.kairos.dsl.timing.BusyIntervals.freeWindows(
+        BusyIntervals.freeWindows(
             List.of(
-                new dev.kairos.dsl.timing.BusyIntervals.Periodic(10 * MS, 1 * MS, 3 * MS),
-                new dev.kairos.dsl.timing.BusyIntervals.Periodic(20 * MS, 6 * MS, 2 * MS)));
+                new BusyIntervals.Periodic(10 * MS, 1 * MS, 3 * MS),
+                new BusyIntervals.Periodic(20 * MS, 6 * MS, 2 * MS)));
     assertEquals(20 * MS, free.hyperperiodNs());
     assertEquals(
         List.of(
-            new dev.kairos.dsl.timing.BusyIntervals.Window(4 * MS, 6 * MS),
-            new dev.kairos.dsl.timing.BusyIntervals.Window(8 * MS, 11 * MS),
-            new dev.kairos.dsl.timing.BusyIntervals.Window(14 * MS, 21 * MS)),
+            new BusyIntervals.Window(4 * MS, 6 * MS),
+            new BusyIntervals.Window(8 * MS, 11 * MS),
+            new BusyIntervals.Window(14 * MS, 21 * MS)),
         free.windows());
+  }
+
+  /**
+   * The case a user met: `hold` writes segment s every 100 ms, window (t, t + 10 ms), WCET 1 ms;
+   * `get` reads s, GCT 5 ms, WCET 100 us. Once admitted `get` responds within 1.1 ms (its slot);
+   * admission is refused from a slot before hold's window until hold finishes (1.1 ms after it
+   * opens), so a request may wait 2.2 ms: its response is 3.3 ms, not the 1.1 ms reported before.
+   */
+  @Test
+  void aServiceMethodsResponseIncludesItsWaitForAdmission() {
+    final List<Tmos.SegmentAccess> writes = List.of(new Tmos.SegmentAccess("s", Tmos.Access.WRITE));
+    final Tmos.Spm hold =
+        new Tmos.Spm(
+            "hold",
+            0,
+            Tmos.FOREVER,
+            100 * MS,
+            0,
+            10 * MS,
+            90 * MS,
+            1 * MS,
+            Tmos.Criticality.HARD,
+            0,
+            writes,
+            HERE);
+    final Tmos.Svm get =
+        new Tmos.Svm(
+            "get",
+            5 * MS,
+            MS / 10,
+            Tmos.Criticality.HARD,
+            0,
+            10 * MS,
+            List.of(new Tmos.SegmentAccess("s", Tmos.Access.READ)),
+            Optional.empty(),
+            HERE);
+    final Tmos.TmoClass tmo =
+        new Tmos.TmoClass(
+            List.of(),
+            "Brake",
+            List.of(),
+            List.of(),
+            List.of(hold),
+            List.of(get),
+            List.of(),
+            List.of(),
+            HERE);
+    final Platform.Node node =
+        new Platform.Node(
+            "n",
+            Platform.OperatingSystem.LINUX,
+            Platform.Strategy.RMS,
+            new Platform.Hardware("h", 1, BigDecimal.ONE),
+            null,
+            List.of(new Platform.Deployment("brake", tmo, HERE)),
+            HERE);
+    final NodeReport report = SchedulingAnalysis.analyse(node);
+    final NodeReport.ServiceAdmission admission = report.admissions().get(0);
+    assertTrue(admission.conflicts());
+    assertEquals(1_100_000, admission.admission().slotNs());
+    assertEquals(2_200_000, admission.admission().longestWaitNs());
+    assertEquals(3_300_000, response(report, "get"));
+    // Admitted at once from hold's finish until a slot before its next window.
+    assertEquals(
+        List.of(new BusyIntervals.Window(1_100_000, 98_900_000)),
+        admission.admission().admissionWindows());
+    assertTrue(report.schedulable());
+  }
+
+  @Test
+  void admissionWaitsMergeOverlappingBlockersAndOneShots() {
+    // Two periodic blockers whose blocked intervals touch, and a one-shot one inside a gap.
+    final var merged =
+        BccAdmission.analyse(
+            1 * MS,
+            List.of(
+                new BccAdmission.Blocker(2 * MS, 10 * MS, 1 * MS), // blocks (1, 3]
+                new BccAdmission.Blocker(4 * MS, 10 * MS, 2 * MS), // blocks (3, 6]
+                new BccAdmission.Blocker(8 * MS, 0, 1 * MS))); // once: (7, 9]
+    assertEquals(5 * MS, merged.longestWaitNs());
+    assertEquals(10 * MS, merged.cycleNs());
+    // A slot plus a response as long as the period leaves no instant to admit: never served.
+    final var never =
+        BccAdmission.analyse(4 * MS, List.of(new BccAdmission.Blocker(0, 10 * MS, 6 * MS)));
+    assertFalse(never.bounded());
+    // A conflicting SpM without a bounded response leaves the wait unbounded.
+    assertFalse(
+        BccAdmission.analyse(MS, List.of(new BccAdmission.Blocker(0, 10 * MS, -1))).bounded());
+    assertEquals(0, BccAdmission.analyse(MS, List.of()).longestWaitNs());
+  }
+
+  /**
+   * Under EDF an SvM shares the SpMs' one band, whose lane does not preempt: a request running when
+   * an SpM's start window opens pushes its start, which the release table of SpMs alone missed.
+   */
+  @Test
+  void serviceRequestsCanPushAnSpmOutOfItsStartWindow() {
+    final Tmos.Spm narrow =
+        new Tmos.Spm(
+            "narrow",
+            0,
+            Tmos.FOREVER,
+            5 * MS,
+            570_000,
+            970_000,
+            3_490_000,
+            1_460_000,
+            Tmos.Criticality.HARD,
+            0,
+            List.of(),
+            HERE);
+    final Tmos.Svm slow =
+        new Tmos.Svm(
+            "slow",
+            30 * MS,
+            450_000,
+            Tmos.Criticality.HARD,
+            0,
+            100 * MS,
+            List.of(),
+            Optional.empty(),
+            HERE);
+    final Tmos.TmoClass tmo =
+        new Tmos.TmoClass(
+            List.of(),
+            "T",
+            List.of(),
+            List.of(),
+            List.of(narrow),
+            List.of(slow),
+            List.of(),
+            List.of(),
+            HERE);
+    final Platform.Node node =
+        new Platform.Node(
+            "n",
+            Platform.OperatingSystem.SIM,
+            Platform.Strategy.EDF,
+            new Platform.Hardware("h", 1, BigDecimal.ONE),
+            null,
+            List.of(new Platform.Deployment("t", tmo, HERE)),
+            HERE);
+    final NodeReport report = SchedulingAnalysis.analyse(node);
+    assertFalse(report.schedulable());
+    assertTrue(
+        report.notes().stream().anyMatch(n -> n.contains("t.narrow may miss its start window")),
+        report.notes().toString());
   }
 }

@@ -1,4 +1,4 @@
-package dev.kairos.dsl.timing;
+package dev.kairos.generator.analysis;
 
 import java.util.ArrayList;
 import java.util.List;
