@@ -107,13 +107,32 @@ def test_check_junit_has_a_case_per_method_and_fails_the_missed_ones(workdir):
     result = kairos("check", "--format", "junit", example / "avionics.tmo")
     assert result.returncode == 0, result.stderr
     suites = ElementTree.fromstring(result.stdout).findall("testsuite")
-    assert [s.get("name") for s in suites] == ["mission1", "mission2"]
+    assert [s.get("name") for s in suites] == ["mission1", "mission2", "remote calls"]
     cases = {c.get("name") for c in suites[1].findall("testcase")}
     assert cases == {
         "sensors.poll", "sensors.sample", "tracker.fuse", "tracker.tracks", "tracker.rank",
         "weapons.status", "weapons.bit",
     }
     assert all(s.get("failures") == "0" for s in suites)
+    calls = {c.get("name") for c in suites[2].findall("testcase")}
+    assert "nav.sensors -> sensors.sample" in calls and len(calls) == 3
+
+    # A callee that can no longer keep its GCT fails the remote call's case too.
+    model = example / "avionics.tmo"
+    model.write_text(
+        model.read_text().replace("wcet 1 ms criticality hard", "wcet 4900 us criticality hard")
+    )
+    late = kairos("check", "--format", "junit", model)
+    assert late.returncode == 1
+    calls = ElementTree.fromstring(late.stdout).findall("testsuite")[-1]
+    failed_calls = {
+        c.get("name"): c.find("failure").get("message")
+        for c in calls.findall("testcase")
+        if c.find("failure") is not None
+    }
+    assert calls.get("failures") == str(len(failed_calls))
+    assert "avionics.tmo:" in failed_calls["nav.sensors -> sensors.sample"]
+    assert "tracker.navigation -> nav.current" not in failed_calls
 
     overload = write(
         workdir / "overload.tmo",

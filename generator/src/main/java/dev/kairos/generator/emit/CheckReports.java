@@ -256,6 +256,7 @@ public final class CheckReports {
         }
         out.append("  </testsuite>\n");
       }
+      remoteCalls(out, report.gates());
     }
     return out.append("</testsuites>\n").toString();
   }
@@ -273,6 +274,44 @@ public final class CheckReports {
       return "ok";
     }
     return failed(node, task) ? "MISSES DEADLINE" : "may miss (soft)";
+  }
+
+  /** One test case per gate: a remote call whose result-return deadline cannot hold fails. */
+  private static void remoteCalls(StringBuilder out, List<EndToEndAnalysis.GateReport> gates) {
+    if (gates.isEmpty()) {
+      return;
+    }
+    out.append("  <testsuite name=\"remote calls\" tests=\"")
+        .append(gates.size())
+        .append("\" failures=\"")
+        .append(gates.stream().filter(g -> !g.meets()).count())
+        .append("\">\n");
+    for (EndToEndAnalysis.GateReport gate : gates) {
+      final String name = gate.caller() + "." + gate.gate() + " -> " + gate.callee();
+      out.append("    <testcase classname=\"remote calls\" name=\"")
+          .append(xml(name))
+          .append("\">\n");
+      if (!gate.meets()) {
+        out.append("      <failure message=\"")
+            .append(
+                xml(
+                    name
+                        + " ("
+                        + gate.source()
+                        + "): result-return deadline "
+                        + Durations.format(gate.deadlineNs())
+                        + " < network "
+                        + Durations.format(gate.networkNs())
+                        + " + callee GCT "
+                        + Durations.format(gate.calleeGctNs())
+                        + (gate.calleeResponseNs() < 0
+                            ? ", callee response unbounded"
+                            : ", callee response " + Durations.format(gate.calleeResponseNs()))))
+            .append("\"/>\n");
+      }
+      out.append("    </testcase>\n");
+    }
+    out.append("  </testsuite>\n");
   }
 
   private static String xml(String text) {
