@@ -158,14 +158,24 @@ kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler
 }
 
 kal::Status Engine::request(std::size_t svm, void* request) noexcept {
-  if (svm >= service_count_) {
-    return kal::Status::kInvalidArgument;
+  kal::Status status = kal::Status::kOk;
+  if (svm >= service_count_ || request == nullptr) {
+    status = kal::Status::kInvalidArgument;
+  } else if (!accepting_requests_.load(std::memory_order_acquire)) {
+    status = kal::Status::kUnavailable;
+  } else {
+    // Accepting from just before the epoch: a request may not come before the run begins
+    // (it would be served before any release, with a negative arrival time).
+    const kal::TimePoint now = kal::MonotonicClock::now();
+    if (now < epoch_ || now >= end_) {
+      status = kal::Status::kUnavailable;
+    } else if (!requests_.try_push(Request{static_cast<std::uint16_t>(svm), request, now})) {
+      status = kal::Status::kResourceExhausted;
+    }
   }
-  if (!accepting_requests_.load(std::memory_order_acquire) ||
-      !requests_.try_push(
-          Request{static_cast<std::uint16_t>(svm), request, kal::MonotonicClock::now()})) {
+  if (status != kal::Status::kOk) {
     requests_refused_.fetch_add(1, std::memory_order_relaxed);
-    return kal::Status::kResourceExhausted;
+    return status;
   }
   trigger_wakeup_.set();
   return kal::Status::kOk;
@@ -426,6 +436,7 @@ void Engine::release_all() noexcept {
       Lane& lane = lanes_[service.lane];
       Activation activation{};
       activation.spm = waiting.svm;
+      activation.service = true;
       activation.request = waiting.request;
       activation.arrival = arrivals++;
       activation.release = waiting.arrival;
@@ -553,7 +564,7 @@ ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const no
   std::int64_t due = 0;
   kal::Duration wcet{};
   std::uint8_t importance = 0;
-  if (activation.request != nullptr) {
+  if (activation.service) {
     const SvmEntry& service = *services_[activation.spm].entry;
     due = since(epoch_, activation.release + service.gct);
     wcet = service.wcet;
@@ -599,8 +610,7 @@ void Engine::serve(Lane& lane) noexcept {
           --at;
         }
         lane.early[at] = activation;
-      } else if (!lane.ready.push(key_of(lane, activation), activation) &&
-                 activation.request == nullptr) {
+      } else if (!lane.ready.push(key_of(lane, activation), activation) && !activation.service) {
         miss(bindings_[activation.spm], activation.sequence, MissKind::kOverrun, activation.release,
              now);
       }
@@ -619,7 +629,7 @@ void Engine::serve(Lane& lane) noexcept {
       lane.early_count -= promoted;
     }
     if (lane.ready.pop(activation)) {
-      if (activation.request != nullptr) {
+      if (activation.service) {
         serve_request(lane, activation);
       } else {
         execute(lane, activation);

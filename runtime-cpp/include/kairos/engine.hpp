@@ -74,7 +74,7 @@ struct EngineCounters {
   std::uint64_t overruns = 0;
   std::uint64_t trace_drops = 0;
   std::uint64_t requests_served = 0;
-  std::uint64_t requests_refused = 0;  ///< the request queue was full, or the run had ended
+  std::uint64_t requests_refused = 0;  ///< invalid, outside the run, or the queue was full
   std::uint64_t gct_misses = 0;
 };
 
@@ -121,10 +121,13 @@ class Engine {
   kal::Status add_svm(const SvmEntry& entry, void* servant, ServiceHandler handler,
                       MissHandler on_miss) noexcept;
 
-  /// Submits a service request from any thread while the engine runs. The time trigger admits
-  /// it under the basic concurrency constraint: when no conflicting SpM is running and the
-  /// next conflicting start window opens no sooner than the SvM's GCT from now. Refused
-  /// (kResourceExhausted) when the request queue is full or the run is over.
+  /// Submits a request for service method row `svm` from any thread while the engine runs. The
+  /// time trigger admits it under the basic concurrency constraint: when no conflicting SpM is
+  /// running and the next conflicting start window opens no sooner than the SvM's GCT from now.
+  /// Refused, counted in `requests_refused` and never dispatched:
+  /// - kInvalidArgument: `svm` is not a registered row, or `request` is null;
+  /// - kUnavailable: the run has not begun (before run_for's epoch) or is over;
+  /// - kResourceExhausted: the request queue is full.
   kal::Status request(std::size_t svm, void* request) noexcept;
 
   /// Sees every served request's record, on the thread that called run_for.
@@ -143,7 +146,8 @@ class Engine {
 
  private:
   struct Activation {
-    std::uint16_t spm = 0;  ///< or the SvM row when `request` is set
+    std::uint16_t spm = 0;  ///< or the SvM row when `service`
+    bool service = false;   ///< a service request (never inferred from `request`)
     void* request = nullptr;
     std::uint64_t sequence = 0;
     std::uint64_t arrival = 0;

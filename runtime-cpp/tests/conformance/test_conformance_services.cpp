@@ -139,3 +139,73 @@ TEST_CASE("service requests are admitted only between conflicting SpMs",
     REQUIRE(engine->counters().gct_misses == 1);
   }
 }
+
+namespace {
+// Submits, from inside an SpM, one request of each kind the engine must refuse, then a good one.
+struct Prober {
+  kairos::Engine* engine = nullptr;
+  int token = 0;
+  kairos::kal::Status null_request = kairos::kal::Status::kOk;
+  kairos::kal::Status unknown_svm = kairos::kal::Status::kOk;
+  kairos::kal::Status good = kairos::kal::Status::kInvalidArgument;
+  std::atomic<int> runs{0};
+};
+
+void probe_requests(void* servant) {
+  auto* prober = static_cast<Prober*>(servant);
+  prober->runs.fetch_add(1);
+  prober->null_request = prober->engine->request(0, nullptr);
+  prober->unknown_svm = prober->engine->request(1, &prober->token);
+  prober->good = prober->engine->request(0, &prober->token);
+}
+}  // namespace
+
+TEST_CASE("requests that cannot be served are refused with a status, never dispatched",
+          "[conformance][services][requests]") {
+  // One one-shot SpM at 1 asks for a null request, for SvM 1 (there is only SvM 0) and for
+  // a proper one. Before and after the run nothing is taken in either.
+  static const kairos::SpmEntry asker{"client",
+                                      "asker",
+                                      "scenario",
+                                      unit(),
+                                      unit(),
+                                      0ms,
+                                      0ms,
+                                      unit(),
+                                      unit() * 2,
+                                      unit() / 10,
+                                      kairos::Criticality::kSoft,
+                                      2};
+  static const kairos::SvmEntry read{
+      "store", "read", "scenario", unit() * 3, unit(), kairos::Criticality::kSoft, 1};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  Prober prober;
+  prober.engine = engine.get();
+  Service service;
+  REQUIRE(engine->add_spm(asker, &prober, &probe_requests, nullptr) == kairos::kal::Status::kOk);
+  REQUIRE(engine->add_svm(read, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
+  REQUIRE(engine->request(0, &prober.token) == kairos::kal::Status::kUnavailable);  // not running
+
+  Services services;
+  services.records.reserve(16);
+  engine->observe_services(&collect_service, &services);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 10, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->request(0, &prober.token) == kairos::kal::Status::kUnavailable);  // over
+
+  REQUIRE(prober.null_request == kairos::kal::Status::kInvalidArgument);
+  REQUIRE(prober.unknown_svm == kairos::kal::Status::kInvalidArgument);
+  REQUIRE(prober.good == kairos::kal::Status::kOk);
+  // Nothing ran as something else: the SpM ran once, the SvM served the one good request.
+  REQUIRE(prober.runs == 1);
+  REQUIRE(outcome.records.size() == 1);
+  REQUIRE(service.served == 1);
+  REQUIRE(services.records.size() == 1);
+  REQUIRE(services.records[0].release_ns >= 0);
+  const auto counters = engine->counters();
+  REQUIRE(counters.requests_served == 1);
+  REQUIRE(counters.requests_refused == 4);
+}
