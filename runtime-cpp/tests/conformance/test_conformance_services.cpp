@@ -128,11 +128,11 @@ TEST_CASE("service requests are admitted only between conflicting SpMs",
     // Asked at 1 while 'update' ran (0..2): admitted when it finished, done at 3 <= 1 + 3.
     REQUIRE(units(services.records[0].release_ns) == 1.0);
     REQUIRE(units(services.records[0].start_ns) == 2.0);
-    REQUIRE(services.records[0].deadline_met);
+    REQUIRE(services.records[0].outcome == kairos::ActivationOutcome::kMet);
     // Asked at 8.5: 8.5 + 3 > 10, so it waits for 'update' (10..12) and misses its GCT.
     REQUIRE(units(services.records[1].release_ns) == 8.5);
     REQUIRE(units(services.records[1].start_ns) == 12.0);
-    REQUIRE_FALSE(services.records[1].deadline_met);
+    REQUIRE(services.records[1].outcome == kairos::ActivationOutcome::kDeadlineMissed);
     REQUIRE(service.misses == 1);
     // Seen by the watchdog at 8.5 + 3 = 11.5, while the request was still waiting.
     REQUIRE(units(service.miss_observed_ns) == 11.5);

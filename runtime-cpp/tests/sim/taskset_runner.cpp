@@ -123,10 +123,10 @@ bool parse_set(const std::string& line, TaskSet& set, std::string& error) {
 void count_record(void* context, const kairos::SpmEntry&, const kairos::ActivationRecord& r) {
   auto& outcome = *static_cast<Outcome*>(context);
   ++outcome.records[r.spm];
-  if (!r.started || !r.deadline_met) {
+  if (r.outcome != kairos::ActivationOutcome::kMet) {
     ++outcome.missed[r.spm];
   }
-  if (r.started) {
+  if (r.ran()) {
     outcome.worst_response_ns[r.spm] =
         std::max(outcome.worst_response_ns[r.spm], r.finish_ns - r.release_ns);
   }
