@@ -202,7 +202,8 @@ kal::Status Engine::request(std::size_t svm, void* request) noexcept {
 
 kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
                             void* observer_context) noexcept {
-  if (duration <= kal::Duration::zero()) {
+  if (duration <= kal::Duration::zero() ||
+      (options_.cpu >= 0 && !kal::cpu_available(options_.cpu))) {
     return kal::Status::kInvalidArgument;
   }
   if (const kal::Status status = assign_lanes(); status != kal::Status::kOk) {

@@ -20,6 +20,30 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
                "  --quiet            print only the summary line\n",
                static_cast<int>(node_name.size()), node_name.data());
 }
+
+/// Writes the CPUs this process may use as ranges, e.g. "0-3,6", into `out` (cut to fit).
+void describe_available_cpus(std::span<char> out) noexcept {
+  constexpr int kCpusLooked = 1024;  // the size of Linux's fixed CPU set
+  std::size_t used = 0;
+  for (int cpu = 0; cpu < kCpusLooked && used + 1 < out.size(); ++cpu) {
+    if (!kal::cpu_available(cpu)) {
+      continue;
+    }
+    int last = cpu;
+    while (last + 1 < kCpusLooked && kal::cpu_available(last + 1)) {
+      ++last;
+    }
+    const int length = last == cpu ? std::snprintf(out.data() + used, out.size() - used, "%s%d",
+                                                   used == 0 ? "" : ",", cpu)
+                                   : std::snprintf(out.data() + used, out.size() - used, "%s%d-%d",
+                                                   used == 0 ? "" : ",", cpu, last);
+    used = std::min(out.size() - 1, used + static_cast<std::size_t>(std::max(length, 0)));
+    cpu = last;
+  }
+  if (used == 0 && !out.empty()) {
+    std::snprintf(out.data(), out.size(), "none");
+  }
+}
 }  // namespace
 
 bool parse_duration(std::string_view text, kal::Duration& out) noexcept {
@@ -65,10 +89,18 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
       int cpu = -1;
       const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
       const auto [rest, error] = std::from_chars(value.data(), value.data() + value.size(), cpu);
-      if (value.empty() || error != std::errc{} || rest != value.data() + value.size() || cpu < 0 ||
-          cpu > 1023) {
+      if (value.empty() || error != std::errc{} || rest != value.data() + value.size() || cpu < 0) {
         std::fprintf(stderr, "%.*s: error: --cpu needs a CPU number, e.g. --cpu 1\n",
                      static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      if (!kal::cpu_available(cpu)) {
+        std::array<char, 256> available{};
+        describe_available_cpus(available);
+        std::fprintf(stderr,
+                     "%.*s: error: --cpu %d: no such CPU is available to this node (available: "
+                     "%s)\n",
+                     static_cast<int>(node_name.size()), node_name.data(), cpu, available.data());
         return NodeCommand::kUsageError;
       }
       options.cpu = cpu;
@@ -158,6 +190,9 @@ std::size_t format_summary(std::span<char> out, std::string_view node_name,
       scheduling = "real-time";
       break;
     case kal::SchedulingMode::kBestEffort:
+      break;
+    case kal::SchedulingMode::kSimulated:
+      scheduling = "simulated";
       break;
   }
   return written(

@@ -32,7 +32,8 @@ enum class MissKind : std::uint8_t {
 struct EngineOptions {
   /// Dispatching strategy of the node; decides the queue discipline inside each band.
   Strategy strategy = Strategy::kRms;
-  /// Pin every engine thread to this CPU (-1: let the OS place them).
+  /// Pin every engine thread to this CPU (-1: let the OS place them); run_for refuses a CPU
+  /// that kal::cpu_available says this process cannot use.
   int cpu = -1;
   /// After each method body, occupy the processor for the row's WCET. For simulated nodes,
   /// whose method bodies take no virtual time of their own.

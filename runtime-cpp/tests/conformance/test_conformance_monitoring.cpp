@@ -297,6 +297,13 @@ TEST_CASE("every release has one record, and the counters count the records",
     return std::stoull(summary.substr(at + key.size() + 2));
   };
   REQUIRE(count("activations") == records.size());
+  // ...and says how priorities were honoured: on sim, by simulation.
+  if (kSimulatedTime) {
+    REQUIRE(summary.ends_with(" scheduling=simulated\n"));
+  } else {
+    REQUIRE((summary.ends_with(" scheduling=real-time\n") ||
+             summary.ends_with(" scheduling=best-effort\n")));
+  }
   REQUIRE(count("start_window_misses") == words["window=missed"]);
   REQUIRE(count("overruns") == words["window=overrun"]);
   REQUIRE(count("deadline_misses") == words["deadline=missed"]);
