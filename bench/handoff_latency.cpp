@@ -106,7 +106,7 @@ struct Handoffs {
 };
 
 void collect(void* context, const kairos::SpmEntry&, const kairos::ActivationRecord& record) {
-  if (record.started) {
+  if (record.ran()) {
     static_cast<Handoffs*>(context)->ns.push_back(record.start_ns - record.dispatch_ns);
   }
 }

@@ -23,17 +23,36 @@ constexpr std::int64_t since(kal::TimePoint epoch, kal::TimePoint t) noexcept {
   return (t - epoch).count();
 }
 
-/// Claims the report of activation `sequence`'s miss: true for the first observer only (the
-/// lane at completion or the watchdog at the deadline), so every miss is reported once.
-bool claim_report(std::atomic<std::uint64_t>& reported_through, std::uint64_t sequence) noexcept {
-  std::uint64_t reported = reported_through.load(std::memory_order_relaxed);
+/// Claims the decision on request `sequence`: true for the first claimant only (the lane at
+/// completion or the watchdog at the GCT), so every request has one outcome, reported once.
+bool claim_decision(std::atomic<std::uint64_t>& decided_through, std::uint64_t sequence) noexcept {
+  std::uint64_t decided = decided_through.load(std::memory_order_relaxed);
   do {
-    if (reported > sequence) {
+    if (decided > sequence) {
       return false;
     }
   } while (
-      !reported_through.compare_exchange_weak(reported, sequence + 1, std::memory_order_acq_rel));
+      !decided_through.compare_exchange_weak(decided, sequence + 1, std::memory_order_acq_rel));
   return true;
+}
+
+// Phases of an SpM's progress word, 4 * sequence + phase (phase 0: waiting to start).
+constexpr std::uint64_t kRunning = 1;
+constexpr std::uint64_t kDecided = 2;
+
+constexpr std::uint64_t progress_of(std::uint64_t sequence, std::uint64_t phase) noexcept {
+  return 4 * sequence + phase;
+}
+
+/// Moves `progress` up to `target`; false when it was there or beyond already.
+bool advance(std::atomic<std::uint64_t>& progress, std::uint64_t target) noexcept {
+  std::uint64_t seen = progress.load(std::memory_order_acquire);
+  while (seen < target) {
+    if (progress.compare_exchange_weak(seen, target, std::memory_order_acq_rel)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 constexpr const char* kLaneNames[Engine::kMaxLanes] = {
@@ -159,14 +178,24 @@ kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler
 }
 
 kal::Status Engine::request(std::size_t svm, void* request) noexcept {
-  if (svm >= service_count_) {
-    return kal::Status::kInvalidArgument;
+  kal::Status status = kal::Status::kOk;
+  if (svm >= service_count_ || request == nullptr) {
+    status = kal::Status::kInvalidArgument;
+  } else if (!accepting_requests_.load(std::memory_order_acquire)) {
+    status = kal::Status::kUnavailable;
+  } else {
+    // Accepting from just before the epoch: a request may not come before the run begins
+    // (it would be served before any release, with a negative arrival time).
+    const kal::TimePoint now = kal::MonotonicClock::now();
+    if (now < epoch_ || now >= end_) {
+      status = kal::Status::kUnavailable;
+    } else if (!requests_.try_push(Request{static_cast<std::uint16_t>(svm), request, now})) {
+      status = kal::Status::kResourceExhausted;
+    }
   }
-  if (!accepting_requests_.load(std::memory_order_acquire) ||
-      !requests_.try_push(
-          Request{static_cast<std::uint16_t>(svm), request, kal::MonotonicClock::now()})) {
+  if (status != kal::Status::kOk) {
     requests_refused_.fetch_add(1, std::memory_order_relaxed);
-    return kal::Status::kResourceExhausted;
+    return status;
   }
   trigger_wakeup_.set();
   return kal::Status::kOk;
@@ -174,7 +203,8 @@ kal::Status Engine::request(std::size_t svm, void* request) noexcept {
 
 kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
                             void* observer_context) noexcept {
-  if (duration <= kal::Duration::zero()) {
+  if (duration <= kal::Duration::zero() ||
+      (options_.cpu >= 0 && !kal::cpu_available(options_.cpu))) {
     return kal::Status::kInvalidArgument;
   }
   if (const kal::Status status = assign_lanes(); status != kal::Status::kOk) {
@@ -377,9 +407,8 @@ void Engine::release_all() noexcept {
     for (std::size_t i = 0; i < binding_count_; ++i) {
       Binding& binding = bindings_[i];
       while (watch_next[i] < sequence[i] && watch_release[i] + binding.entry->deadline <= now) {
-        if ((watch_skip[i] & 1U) == 0 &&
-            binding.done.load(std::memory_order_acquire) <= watch_next[i]) {
-          miss(binding, watch_next[i], MissKind::kCompletionDeadline, watch_release[i], now);
+        if ((watch_skip[i] & 1U) == 0) {
+          watch_deadline(binding, watch_next[i], watch_release[i], now);
         }
         watch_skip[i] >>= 1U;
         ++watch_next[i];
@@ -395,7 +424,9 @@ void Engine::release_all() noexcept {
         continue;  // served
       }
       if (watch.arrival + service.entry->gct <= now) {
-        gct_miss(service, watch.sequence, watch.arrival, now);  // still queued or running
+        if (claim_decision(service.decided, watch.sequence)) {
+          report_gct_miss(service, watch.sequence, watch.arrival, now);  // queued or running
+        }
         continue;
       }
       gct_watches[watching++] = watch;
@@ -427,6 +458,7 @@ void Engine::release_all() noexcept {
       Lane& lane = lanes_[service.lane];
       Activation activation{};
       activation.spm = waiting.svm;
+      activation.service = true;
       activation.request = waiting.request;
       activation.arrival = arrivals++;
       activation.release = waiting.arrival;
@@ -455,7 +487,17 @@ void Engine::release_all() noexcept {
       if (lane.inbox.try_push(activation)) {
         lanes_to_wake |= 1U << binding.lane;
       } else {
-        miss(binding, sequence[i], MissKind::kOverrun, next_release[i], now);
+        // Dropped, and recorded as such here: it never reaches its lane.
+        ActivationRecord dropped{};
+        dropped.spm = activation.spm;
+        dropped.outcome = ActivationOutcome::kOverrun;
+        dropped.sequence = activation.sequence;
+        dropped.release_ns = since(epoch_, activation.release);
+        dropped.dispatch_ns = since(epoch_, activation.dispatched);
+        dropped.start_ns = dropped.dispatch_ns;
+        dropped.finish_ns = dropped.dispatch_ns;
+        record(dropped_trace_, dropped);
+        report_miss(binding, sequence[i], MissKind::kOverrun, next_release[i], now);
         // It never runs: its deadline is not watched. (The mask holds 64 pending deadlines;
         // an overrun further ahead, after a dispatch lead of some 63 periods, is also reported
         // at its deadline.)
@@ -522,34 +564,29 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   result.sequence = activation.arrival;
   result.release_ns = since(epoch_, activation.release);
   result.dispatch_ns = since(epoch_, activation.dispatched);
-  const kal::TimePoint start = kal::MonotonicClock::now();
-  result.start_ns = since(epoch_, start);
-  result.started = true;
+  result.start_ns = since(epoch_, kal::MonotonicClock::now());
   lock_segments(service.entry->segments);
   service.handler(service.servant, activation.request);
   if (options_.model_execution_time) {
     kal::busy_for(service.entry->wcet);
   }
-  unlock_segments(service.entry->segments);
-  // Published before the clock is read, as for SpMs: a watchdog that found the request not
-  // done at its GCT sees a finish time past it too.
-  service.done.store(activation.sequence + 1, std::memory_order_release);
+  // Decided here unless the watchdog found the request past its GCT first; the clock is read
+  // after the claim, as for SpMs, and before the locks go.
+  const bool decided_here = claim_decision(service.decided, activation.sequence);
   const kal::TimePoint finish = kal::MonotonicClock::now();
+  unlock_segments(service.entry->segments);
+  service.done.store(activation.sequence + 1, std::memory_order_release);
   result.finish_ns = since(epoch_, finish);
-  result.deadline_met = finish <= activation.release + service.entry->gct;
-  requests_served_.fetch_add(1, std::memory_order_relaxed);
-  if (!result.deadline_met) {
-    gct_miss(service, activation.sequence, activation.release, finish);
+  const bool met = decided_here && finish <= activation.release + service.entry->gct;
+  result.outcome = met ? ActivationOutcome::kMet : ActivationOutcome::kDeadlineMissed;
+  if (decided_here && !met) {
+    report_gct_miss(service, activation.sequence, activation.release, finish);
   }
-  record(lane, result);
+  record(lane.trace, result);
 }
 
-void Engine::gct_miss(ServiceBinding& service, std::uint64_t sequence, kal::TimePoint arrival,
-                      kal::TimePoint observed) noexcept {
-  if (!claim_report(service.miss_reported, sequence)) {
-    return;
-  }
-  gct_misses_.fetch_add(1, std::memory_order_relaxed);
+void Engine::report_gct_miss(ServiceBinding& service, std::uint64_t sequence,
+                             kal::TimePoint arrival, kal::TimePoint observed) noexcept {
   if (service.on_miss != nullptr) {
     const MissReport report{nullptr,          sequence,          MissKind::kGuaranteedCompletion,
                             arrival - epoch_, observed - epoch_, service.entry};
@@ -562,7 +599,7 @@ ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const no
   std::int64_t due = 0;
   kal::Duration wcet{};
   std::uint8_t importance = 0;
-  if (activation.request != nullptr) {
+  if (activation.service) {
     const SvmEntry& service = *services_[activation.spm].entry;
     due = since(epoch_, activation.release + service.gct);
     wcet = service.wcet;
@@ -597,29 +634,31 @@ void Engine::lane_main(void* lane_pointer) noexcept {
 void Engine::serve(Lane& lane) noexcept {
   Activation activation{};
   for (;;) {
-    // Take in every arrival before choosing: the discipline decides among all due ones.
+    // Take in every arrival there is room for before choosing: the discipline decides among
+    // all due ones. One without room stays in the inbox, so a backlog ends in overruns at
+    // release, where they are recorded, and nothing is dropped here.
     const kal::TimePoint now = kal::MonotonicClock::now();
-    while (lane.inbox.try_pop(activation)) {
-      if (activation.due > now && lane.early_count < lane.early.size()) {
+    while (const Activation* arrived = lane.inbox.front()) {
+      if (arrived->due > now) {
+        if (lane.early_count == lane.early.size()) {
+          break;
+        }
         // Dispatched ahead: keep it, earliest first, until its start window opens.
         std::size_t at = lane.early_count++;
-        while (at > 0 && lane.early[at - 1].due > activation.due) {
+        while (at > 0 && lane.early[at - 1].due > arrived->due) {
           lane.early[at] = lane.early[at - 1];
           --at;
         }
-        lane.early[at] = activation;
-      } else if (!lane.ready.push(key_of(lane, activation), activation) &&
-                 activation.request == nullptr) {
-        miss(bindings_[activation.spm], activation.sequence, MissKind::kOverrun, activation.release,
-             now);
+        lane.early[at] = *arrived;
+      } else if (!lane.ready.push(key_of(lane, *arrived), *arrived)) {
+        break;  // full
       }
+      lane.inbox.drop_front();
     }
     std::size_t promoted = 0;
-    while (promoted < lane.early_count && lane.early[promoted].due <= now) {
-      const Activation& due = lane.early[promoted++];
-      if (!lane.ready.push(key_of(lane, due), due)) {
-        miss(bindings_[due.spm], due.sequence, MissKind::kOverrun, due.release, now);
-      }
+    while (promoted < lane.early_count && lane.early[promoted].due <= now &&
+           lane.ready.push(key_of(lane, lane.early[promoted]), lane.early[promoted])) {
+      ++promoted;
     }
     if (promoted > 0) {
       for (std::size_t k = promoted; k < lane.early_count; ++k) {
@@ -628,7 +667,7 @@ void Engine::serve(Lane& lane) noexcept {
       lane.early_count -= promoted;
     }
     if (lane.ready.pop(activation)) {
-      if (activation.request != nullptr) {
+      if (activation.service) {
         serve_request(lane, activation);
       } else {
         execute(lane, activation);
@@ -650,7 +689,6 @@ void Engine::serve(Lane& lane) noexcept {
 void Engine::execute(Lane& lane, const Activation& activation) noexcept {
   Binding& binding = bindings_[activation.spm];
   const SpmEntry& entry = *binding.entry;
-  activations_.fetch_add(1, std::memory_order_relaxed);
 
   ActivationRecord result{};
   result.spm = activation.spm;
@@ -660,65 +698,99 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
 
   const kal::TimePoint start = kal::MonotonicClock::now();
   result.start_ns = since(epoch_, start);
-  if (start > activation.release + entry.window_close) {
-    // A method that cannot start inside its window is not started late: the TMO model
-    // treats the activation as failed and hands it to the deadline handler.
+  if (start > activation.release + entry.window_close ||
+      !advance(binding.progress, progress_of(activation.sequence, kRunning))) {
+    // A method that cannot start inside its window is not started late: the TMO model treats
+    // the activation as failed and hands it to the deadline handler. The watchdog may have
+    // done so already, at the deadline, finding it still waiting.
+    if (advance(binding.progress, progress_of(activation.sequence, kDecided))) {
+      report_miss(binding, activation.sequence, MissKind::kStartWindow, activation.release, start);
+    }
     binding.done.store(activation.sequence + 1, std::memory_order_release);
-    miss(binding, activation.sequence, MissKind::kStartWindow, activation.release, start);
+    result.outcome = ActivationOutcome::kStartWindowMissed;
     if (service_count_ > 0) {
       trigger_wakeup_.set();  // BCC admission looks at unfinished activations
     }
     result.finish_ns = result.start_ns;
-    record(lane, result);
+    record(lane.trace, result);
     return;
   }
-  result.started = true;
   lock_segments(entry.segments);
   binding.invoke(binding.servant);
   if (options_.model_execution_time) {
     kal::busy_for(entry.wcet);
   }
-  unlock_segments(entry.segments);
-  // Publish completion before reading the clock: if the watchdog finds the activation not
-  // done at its deadline, the finish time read here is past that deadline too.
-  binding.done.store(activation.sequence + 1, std::memory_order_release);
+  // The body has returned. Decided here unless the watchdog, at the deadline, found it still
+  // running; the clock is read after that, so a finish the watchdog judged late is late here
+  // too. Both happen before the locks go: releasing a ceiling lock may hand the processor to a
+  // higher band at once, and its run is no part of this method's.
+  std::uint64_t running = progress_of(activation.sequence, kRunning);
+  const bool decided_here = binding.progress.compare_exchange_strong(
+      running, progress_of(activation.sequence, kDecided), std::memory_order_acq_rel);
   const kal::TimePoint finish = kal::MonotonicClock::now();
+  unlock_segments(entry.segments);
+  binding.done.store(activation.sequence + 1, std::memory_order_release);
   result.finish_ns = since(epoch_, finish);
-  result.deadline_met = finish <= activation.release + entry.deadline;
-  if (!result.deadline_met) {
-    miss(binding, activation.sequence, MissKind::kCompletionDeadline, activation.release, finish);
+  const bool met = decided_here && finish <= activation.release + entry.deadline;
+  result.outcome = met ? ActivationOutcome::kMet : ActivationOutcome::kDeadlineMissed;
+  if (decided_here && !met) {
+    report_miss(binding, activation.sequence, MissKind::kCompletionDeadline, activation.release,
+                finish);
   }
   if (service_count_ > 0) {
     trigger_wakeup_.set();  // a request may have been waiting for this SpM to finish
   }
-  record(lane, result);
+  record(lane.trace, result);
 }
 
-void Engine::record(Lane& lane, const ActivationRecord& result) noexcept {
-  if (!lane.trace.try_push(result)) {
+void Engine::record(SpscRing<ActivationRecord, kTraceCapacity>& trace,
+                    const ActivationRecord& result) noexcept {
+  // Counted from the record itself: the summary and the records agree by construction.
+  if (result.service) {
+    requests_served_.fetch_add(1, std::memory_order_relaxed);
+    if (result.outcome == ActivationOutcome::kDeadlineMissed) {
+      gct_misses_.fetch_add(1, std::memory_order_relaxed);
+    }
+  } else {
+    activations_.fetch_add(1, std::memory_order_relaxed);
+    switch (result.outcome) {
+      case ActivationOutcome::kMet:
+        break;
+      case ActivationOutcome::kDeadlineMissed:
+        deadline_misses_.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case ActivationOutcome::kStartWindowMissed:
+        start_window_misses_.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case ActivationOutcome::kOverrun:
+        overruns_.fetch_add(1, std::memory_order_relaxed);
+        break;
+    }
+  }
+  if (!trace.try_push(result)) {
     trace_drops_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
-void Engine::miss(Binding& binding, std::uint64_t sequence, MissKind kind, kal::TimePoint release,
-                  kal::TimePoint observed) noexcept {
-  if (kind != MissKind::kOverrun && !claim_report(binding.miss_reported, sequence)) {
-    return;  // already reported by the other observer
+void Engine::watch_deadline(Binding& binding, std::uint64_t sequence, kal::TimePoint release,
+                            kal::TimePoint now) noexcept {
+  // Still running at its deadline: missed. Still waiting: its start window, which closes no
+  // later than the deadline, is missed, and the lane will not run it.
+  const std::uint64_t decided = progress_of(sequence, kDecided);
+  std::uint64_t seen = binding.progress.load(std::memory_order_acquire);
+  while (seen < decided) {
+    if (binding.progress.compare_exchange_weak(seen, decided, std::memory_order_acq_rel)) {
+      report_miss(binding, sequence,
+                  seen == progress_of(sequence, kRunning) ? MissKind::kCompletionDeadline
+                                                          : MissKind::kStartWindow,
+                  release, now);
+      return;
+    }
   }
-  switch (kind) {
-    case MissKind::kStartWindow:
-      start_window_misses_.fetch_add(1, std::memory_order_relaxed);
-      break;
-    case MissKind::kCompletionDeadline:
-      deadline_misses_.fetch_add(1, std::memory_order_relaxed);
-      break;
-    case MissKind::kOverrun:
-      overruns_.fetch_add(1, std::memory_order_relaxed);
-      break;
-    case MissKind::kGuaranteedCompletion:
-      gct_misses_.fetch_add(1, std::memory_order_relaxed);
-      break;
-  }
+}
+
+void Engine::report_miss(Binding& binding, std::uint64_t sequence, MissKind kind,
+                         kal::TimePoint release, kal::TimePoint observed) noexcept {
   if (binding.on_miss != nullptr) {
     const MissReport report{binding.entry, sequence, kind, release - epoch_, observed - epoch_};
     binding.on_miss(binding.servant, report);
@@ -727,6 +799,11 @@ void Engine::miss(Binding& binding, std::uint64_t sequence, MissKind kind, kal::
 
 void Engine::drain_traces(ActivationObserver observer, void* context) noexcept {
   ActivationRecord result{};
+  while (dropped_trace_.try_pop(result)) {
+    if (observer != nullptr) {
+      observer(context, *bindings_[result.spm].entry, result);
+    }
+  }
   for (std::size_t i = 0; i < lane_count_; ++i) {
     while (lanes_[i].trace.try_pop(result)) {
       if (result.service) {

@@ -1,5 +1,7 @@
 #include <kairos/node.hpp>
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <limits>
@@ -17,6 +19,30 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
                "                     lanes without a cross-CPU wake-up)\n"
                "  --quiet            print only the summary line\n",
                static_cast<int>(node_name.size()), node_name.data());
+}
+
+/// Writes the CPUs this process may use as ranges, e.g. "0-3,6", into `out` (cut to fit).
+void describe_available_cpus(std::span<char> out) noexcept {
+  constexpr int kCpusLooked = 1024;  // the size of Linux's fixed CPU set
+  std::size_t used = 0;
+  for (int cpu = 0; cpu < kCpusLooked && used + 1 < out.size(); ++cpu) {
+    if (!kal::cpu_available(cpu)) {
+      continue;
+    }
+    int last = cpu;
+    while (last + 1 < kCpusLooked && kal::cpu_available(last + 1)) {
+      ++last;
+    }
+    const int length = last == cpu ? std::snprintf(out.data() + used, out.size() - used, "%s%d",
+                                                   used == 0 ? "" : ",", cpu)
+                                   : std::snprintf(out.data() + used, out.size() - used, "%s%d-%d",
+                                                   used == 0 ? "" : ",", cpu, last);
+    used = std::min(out.size() - 1, used + static_cast<std::size_t>(std::max(length, 0)));
+    cpu = last;
+  }
+  if (used == 0 && !out.empty()) {
+    std::snprintf(out.data(), out.size(), "none");
+  }
 }
 }  // namespace
 
@@ -63,10 +89,18 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
       int cpu = -1;
       const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
       const auto [rest, error] = std::from_chars(value.data(), value.data() + value.size(), cpu);
-      if (value.empty() || error != std::errc{} || rest != value.data() + value.size() || cpu < 0 ||
-          cpu > 1023) {
+      if (value.empty() || error != std::errc{} || rest != value.data() + value.size() || cpu < 0) {
         std::fprintf(stderr, "%.*s: error: --cpu needs a CPU number, e.g. --cpu 1\n",
                      static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      if (!kal::cpu_available(cpu)) {
+        std::array<char, 256> available{};
+        describe_available_cpus(available);
+        std::fprintf(stderr,
+                     "%.*s: error: --cpu %d: no such CPU is available to this node (available: "
+                     "%s)\n",
+                     static_cast<int>(node_name.size()), node_name.data(), cpu, available.data());
         return NodeCommand::kUsageError;
       }
       options.cpu = cpu;
@@ -97,34 +131,91 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
   return NodeCommand::kRun;
 }
 
-void print_activation(void* /*context*/, const SpmEntry& entry, const ActivationRecord& record) {
+namespace {
+/// The words of an activation line: `window=` and `deadline=` follow from the outcome alone,
+/// and each summary count is the number of lines with one of these words.
+struct OutcomeWords {
+  const char* window;
+  const char* deadline;
+};
+
+constexpr OutcomeWords words_of(ActivationOutcome outcome) noexcept {
+  switch (outcome) {
+    case ActivationOutcome::kMet:
+      return {"met", "met"};
+    case ActivationOutcome::kDeadlineMissed:
+      return {"met", "missed"};
+    case ActivationOutcome::kStartWindowMissed:
+      return {"missed", "not-run"};
+    case ActivationOutcome::kOverrun:
+      return {"overrun", "not-run"};
+  }
+  return {"?", "?"};
+}
+
+std::size_t written(int length, std::span<char> out) noexcept {
+  if (length < 0 || out.empty()) {
+    return 0;
+  }
+  return std::min(static_cast<std::size_t>(length), out.size() - 1);
+}
+}  // namespace
+
+std::size_t format_activation(std::span<char> out, const SpmEntry& entry,
+                              const ActivationRecord& record) noexcept {
   const long long earliest_start = record.release_ns + entry.window_open.count();
-  std::printf(
-      "activation instance=%.*s method=%.*s seq=%llu release_ns=%lld start_ns=%lld "
-      "start_lateness_ns=%lld handoff_ns=%lld finish_ns=%lld window=%s deadline=%s "
-      "source=%.*s\n",
-      static_cast<int>(entry.instance.size()), entry.instance.data(),
-      static_cast<int>(entry.method.size()), entry.method.data(),
-      static_cast<unsigned long long>(record.sequence), static_cast<long long>(record.release_ns),
-      static_cast<long long>(record.start_ns),
-      static_cast<long long>(record.start_ns) - earliest_start,
-      static_cast<long long>(record.start_ns - record.dispatch_ns),
-      static_cast<long long>(record.finish_ns), record.started ? "met" : "missed",
-      !record.started ? "skipped" : (record.deadline_met ? "met" : "missed"),
-      static_cast<int>(entry.source.size()), entry.source.data());
+  const OutcomeWords words = words_of(record.outcome);
+  return written(
+      std::snprintf(out.data(), out.size(),
+                    "activation instance=%.*s method=%.*s seq=%llu release_ns=%lld start_ns=%lld "
+                    "start_lateness_ns=%lld handoff_ns=%lld finish_ns=%lld window=%s "
+                    "deadline=%s source=%.*s\n",
+                    static_cast<int>(entry.instance.size()), entry.instance.data(),
+                    static_cast<int>(entry.method.size()), entry.method.data(),
+                    static_cast<unsigned long long>(record.sequence),
+                    static_cast<long long>(record.release_ns),
+                    static_cast<long long>(record.start_ns),
+                    static_cast<long long>(record.start_ns) - earliest_start,
+                    static_cast<long long>(record.start_ns - record.dispatch_ns),
+                    static_cast<long long>(record.finish_ns), words.window, words.deadline,
+                    static_cast<int>(entry.source.size()), entry.source.data()),
+      out);
+}
+
+std::size_t format_summary(std::span<char> out, std::string_view node_name,
+                           const EngineCounters& counters) noexcept {
+  const char* scheduling = "best-effort";
+  switch (kal::scheduling_mode()) {
+    case kal::SchedulingMode::kRealTime:
+      scheduling = "real-time";
+      break;
+    case kal::SchedulingMode::kBestEffort:
+      break;
+    case kal::SchedulingMode::kSimulated:
+      scheduling = "simulated";
+      break;
+  }
+  return written(
+      std::snprintf(out.data(), out.size(),
+                    "summary node=%.*s activations=%llu start_window_misses=%llu "
+                    "deadline_misses=%llu overruns=%llu trace_drops=%llu scheduling=%s\n",
+                    static_cast<int>(node_name.size()), node_name.data(),
+                    static_cast<unsigned long long>(counters.activations),
+                    static_cast<unsigned long long>(counters.start_window_misses),
+                    static_cast<unsigned long long>(counters.deadline_misses),
+                    static_cast<unsigned long long>(counters.overruns),
+                    static_cast<unsigned long long>(counters.trace_drops), scheduling),
+      out);
+}
+
+void print_activation(void* /*context*/, const SpmEntry& entry, const ActivationRecord& record) {
+  std::array<char, kLineCapacity> line{};
+  std::fwrite(line.data(), 1, format_activation(line, entry, record), stdout);
 }
 
 void print_summary(std::string_view node_name, const EngineCounters& counters) {
-  std::printf(
-      "summary node=%.*s activations=%llu start_window_misses=%llu deadline_misses=%llu "
-      "overruns=%llu trace_drops=%llu scheduling=%s\n",
-      static_cast<int>(node_name.size()), node_name.data(),
-      static_cast<unsigned long long>(counters.activations),
-      static_cast<unsigned long long>(counters.start_window_misses),
-      static_cast<unsigned long long>(counters.deadline_misses),
-      static_cast<unsigned long long>(counters.overruns),
-      static_cast<unsigned long long>(counters.trace_drops),
-      kal::scheduling_mode() == kal::SchedulingMode::kRealTime ? "real-time" : "best-effort");
+  std::array<char, kLineCapacity> line{};
+  std::fwrite(line.data(), 1, format_summary(line, node_name, counters), stdout);
   std::fflush(stdout);
 }
 

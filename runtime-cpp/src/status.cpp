@@ -14,6 +14,8 @@ const char* to_string(Status status) noexcept {
       return "permission denied";
     case Status::kResourceExhausted:
       return "resource exhausted";
+    case Status::kUnavailable:
+      return "unavailable";
     case Status::kPlatformError:
       return "platform error";
   }

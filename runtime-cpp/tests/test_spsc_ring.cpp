@@ -20,6 +20,22 @@ TEST_CASE("spsc ring keeps FIFO order and reports full and empty", "[unit][spsc_
   REQUIRE(ring.empty());
 }
 
+TEST_CASE("spsc ring lets the consumer look before it takes", "[unit][spsc_ring]") {
+  kairos::SpscRing<int, 2> ring;
+  REQUIRE(ring.front() == nullptr);
+  REQUIRE(ring.try_push(7));
+  REQUIRE(ring.try_push(8));
+  REQUIRE(*ring.front() == 7);
+  REQUIRE(*ring.front() == 7);  // still there
+  ring.drop_front();
+  REQUIRE(*ring.front() == 8);
+  REQUIRE(ring.try_push(9));  // the slot it left is free again
+  ring.drop_front();
+  REQUIRE(*ring.front() == 9);
+  ring.drop_front();
+  REQUIRE(ring.empty());
+}
+
 TEST_CASE("spsc ring hands every value across threads exactly once, in order",
           "[integration][spsc_ring]") {
   kairos::SpscRing<std::uint32_t, 64> ring;

@@ -109,4 +109,14 @@ SchedulingMode scheduling_mode() noexcept {
   return fell_back_to_best_effort.load() ? SchedulingMode::kBestEffort : SchedulingMode::kRealTime;
 }
 
+bool cpu_available(int cpu) noexcept {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) {
+    return false;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof(set), &set) == 0 &&
+         CPU_ISSET(static_cast<std::size_t>(cpu), &set);
+}
+
 }  // namespace kairos::kal

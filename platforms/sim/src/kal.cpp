@@ -209,7 +209,11 @@ void Thread::join() noexcept {
 }
 
 SchedulingMode scheduling_mode() noexcept {
-  return SchedulingMode::kRealTime;
+  return SchedulingMode::kSimulated;
+}
+
+bool cpu_available(int cpu) noexcept {
+  return cpu == 0;
 }
 
 // ---------------------------------------------------------------- events

@@ -21,16 +21,19 @@
 namespace kairos {
 
 enum class MissKind : std::uint8_t {
-  kStartWindow,         ///< could not start inside start-during; the activation was dropped
+  /// could not start inside start-during, so it is not run: seen when its lane comes to it
+  /// after the window closed, or by the watchdog at its deadline if it is still waiting then
+  kStartWindow,
   kCompletionDeadline,  ///< not finished by finish-by (seen at the deadline, even if still running)
-  kOverrun,             ///< released while its lane still held a full queue
+  kOverrun,             ///< released while its lane still held a full queue: dropped
   kGuaranteedCompletion,  ///< a service request completed after its GCT
 };
 
 struct EngineOptions {
   /// Dispatching strategy of the node; decides the queue discipline inside each band.
   Strategy strategy = Strategy::kRms;
-  /// Pin every engine thread to this CPU (-1: let the OS place them).
+  /// Pin every engine thread to this CPU (-1: let the OS place them); run_for refuses a CPU
+  /// that kal::cpu_available says this process cannot use.
   int cpu = -1;
   /// After each method body, occupy the processor for the row's WCET. For simulated nodes,
   /// whose method bodies take no virtual time of their own.
@@ -54,28 +57,53 @@ struct MissReport {
   const SvmEntry* service = nullptr;
 };
 
-/// What happened to one activation, as the lanes record it (times relative to the epoch).
+/// How one activation ended. Every release of an SpM and every served request has exactly one
+/// outcome, decided once (by its lane, or by the time trigger's watchdog at the deadline), and
+/// reported to the miss handler by whoever decided it. The activation lines a node prints and
+/// the counts of its summary are both derived from it.
+enum class ActivationOutcome : std::uint8_t {
+  kMet,                ///< started inside its start window and finished by its deadline (GCT)
+  kDeadlineMissed,     ///< started inside its window; not finished by its deadline (GCT)
+  kStartWindowMissed,  ///< could not start inside its start window, so it was not run
+  kOverrun,            ///< dropped at release, its lane's queue full; it was not run
+};
+
+/// What happened to one activation (times in nanoseconds relative to the epoch).
 struct ActivationRecord {
   std::uint16_t spm = 0;  ///< row of the SpM table, or of the SvM table when `service`
   bool service = false;
-  bool started = false;
-  bool deadline_met = false;
+  ActivationOutcome outcome = ActivationOutcome::kMet;
   std::uint64_t sequence = 0;
-  std::int64_t release_ns = 0;
-  std::int64_t dispatch_ns = 0;  ///< when the time trigger handed the activation to its lane
+  std::int64_t release_ns = 0;  ///< the release time t (for a request: its arrival)
+  /// When the time trigger put the activation in its lane's queue: `dispatch_ahead` before its
+  /// start window opens, or when a request was admitted.
+  std::int64_t dispatch_ns = 0;
+  /// When the lane took the activation to run it (before taking its segment locks); for one
+  /// that was not run, when it was given up.
   std::int64_t start_ns = 0;
+  /// When its body returned (read before its segment locks are released, since releasing a
+  /// ceiling lock may hand the processor to a higher band at once); for one that was not run,
+  /// when it was given up.
   std::int64_t finish_ns = 0;
+
+  /// True when the method ran (it started inside its window).
+  constexpr bool ran() const noexcept {
+    return outcome == ActivationOutcome::kMet || outcome == ActivationOutcome::kDeadlineMissed;
+  }
 };
 
+/// Counts of the records the engine produced so far: each is the number of records with that
+/// outcome, so they agree with the records by construction (including records the observer
+/// never saw because the trace ring was full, counted in `trace_drops`).
 struct EngineCounters {
-  std::uint64_t activations = 0;
+  std::uint64_t activations = 0;  ///< SpM releases, whatever their outcome
   std::uint64_t start_window_misses = 0;
   std::uint64_t deadline_misses = 0;
   std::uint64_t overruns = 0;
   std::uint64_t trace_drops = 0;
   std::uint64_t requests_served = 0;
-  std::uint64_t requests_refused = 0;  ///< the request queue was full, or the run had ended
-  std::uint64_t gct_misses = 0;
+  std::uint64_t requests_refused = 0;  ///< invalid, outside the run, or the queue was full
+  std::uint64_t gct_misses = 0;        ///< served requests that completed after their GCT
 };
 
 using MethodInvoker = void (*)(void* servant);
@@ -121,10 +149,13 @@ class Engine {
   kal::Status add_svm(const SvmEntry& entry, void* servant, ServiceHandler handler,
                       MissHandler on_miss) noexcept;
 
-  /// Submits a service request from any thread while the engine runs. The time trigger admits
-  /// it under the basic concurrency constraint (the rule of SvmEntry: no unfinished activation of
-  /// a conflicting SpM opens its start window within the SvM's admission slot). Refused
-  /// (kResourceExhausted) when the request queue is full or the run is over.
+  /// Submits a request for service method row `svm` from any thread while the engine runs. The
+  /// time trigger admits it under the basic concurrency constraint (the rule of SvmEntry: no
+  /// unfinished activation of a conflicting SpM opens its start window within the SvM's
+  /// admission slot). Refused, counted in `requests_refused` and never dispatched:
+  /// - kInvalidArgument: `svm` is not a registered row, or `request` is null;
+  /// - kUnavailable: the run has not begun (before run_for's epoch) or is over;
+  /// - kResourceExhausted: the request queue is full.
   kal::Status request(std::size_t svm, void* request) noexcept;
 
   /// Sees every served request's record, on the thread that called run_for.
@@ -143,7 +174,8 @@ class Engine {
 
  private:
   struct Activation {
-    std::uint16_t spm = 0;  ///< or the SvM row when `request` is set
+    std::uint16_t spm = 0;  ///< or the SvM row when `service`
+    bool service = false;   ///< a service request (never inferred from `request`)
     void* request = nullptr;
     std::uint64_t sequence = 0;
     std::uint64_t arrival = 0;
@@ -160,9 +192,12 @@ class Engine {
     std::size_t lane = 0;
     /// Activations finished or given up (sequence + 1 of the latest), published by the lane.
     std::atomic<std::uint64_t> done{0};
-    /// Sequence + 1 of the latest activation whose miss was reported: each miss is reported
-    /// once, by whoever sees it first (the lane at completion, or the watchdog at the deadline).
-    std::atomic<std::uint64_t> miss_reported{0};
+    /// How far the activations have come, as 4 * sequence + phase (kWaiting, kRunning,
+    /// kDecided); it only grows, and everything below it is decided. The lane moves an
+    /// activation to running when it starts it and to decided when its body returns; the
+    /// watchdog moves it to decided at its deadline if the lane has not. Whoever decides
+    /// reports the miss, if any: each activation has one outcome, reported once.
+    std::atomic<std::uint64_t> progress{0};
   };
 
   struct ServiceBinding {
@@ -174,8 +209,9 @@ class Engine {
     std::uint64_t arrived = 0;  ///< requests taken in, numbering them (time trigger only)
     /// Requests finished (count), published by the lane; served in admission order.
     std::atomic<std::uint64_t> done{0};
-    /// Count of the latest request whose GCT miss was reported (reported once, like SpMs).
-    std::atomic<std::uint64_t> miss_reported{0};
+    /// Count of the latest request whose outcome is decided: by the lane when it completes, or
+    /// by the watchdog at its GCT (then missed, and reported there), whichever comes first.
+    std::atomic<std::uint64_t> decided{0};
   };
 
   struct Request {
@@ -208,8 +244,8 @@ class Engine {
                   const kal::TimePoint* next_window, const std::uint64_t* released,
                   const bool* active) const noexcept;
   void serve_request(Lane& lane, const Activation& activation) noexcept;
-  void gct_miss(ServiceBinding& service, std::uint64_t sequence, kal::TimePoint arrival,
-                kal::TimePoint observed) noexcept;
+  void report_gct_miss(ServiceBinding& service, std::uint64_t sequence, kal::TimePoint arrival,
+                       kal::TimePoint observed) noexcept;
   void lock_segments(std::uint64_t segments) noexcept;
   void unlock_segments(std::uint64_t segments) noexcept;
   kal::Status add_lane_for(kal::PriorityBand band, Criticality criticality,
@@ -217,9 +253,12 @@ class Engine {
   void serve(Lane& lane) noexcept;
   ReadyKey key_of(const Lane& lane, const Activation& activation) const noexcept;
   void execute(Lane& lane, const Activation& activation) noexcept;
-  void record(Lane& lane, const ActivationRecord& record) noexcept;
-  void miss(Binding& binding, std::uint64_t sequence, MissKind kind, kal::TimePoint release,
-            kal::TimePoint observed) noexcept;
+  void record(SpscRing<ActivationRecord, kTraceCapacity>& trace,
+              const ActivationRecord& record) noexcept;
+  void watch_deadline(Binding& binding, std::uint64_t sequence, kal::TimePoint release,
+                      kal::TimePoint now) noexcept;
+  void report_miss(Binding& binding, std::uint64_t sequence, MissKind kind, kal::TimePoint release,
+                   kal::TimePoint observed) noexcept;
   void drain_traces(ActivationObserver observer, void* context) noexcept;
   kal::Status assign_lanes() noexcept;
 
@@ -238,6 +277,9 @@ class Engine {
   std::span<const ReleaseEntry> release_table_{};
   kal::Duration hyperperiod_{};
   std::array<Lane, kMaxLanes> lanes_{};
+  /// Records of activations the time trigger dropped at release (overruns); its own ring, as
+  /// each lane has its own.
+  SpscRing<ActivationRecord, kTraceCapacity> dropped_trace_;
   std::size_t lane_count_ = 0;
   kal::Thread time_trigger_;
   kal::TimePoint epoch_{};

@@ -35,6 +35,21 @@ class SpscRing {
     return true;
   }
 
+  /// Consumer side: the oldest value, left in the ring (nullptr when empty); `drop_front`
+  /// removes it.
+  const T* front() const noexcept {
+    const std::size_t head = head_.load(std::memory_order_relaxed);
+    if (head == tail_.load(std::memory_order_acquire)) {
+      return nullptr;
+    }
+    return &slots_[head & (Capacity - 1)];
+  }
+
+  /// Consumer side: removes the value `front` returned.
+  void drop_front() noexcept {
+    head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
+
   bool empty() const noexcept {
     return head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_acquire);
   }

@@ -33,6 +33,7 @@ struct Worker {
   Duration work{};
   std::atomic<int> runs{0};
   std::atomic<int> misses{0};
+  std::atomic<int> start_window_misses{0};  ///< of `misses`, those of kind kStartWindow
   std::atomic<std::int64_t> first_miss_observed_ns{-1};
 };
 
@@ -44,6 +45,9 @@ inline void work(void* servant) {
 
 inline void count_miss(void* servant, const kairos::MissReport& miss) noexcept {
   auto* worker = static_cast<Worker*>(servant);
+  if (miss.kind == kairos::MissKind::kStartWindow) {
+    worker->start_window_misses.fetch_add(1);
+  }
   if (worker->misses.fetch_add(1) == 0) {
     worker->first_miss_observed_ns = miss.observed.count();
   }

@@ -6,6 +6,7 @@
 
 #include <kairos/block_pool.hpp>
 #include <kairos/kal/event.hpp>
+#include <kairos/kal/execution.hpp>
 #include <kairos/kal/global_time.hpp>
 #include <kairos/kal/thread.hpp>
 #include <kairos/kal/timer.hpp>
@@ -111,4 +112,14 @@ TEST_CASE("a block pool hands out each block once until released", "[conformance
   REQUIRE(region.reserve(4096) == kairos::kal::Status::kOk);
   REQUIRE(region.reserve(4096) == kairos::kal::Status::kInvalidArgument);
   REQUIRE(static_cast<unsigned char*>(region.data())[4095] == 0);
+}
+
+TEST_CASE("the platform says which CPUs threads may be pinned to", "[conformance][kal][thread]") {
+  REQUIRE(kairos::kal::cpu_available(0));
+  REQUIRE_FALSE(kairos::kal::cpu_available(-1));
+  REQUIRE_FALSE(kairos::kal::cpu_available(1 << 20));
+  if (kairos::kal::kSimulatedTime) {
+    REQUIRE_FALSE(kairos::kal::cpu_available(1));  // one virtual processor
+    REQUIRE(kairos::kal::scheduling_mode() == kairos::kal::SchedulingMode::kSimulated);
+  }
 }

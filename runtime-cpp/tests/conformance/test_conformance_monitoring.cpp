@@ -2,6 +2,12 @@
 // whose window has closed, and exactly once.
 #include <catch2/catch.hpp>
 
+#include <kairos/node.hpp>
+
+#include <array>
+#include <map>
+#include <string>
+
 #include "scenario.hpp"
 
 using conformance::unit;
@@ -48,7 +54,7 @@ TEST_CASE("a method still running at its deadline is reported at the deadline, o
   REQUIRE(run.counters.deadline_misses == 3);
   REQUIRE(run.worker->misses == 3);  // once per activation, though both watchdog and lane saw it
   for (const auto& r : run.outcome.records) {
-    REQUIRE_FALSE(r.deadline_met);
+    REQUIRE(r.outcome == kairos::ActivationOutcome::kDeadlineMissed);
   }
   if (kSimulatedTime) {
     // Seen at 4 units, while the method still had 2 units of work left.
@@ -157,5 +163,159 @@ TEST_CASE("an AAC with an end stops releasing after it", "[conformance][aac]") {
   REQUIRE(records.size() == 3);
   for (std::size_t k = 0; k < records.size(); ++k) {
     REQUIRE(records[k].release_ns == (unit() * static_cast<std::int64_t>(2 + 2 * k)).count());
+  }
+}
+
+TEST_CASE("an activation still waiting at its deadline is reported there, as a start-window miss",
+          "[conformance][monitoring]") {
+  // 'blocker' (band 2) computes for 5 units from 0; 'late' (band 1) must start by 2 and finish
+  // by 3. At 3 the watchdog finds it still waiting: it missed its window, and is not run.
+  static const kairos::SpmEntry blocker{"conformance",
+                                        "blocker",
+                                        "scenario",
+                                        0ms,
+                                        0ms,
+                                        0ms,
+                                        0ms,
+                                        unit() * 1,
+                                        unit() * 8,
+                                        unit() * 5,
+                                        kairos::Criticality::kHard,
+                                        2};
+  static const kairos::SpmEntry late{"conformance",
+                                     "late",
+                                     "scenario",
+                                     0ms,
+                                     0ms,
+                                     0ms,
+                                     0ms,
+                                     unit() * 2,
+                                     unit() * 3,
+                                     unit() * 1,
+                                     kairos::Criticality::kHard,
+                                     1};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  Worker blocking;
+  blocking.work = unit() * 5;
+  Worker starved;
+  starved.work = unit() * 1;
+  REQUIRE(engine->add_spm(blocker, &blocking, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(late, &starved, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 10, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(starved.runs == 0);
+  REQUIRE(starved.misses == 1);  // reported once, though the lane saw it too
+  REQUIRE(starved.start_window_misses == 1);
+  const auto record = outcome.of(1).at(0);
+  REQUIRE(record.outcome == kairos::ActivationOutcome::kStartWindowMissed);
+  // Counted as what its record says.
+  const auto counters = engine->counters();
+  REQUIRE(counters.start_window_misses == 1);
+  REQUIRE(counters.deadline_misses == 0);
+  if (kSimulatedTime) {
+    REQUIRE(starved.first_miss_observed_ns == (unit() * 3).count());
+    REQUIRE(record.start_ns == (unit() * 5).count());  // when its lane came to it
+  }
+}
+
+namespace {
+// Computes for `first` on its first run, for `rest` on every later one.
+struct Hog {
+  Worker worker;
+  Duration first{};
+  Duration rest{};
+};
+
+void hog(void* servant) {
+  auto* h = static_cast<Hog*>(servant);
+  kairos::kal::busy_for(h->worker.runs.fetch_add(1) == 0 ? h->first : h->rest);
+}
+}  // namespace
+
+TEST_CASE("every release has one record, and the counters count the records",
+          "[conformance][monitoring][outcomes]") {
+  // Released every unit (window and deadline: the unit); the first activation computes for 80
+  // units, so releases pile up behind it: 64 fill the lane's queue and miss their windows, the
+  // rest are dropped at release until it drains. After 80 every activation keeps its deadline.
+  static const kairos::SpmEntry entry{
+      "conformance", "hog",  "scenario", 0ms,         kairos::kForever,           unit(),
+      0ms,           unit(), unit(),     unit() / 10, kairos::Criticality::kHard, 1};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  Hog h;
+  h.first = unit() * 80;
+  h.rest = unit() / 10;
+  REQUIRE(engine->add_spm(entry, &h, &hog, &conformance::count_miss) == kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(256);
+  REQUIRE(engine->run_for(unit() * 100, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+
+  std::uint64_t by_outcome[4] = {};
+  for (const auto& r : outcome.records) {
+    ++by_outcome[static_cast<int>(r.outcome)];
+  }
+  const auto records = outcome.of(0);
+  REQUIRE(records.size() == 100);
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    REQUIRE(records[k].sequence == k);
+  }
+  const auto counters = engine->counters();
+  REQUIRE(counters.trace_drops == 0);
+  REQUIRE(counters.activations == records.size());
+  REQUIRE(counters.deadline_misses ==
+          by_outcome[static_cast<int>(kairos::ActivationOutcome::kDeadlineMissed)]);
+  REQUIRE(counters.start_window_misses ==
+          by_outcome[static_cast<int>(kairos::ActivationOutcome::kStartWindowMissed)]);
+  REQUIRE(counters.overruns == by_outcome[static_cast<int>(kairos::ActivationOutcome::kOverrun)]);
+  // Every activation that did not keep its deadline was reported once.
+  REQUIRE(static_cast<std::uint64_t>(h.worker.misses.load()) ==
+          records.size() - by_outcome[static_cast<int>(kairos::ActivationOutcome::kMet)]);
+  REQUIRE(records[0].outcome == kairos::ActivationOutcome::kDeadlineMissed);
+
+  // A node's lines and its summary say the same: each count is a count of lines.
+  std::array<char, kairos::kLineCapacity> buffer{};
+  std::map<std::string, std::uint64_t> words;
+  for (const auto& r : records) {
+    const std::string line(buffer.data(), kairos::format_activation(buffer, entry, r));
+    REQUIRE(line.back() == '\n');
+    for (const char* field : {"window=", "deadline="}) {
+      const auto at = line.find(std::string(" ") + field);
+      REQUIRE(at != std::string::npos);
+      ++words[line.substr(at + 1, line.find(' ', at + 1) - at - 1)];
+    }
+  }
+  const std::string summary(buffer.data(), kairos::format_summary(buffer, "node", counters));
+  auto count = [&summary](const std::string& key) {
+    const auto at = summary.find(" " + key + "=");
+    REQUIRE(at != std::string::npos);
+    return std::stoull(summary.substr(at + key.size() + 2));
+  };
+  REQUIRE(count("activations") == records.size());
+  // ...and says how priorities were honoured: on sim, by simulation.
+  if (kSimulatedTime) {
+    REQUIRE(summary.ends_with(" scheduling=simulated\n"));
+  } else {
+    REQUIRE((summary.ends_with(" scheduling=real-time\n") ||
+             summary.ends_with(" scheduling=best-effort\n")));
+  }
+  REQUIRE(count("start_window_misses") == words["window=missed"]);
+  REQUIRE(count("overruns") == words["window=overrun"]);
+  REQUIRE(count("deadline_misses") == words["deadline=missed"]);
+  REQUIRE(words["window=met"] + words["window=missed"] + words["window=overrun"] == records.size());
+  REQUIRE(words["deadline=not-run"] == words["window=missed"] + words["window=overrun"]);
+
+  if (kSimulatedTime) {
+    REQUIRE(counters.deadline_misses == 1);
+    REQUIRE(counters.start_window_misses == kairos::Engine::kLaneQueueCapacity);
+    REQUIRE(counters.overruns == 80 - kairos::Engine::kLaneQueueCapacity);
+    REQUIRE(by_outcome[static_cast<int>(kairos::ActivationOutcome::kMet)] == 19);
+    REQUIRE(records[65].outcome == kairos::ActivationOutcome::kOverrun);
+    REQUIRE(records[81].outcome == kairos::ActivationOutcome::kMet);
   }
 }

@@ -138,11 +138,11 @@ TEST_CASE("service requests are admitted only between conflicting SpMs",
     // Asked at 1 while 'update' ran (0..2): admitted when it finished, done at 3 <= 1 + 3.
     REQUIRE(units(services.records[0].release_ns) == 1.0);
     REQUIRE(units(services.records[0].start_ns) == 2.0);
-    REQUIRE(services.records[0].deadline_met);
+    REQUIRE(services.records[0].outcome == kairos::ActivationOutcome::kMet);
     // Asked at 8.5: 8.5 + 3 > 10, so it waits for 'update' (10..12) and misses its GCT.
     REQUIRE(units(services.records[1].release_ns) == 8.5);
     REQUIRE(units(services.records[1].start_ns) == 12.0);
-    REQUIRE_FALSE(services.records[1].deadline_met);
+    REQUIRE(services.records[1].outcome == kairos::ActivationOutcome::kDeadlineMissed);
     REQUIRE(service.misses == 1);
     // Seen by the watchdog at 8.5 + 3 = 11.5, while the request was still waiting.
     REQUIRE(units(service.miss_observed_ns) == 11.5);
@@ -218,8 +218,78 @@ TEST_CASE("admission needs only the service method's slot before a conflicting w
     // Waits for hold (20..21), then runs: 2.15 units after arrival, within 3.3 and the GCT.
     REQUIRE(units(services.records[1].start_ns) == Approx(21.0));
     REQUIRE(units(services.records[1].finish_ns - services.records[1].release_ns) == Approx(2.15));
-    REQUIRE(services.records[0].deadline_met);
-    REQUIRE(services.records[1].deadline_met);
+    REQUIRE(services.records[0].outcome == kairos::ActivationOutcome::kMet);
+    REQUIRE(services.records[1].outcome == kairos::ActivationOutcome::kMet);
     REQUIRE(service.misses == 0);
   }
+}
+
+namespace {
+// Submits, from inside an SpM, one request of each kind the engine must refuse, then a good one.
+struct Prober {
+  kairos::Engine* engine = nullptr;
+  int token = 0;
+  kairos::kal::Status null_request = kairos::kal::Status::kOk;
+  kairos::kal::Status unknown_svm = kairos::kal::Status::kOk;
+  kairos::kal::Status good = kairos::kal::Status::kInvalidArgument;
+  std::atomic<int> runs{0};
+};
+
+void probe_requests(void* servant) {
+  auto* prober = static_cast<Prober*>(servant);
+  prober->runs.fetch_add(1);
+  prober->null_request = prober->engine->request(0, nullptr);
+  prober->unknown_svm = prober->engine->request(1, &prober->token);
+  prober->good = prober->engine->request(0, &prober->token);
+}
+}  // namespace
+
+TEST_CASE("requests that cannot be served are refused with a status, never dispatched",
+          "[conformance][services][requests]") {
+  // One one-shot SpM at 1 asks for a null request, for SvM 1 (there is only SvM 0) and for
+  // a proper one. Before and after the run nothing is taken in either.
+  static const kairos::SpmEntry asker{"client",
+                                      "asker",
+                                      "scenario",
+                                      unit(),
+                                      unit(),
+                                      0ms,
+                                      0ms,
+                                      unit(),
+                                      unit() * 2,
+                                      unit() / 10,
+                                      kairos::Criticality::kSoft,
+                                      2};
+  static const kairos::SvmEntry read{
+      "store", "read", "scenario", unit() * 3, unit(), kairos::Criticality::kSoft, 1, 0, 0, unit()};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  Prober prober;
+  prober.engine = engine.get();
+  Service service;
+  REQUIRE(engine->add_spm(asker, &prober, &probe_requests, nullptr) == kairos::kal::Status::kOk);
+  REQUIRE(engine->add_svm(read, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
+  REQUIRE(engine->request(0, &prober.token) == kairos::kal::Status::kUnavailable);  // not running
+
+  Services services;
+  services.records.reserve(16);
+  engine->observe_services(&collect_service, &services);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 10, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->request(0, &prober.token) == kairos::kal::Status::kUnavailable);  // over
+
+  REQUIRE(prober.null_request == kairos::kal::Status::kInvalidArgument);
+  REQUIRE(prober.unknown_svm == kairos::kal::Status::kInvalidArgument);
+  REQUIRE(prober.good == kairos::kal::Status::kOk);
+  // Nothing ran as something else: the SpM ran once, the SvM served the one good request.
+  REQUIRE(prober.runs == 1);
+  REQUIRE(outcome.records.size() == 1);
+  REQUIRE(service.served == 1);
+  REQUIRE(services.records.size() == 1);
+  REQUIRE(services.records[0].release_ns >= 0);
+  const auto counters = engine->counters();
+  REQUIRE(counters.requests_served == 1);
+  REQUIRE(counters.requests_refused == 4);
 }

@@ -24,7 +24,7 @@ void require_complete_and_ordered(const conformance::Outcome& outcome,
       REQUIRE(records[k].sequence == k);
       REQUIRE(records[k].release_ns ==
               static_cast<std::int64_t>(k) * (conformance::unit() * tasks[t].period_units).count());
-      if (records[k].started) {
+      if (records[k].ran()) {
         REQUIRE(records[k].start_ns >= records[k].release_ns);
         REQUIRE(records[k].finish_ns >= records[k].start_ns);
       }

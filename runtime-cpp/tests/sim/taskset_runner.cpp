@@ -253,13 +253,13 @@ void count_record(void* context, const kairos::SpmEntry&, const kairos::Activati
     return;  // a client
   }
   ++outcome.records[r.spm];
-  if (r.started) {
+  if (r.ran()) {
     outcome.executions[r.spm].emplace_back(r.start_ns, r.finish_ns);
   }
-  if (!r.started || !r.deadline_met) {
+  if (r.outcome != kairos::ActivationOutcome::kMet) {
     ++outcome.missed[r.spm];
   }
-  if (r.started) {
+  if (r.ran()) {
     outcome.worst_response_ns[r.spm] =
         std::max(outcome.worst_response_ns[r.spm], r.finish_ns - r.release_ns);
   }

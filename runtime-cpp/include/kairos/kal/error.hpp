@@ -9,6 +9,7 @@ enum class Status {
   kCapacityExceeded,
   kPermissionDenied,
   kResourceExhausted,
+  kUnavailable,  ///< not possible now (e.g. outside the run), though the call itself is valid
   kPlatformError,
 };
 

@@ -18,6 +18,7 @@ inline constexpr PriorityBand kHighestBand = 63;
 enum class SchedulingMode {
   kRealTime,    ///< strict fixed priorities (SCHED_FIFO on Linux)
   kBestEffort,  ///< priorities could not be set; the OS time-shares threads
+  kSimulated,   ///< strict priorities on a simulated processor, in virtual time
 };
 
 struct ThreadAttributes {
@@ -59,7 +60,13 @@ class Thread {
   bool started_ = false;
 };
 
-/// The mode threads started so far obtained (real time until a start had to fall back).
+/// The mode threads started so far obtained (real time until a start had to fall back; always
+/// simulated on a simulated platform).
 SchedulingMode scheduling_mode() noexcept;
+
+/// True when this process may run threads on processor `cpu` (ThreadAttributes::cpu): on Linux,
+/// when it is in the process's affinity mask; on a simulated platform only CPU 0, its one
+/// virtual processor.
+bool cpu_available(int cpu) noexcept;
 
 }  // namespace kairos::kal
