@@ -124,8 +124,8 @@ def position_of(text: str, fragment: str, offset: int = 0) -> dict:
     return {"line": line, "character": index - (text.rfind("\n", 0, index) + 1)}
 
 
-@pytest.fixture
-def server(workdir):
+def start_server(workdir):
+    """A language server on workdir, initialized: it has indexed the files already there."""
     if not SERVER_JARS:
         pytest.fail("language server jar not built: run `make java` first")
     ls = LanguageServer(SERVER_JARS[-1], workdir)
@@ -139,8 +139,42 @@ def server(workdir):
                        "documentSymbolProvider", "documentFormattingProvider", "completionProvider"):
         assert capabilities.get(capability), f"server does not offer {capability}"
     ls.notify("initialized", {})
+    return ls
+
+
+@pytest.fixture
+def server(workdir):
+    ls = start_server(workdir)
     yield ls
     ls.close()
+
+
+def test_names_are_reported_in_kairos_words_across_files(workdir):
+    (workdir / "geo.tmo").write_text("package geo\nstruct Point { double lat; }\n")
+    more = workdir / "more.tmo"
+    more.write_text("package geo\n\nstruct Point { double lon; }\n")
+    ls = start_server(workdir)
+    try:
+        nav = workdir / "nav.tmo"
+        text = "package nav\nstruct Leg { Point start; }\n"
+        nav.write_text(text)
+        ls.notify("textDocument/didOpen", {"textDocument": {
+            "uri": nav.as_uri(), "languageId": "kairos", "version": 1, "text": text}})
+        (unresolved,) = ls.notification(
+            "textDocument/publishDiagnostics",
+            lambda p: p["uri"] == nav.as_uri() and p["diagnostics"])["diagnostics"]
+        assert unresolved["code"] == "kairos.unresolved-reference", unresolved
+        assert unresolved["message"] == (
+            "unknown type 'Point'; package geo declares one: write geo.Point or import geo.*")
+        assert unresolved["range"]["start"] == position_of(text, "Point start")
+
+        duplicates = ls.notification(
+            "textDocument/publishDiagnostics",
+            lambda p: p["uri"] == more.as_uri() and p["diagnostics"])["diagnostics"]
+        assert [d["code"] for d in duplicates] == ["kairos.duplicate-name"], duplicates
+        assert "struct 'Point' is also declared in geo.tmo" in duplicates[0]["message"]
+    finally:
+        ls.close()
 
 
 def test_language_server_answers_an_editing_session(server, workdir):

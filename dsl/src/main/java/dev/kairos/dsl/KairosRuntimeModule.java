@@ -11,6 +11,11 @@ public class KairosRuntimeModule extends AbstractKairosRuntimeModule {
     return DuplicateNameHelper.class;
   }
 
+  public Class<? extends org.eclipse.xtext.linking.ILinkingDiagnosticMessageProvider>
+      bindILinkingDiagnosticMessageProvider() {
+    return dev.kairos.dsl.linking.KairosLinkingMessages.class;
+  }
+
   public Class<? extends ISyntaxErrorMessageProvider> bindISyntaxErrorMessageProvider() {
     return KairosSyntaxErrorMessages.class;
   }
@@ -28,6 +33,18 @@ public class KairosRuntimeModule extends AbstractKairosRuntimeModule {
             com.google.inject.name.Names.named(
                 org.eclipse.xtext.scoping.impl.AbstractDeclarativeScopeProvider.NAMED_DELEGATE))
         .to(dev.kairos.dsl.scoping.TolerantNamespaceScopeProvider.class);
+  }
+
+  /**
+   * Models are UTF-8 whatever the locale: with the platform default, a C locale would read every
+   * non-ASCII character of a string or comment as garbage.
+   */
+  @Override
+  public void configureRuntimeEncodingProvider(com.google.inject.Binder binder) {
+    binder
+        .bind(org.eclipse.xtext.parser.IEncodingProvider.class)
+        .annotatedWith(org.eclipse.xtext.service.DispatchingProvider.Runtime.class)
+        .toInstance(uri -> java.nio.charset.StandardCharsets.UTF_8.name());
   }
 
   public Class<? extends org.eclipse.xtext.documentation.IEObjectDocumentationProvider>

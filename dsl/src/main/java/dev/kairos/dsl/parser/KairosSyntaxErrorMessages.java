@@ -31,7 +31,26 @@ public class KairosSyntaxErrorMessages extends SyntaxErrorMessageProvider {
   @Override
   public SyntaxErrorMessage getSyntaxErrorMessage(IParserErrorContext context) {
     final SyntaxErrorMessage original = super.getSyntaxErrorMessage(context);
-    return new SyntaxErrorMessage(rewrite(original.getMessage()), Diagnostic.SYNTAX_DIAGNOSTIC);
+    String message = rewrite(original.getMessage());
+    final Matcher unexpected = UNEXPECTED.matcher(message);
+    if (unexpected.matches() && insideNumber(context.getCurrentNode())) {
+      // A number may start with digits or with digits and an exponent; ANTLR then says only
+      // "no viable alternative" where the reader needs to hear that a number is missing.
+      message = "expected a number but found " + unexpected.group(1);
+    }
+    return new SyntaxErrorMessage(message, Diagnostic.SYNTAX_DIAGNOSTIC);
+  }
+
+  private static final Pattern UNEXPECTED =
+      Pattern.compile("unexpected ('.*'|the end of the file)");
+
+  private static boolean insideNumber(org.eclipse.xtext.nodemodel.INode node) {
+    final org.eclipse.emf.ecore.EObject grammar = node == null ? null : node.getGrammarElement();
+    final org.eclipse.xtext.AbstractRule rule =
+        grammar instanceof org.eclipse.xtext.RuleCall call
+            ? call.getRule()
+            : grammar instanceof org.eclipse.xtext.AbstractRule r ? r : null;
+    return rule != null && rule.getName().equals("Decimal");
   }
 
   @Override
@@ -51,29 +70,59 @@ public class KairosSyntaxErrorMessages extends SyntaxErrorMessageProvider {
     }
     Matcher m = MISMATCHED.matcher(message);
     if (m.matches()) {
-      return "expected " + expected(m.group(2)) + " but found " + found(m.group(1));
+      return nonAscii(m.group(1))
+          .orElse("expected " + expected(m.group(2)) + " but found " + found(m.group(1)));
     }
     m = MISSING.matcher(message);
     if (m.matches()) {
-      return tokens(m.group(1)) + " is missing before " + found(m.group(2));
+      return nonAscii(m.group(2))
+          .orElse(tokens(m.group(1)) + " is missing before " + found(m.group(2)));
     }
     m = EXTRANEOUS.matcher(message);
     if (m.matches()) {
-      return "unexpected " + found(m.group(1)) + "; expected " + expected(m.group(2));
+      return nonAscii(m.group(1))
+          .orElse("unexpected " + found(m.group(1)) + "; expected " + expected(m.group(2)));
     }
     m = NO_VIABLE.matcher(message);
     if (m.matches()) {
-      return "unexpected " + found(m.group(1));
+      return nonAscii(m.group(1)).orElse("unexpected " + found(m.group(1)));
     }
     m = LOOP.matcher(message);
     if (m.matches()) {
-      return "unexpected " + found(m.group(1));
+      return nonAscii(m.group(1)).orElse("unexpected " + found(m.group(1)));
     }
     m = CHARACTER.matcher(message);
     if (m.matches()) {
-      return "unexpected " + found(m.group(1)) + " (is a closing quote or '*/' missing?)";
+      return nonAscii(m.group(1))
+          .orElse("unexpected " + found(m.group(1)) + " (is a closing quote or '*/' missing?)");
     }
     return tokens(message);
+  }
+
+  /**
+   * Names become C++ identifiers, so outside strings and comments a model is ASCII: a letter like
+   * 'ö' gets a message that says so instead of "unexpected 'ö'".
+   */
+  private static java.util.Optional<String> nonAscii(String token) {
+    for (int i = 0; i < token.length(); ) {
+      final int c = token.codePointAt(i);
+      if (c > 0x7e || (c < 0x20 && c != '\n' && c != '\r' && c != '\t')) {
+        final String shown =
+            c == 0xfffd
+                ? "a byte that is not UTF-8"
+                : String.format(
+                    c < 0x20 || c == 0x7f ? "a control character (U+%04X)" : "'%s' (U+%04X)",
+                    c < 0x20 || c == 0x7f ? c : new String(Character.toChars(c)),
+                    c);
+        return java.util.Optional.of(
+            shown
+                + " is not allowed here: names and keywords are ASCII letters, digits and '_'"
+                + " (they become C++ identifiers); other characters belong in strings and"
+                + " comments");
+      }
+      i += Character.charCount(c);
+    }
+    return java.util.Optional.empty();
   }
 
   private static String found(String token) {
@@ -91,7 +140,8 @@ public class KairosSyntaxErrorMessages extends SyntaxErrorMessageProvider {
   }
 
   private static String tokens(String text) {
-    return text.replace("RULE_ID", "a name")
+    return text.replace("RULE_EXPONENT_NUMBER", "a number")
+        .replace("RULE_ID", "a name")
         .replace("RULE_INT", "a number")
         .replace("RULE_STRING", "a quoted string")
         .replace("'<EOF>'", "the end of the file")

@@ -1,7 +1,10 @@
 package dev.kairos.dsl.scoping;
 
+import dev.kairos.dsl.kairos.ConstDecl;
+import dev.kairos.dsl.kairos.EnumDecl;
 import dev.kairos.dsl.kairos.Gate;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
+import dev.kairos.dsl.kairos.NamedTypeRef;
 import dev.kairos.dsl.kairos.Svm;
 import dev.kairos.dsl.kairos.Tmo;
 import org.eclipse.emf.ecore.EObject;
@@ -12,7 +15,8 @@ import org.eclipse.xtext.scoping.Scopes;
 
 /**
  * Names that are resolved inside a TMO rather than globally: a gate's method is a service method of
- * the gate's callee, and a segment use names a segment of the enclosing TMO's ODS.
+ * the gate's callee, and a segment use names a segment of the enclosing TMO's ODS. An enum-valued
+ * constant names a literal of its enum.
  */
 public class KairosScopeProvider extends AbstractKairosScopeProvider {
 
@@ -31,6 +35,18 @@ public class KairosScopeProvider extends AbstractKairosScopeProvider {
         return IScope.NULLSCOPE;
       }
       return Scopes.scopeFor(owner.getOds().getSegments());
+    }
+    if (reference == Literals.ENUM_VALUE__LITERAL) {
+      // `const Mode M = CRUISE;`: the literals of the constant's enum by their simple names, then
+      // every literal by its qualified name (`Mode.CRUISE`, `nav.Mode.CRUISE`).
+      final IScope outer = super.getScope(context, reference);
+      final ConstDecl constant = EcoreUtil2.getContainerOfType(context, ConstDecl.class);
+      if (constant != null
+          && constant.getType() instanceof NamedTypeRef named
+          && named.getType() instanceof EnumDecl enumeration) {
+        return Scopes.scopeFor(enumeration.getLiterals(), outer);
+      }
+      return outer;
     }
     return super.getScope(context, reference);
   }

@@ -30,7 +30,11 @@ public final class IssueCodes {
   public static final String WCET_EXCEEDS_GCT = PREFIX + "wcet-exceeds-gct";
 
   // names
+  public static final String UNRESOLVED_REFERENCE = PREFIX + "unresolved-reference";
   public static final String DUPLICATE_NAME = PREFIX + "duplicate-name";
+  public static final String UNRESOLVED_IMPORT = PREFIX + "unresolved-import";
+  public static final String EMPTY_MODEL = PREFIX + "empty-model";
+  public static final String INVALID_ENCODING = PREFIX + "invalid-encoding";
   public static final String CPP_KEYWORD = PREFIX + "cpp-keyword";
   public static final String RESERVED_NAME = PREFIX + "reserved-name";
 
@@ -49,6 +53,9 @@ public final class IssueCodes {
   public static final String CALLEE_NOT_DEPLOYED = PREFIX + "callee-not-deployed";
   public static final String GATE_DEADLINE_TOO_SHORT = PREFIX + "gate-deadline-too-short";
   public static final String NO_NETWORK_PATH = PREFIX + "no-network-path";
+
+  // real-time multicast channels
+  public static final String CHANNEL_TYPE_MISMATCH = PREFIX + "channel-type-mismatch";
 
   // deployment
   public static final String TMO_DEPLOYED_TWICE = PREFIX + "tmo-deployed-twice";

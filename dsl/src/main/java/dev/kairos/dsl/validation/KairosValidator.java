@@ -13,6 +13,8 @@ import org.eclipse.xtext.validation.ComposedChecks;
       TmoValidator.class,
       PlatformValidator.class,
       NamingValidator.class,
-      DeploymentValidator.class
+      DeploymentValidator.class,
+      PackageValidator.class,
+      ChannelValidator.class
     })
 public class KairosValidator extends AbstractKairosValidator {}

@@ -1,5 +1,6 @@
 package dev.kairos.dsl.validation;
 
+import dev.kairos.dsl.kairos.Channel;
 import dev.kairos.dsl.kairos.Deployment;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.Network;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.resource.Resource;
@@ -20,7 +22,7 @@ import org.eclipse.xtext.util.SimpleAttributeResolver;
  * the whole system again, and a model of thousands of TMOs would validate in quadratic time.
  */
 final class ModelIndex {
-  /** Top-level declarations by name, in the system's order. */
+  /** Top-level declarations by qualified name (`pkg.Name`), in the system's order. */
   final Map<String, List<EObject>> topLevel = new HashMap<>();
 
   /** The first deployment of each TMO, and where it is. */
@@ -33,8 +35,17 @@ final class ModelIndex {
 
   final List<Network> networks = new ArrayList<>();
 
-  /** TMOs by lower-case name: generated file names must differ on any file system. */
+  /**
+   * TMOs by lower-case qualified name: their generated files (in a folder per package) must differ
+   * on any file system, including those that ignore case.
+   */
   final Map<String, List<Tmo>> tmosByFoldedName = new HashMap<>();
+
+  /** Nodes by lower-case simple name: each builds an executable of that name. */
+  final Map<String, List<Node>> nodesByFoldedName = new HashMap<>();
+
+  /** The first declaration of each real-time multicast channel, by name. */
+  final Map<String, Channel> firstChannel = new HashMap<>();
 
   private ModelIndex(List<EObject> roots) {
     for (EObject root : roots) {
@@ -44,13 +55,25 @@ final class ModelIndex {
       for (EObject element : model.getElements()) {
         final String name = SimpleAttributeResolver.NAME_RESOLVER.apply(element);
         if (name != null) {
-          topLevel.computeIfAbsent(name, key -> new ArrayList<>()).add(element);
+          topLevel.computeIfAbsent(qualified(model, name), key -> new ArrayList<>()).add(element);
         }
         if (element instanceof Tmo tmo && tmo.getName() != null) {
           tmosByFoldedName
               .computeIfAbsent(
-                  tmo.getName().toLowerCase(java.util.Locale.ROOT), k -> new ArrayList<>())
+                  qualified(model, tmo.getName()).toLowerCase(Locale.ROOT), k -> new ArrayList<>())
               .add(tmo);
+          if (tmo.getEac() != null) {
+            for (Channel channel : tmo.getEac().getChannels()) {
+              if (channel.getName() != null) {
+                firstChannel.putIfAbsent(channel.getName(), channel);
+              }
+            }
+          }
+        }
+        if (element instanceof Node node && node.getName() != null) {
+          nodesByFoldedName
+              .computeIfAbsent(node.getName().toLowerCase(Locale.ROOT), k -> new ArrayList<>())
+              .add(node);
         }
         if (element instanceof Node node) {
           if (node.getEndpoint() != null) {
@@ -68,6 +91,13 @@ final class ModelIndex {
         }
       }
     }
+  }
+
+  /** `pkg.Name`, or `Name` in a file without a package. */
+  static String qualified(Model model, String name) {
+    return model.getName() == null || model.getName().isEmpty()
+        ? name
+        : model.getName() + "." + name;
   }
 
   /** The index of the system `context` belongs to, built once per validation run. */

@@ -2,14 +2,17 @@ package dev.kairos.dsl.validation;
 
 import dev.kairos.dsl.kairos.Hardware;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
+import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.Network;
 import dev.kairos.dsl.kairos.Node;
 import dev.kairos.dsl.kairos.SystemDecl;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.eclipse.emf.ecore.EReference;
+import org.eclipse.xtext.EcoreUtil2;
 import org.eclipse.xtext.validation.Check;
 
 /** Hardware, nodes, networks and systems: well-formed endpoints and no node listed twice. */
@@ -50,6 +53,40 @@ public class PlatformValidator extends ConcernValidator {
           "node '" + first.getName() + "' already listens on " + endpoint,
           Literals.NODE__ENDPOINT,
           IssueCodes.DUPLICATE_ENDPOINT);
+    }
+  }
+
+  /**
+   * Each node builds an executable named after it, in one build of the system, so node names are
+   * unique across packages and must differ in more than case.
+   */
+  @Check
+  public void checkExecutableName(Node node) {
+    if (node.getName() == null) {
+      return;
+    }
+    final Model model = EcoreUtil2.getContainerOfType(node, Model.class);
+    for (Node other :
+        ModelIndex.of(node, getContext())
+            .nodesByFoldedName
+            .getOrDefault(node.getName().toLowerCase(Locale.ROOT), List.of())) {
+      final Model otherModel = EcoreUtil2.getContainerOfType(other, Model.class);
+      if (other == node
+          || (other.getName().equals(node.getName())
+              && java.util.Objects.equals(model.getName(), otherModel.getName()))) {
+        continue; // the same node, or a duplicate name in one package (reported as such)
+      }
+      error(
+          "nodes '"
+              + ModelIndex.qualified(otherModel, other.getName())
+              + "' and '"
+              + ModelIndex.qualified(model, node.getName())
+              + "' would build the same executable "
+              + node.getName()
+              + "; node names are unique in a system, whatever their package or case",
+          Literals.NODE__NAME,
+          IssueCodes.NAME_COLLISION);
+      return;
     }
   }
 

@@ -5,6 +5,7 @@ import dev.kairos.dsl.kairos.Gate;
 import dev.kairos.dsl.kairos.Interface;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
 import dev.kairos.dsl.kairos.Method;
+import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.Network;
 import dev.kairos.dsl.kairos.Node;
 import dev.kairos.dsl.kairos.Operation;
@@ -106,29 +107,34 @@ public class TmoValidator extends ConcernValidator {
       return;
     }
     final ModelIndex index = ModelIndex.of(tmo, getContext());
+    final Model model = EcoreUtil2.getContainerOfType(tmo, Model.class);
     for (String generated : List.of(tmo.getName() + "Base", tmo.getName() + "Ods")) {
-      if (index.topLevel.containsKey(generated)) {
+      if (model != null && index.topLevel.containsKey(ModelIndex.qualified(model, generated))) {
         error(
             "'" + generated + "' collides with a class generated for TMO '" + tmo.getName() + "'",
             Literals.TMO__NAME,
             IssueCodes.NAME_COLLISION);
       }
     }
+    if (model == null) {
+      return;
+    }
+    final String qualifiedName = ModelIndex.qualified(model, tmo.getName());
     for (Tmo otherTmo :
-        index.tmosByFoldedName.getOrDefault(tmo.getName().toLowerCase(Locale.ROOT), List.of())) {
-      {
-        if (!otherTmo.getName().equals(tmo.getName())) {
-          error(
-              "TMOs '"
-                  + otherTmo.getName()
-                  + "' and '"
-                  + tmo.getName()
-                  + "' would generate the same file names ("
-                  + tmo.getName()
-                  + ".base.hpp)",
-              Literals.TMO__NAME,
-              IssueCodes.NAME_COLLISION);
-        }
+        index.tmosByFoldedName.getOrDefault(qualifiedName.toLowerCase(Locale.ROOT), List.of())) {
+      final Model otherModel = EcoreUtil2.getContainerOfType(otherTmo, Model.class);
+      final String otherName = ModelIndex.qualified(otherModel, otherTmo.getName());
+      if (!otherName.equals(qualifiedName)) {
+        error(
+            "TMOs '"
+                + otherName
+                + "' and '"
+                + qualifiedName
+                + "' differ only in case, so their generated files ("
+                + qualifiedName.replace('.', '/')
+                + ".base.hpp) collide where file names ignore case",
+            Literals.TMO__NAME,
+            IssueCodes.NAME_COLLISION);
       }
     }
   }

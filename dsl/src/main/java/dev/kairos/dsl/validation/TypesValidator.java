@@ -3,6 +3,9 @@ package dev.kairos.dsl.validation;
 import dev.kairos.dsl.kairos.BoolValue;
 import dev.kairos.dsl.kairos.ConstDecl;
 import dev.kairos.dsl.kairos.ConstValue;
+import dev.kairos.dsl.kairos.EnumDecl;
+import dev.kairos.dsl.kairos.EnumLiteral;
+import dev.kairos.dsl.kairos.EnumValue;
 import dev.kairos.dsl.kairos.ExceptionDecl;
 import dev.kairos.dsl.kairos.Field;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
@@ -16,13 +19,17 @@ import dev.kairos.dsl.kairos.Struct;
 import dev.kairos.dsl.kairos.TextValue;
 import dev.kairos.dsl.kairos.TypeRef;
 import dev.kairos.dsl.kairos.Typedef;
+import dev.kairos.dsl.types.Bounds;
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.eclipse.emf.ecore.EObject;
+import org.eclipse.emf.ecore.EStructuralFeature;
 import org.eclipse.xtext.validation.Check;
 
 /**
@@ -33,59 +40,94 @@ public class TypesValidator extends ConcernValidator {
 
   @Check
   public void checkStringBound(StringTypeRef string) {
-    if (!written(string, Literals.STRING_TYPE_REF__BOUND)) {
+    if (!Bounds.written(string, Literals.STRING_TYPE_REF__BOUND, string.getBoundConstant())) {
       error(
           "strings need a bound, e.g. string<32>: generated types never allocate",
           string,
           null,
           IssueCodes.UNBOUNDED_STRING);
-    } else if (string.getBound() <= 0) {
-      error(
-          "a string bound must be at least 1",
-          Literals.STRING_TYPE_REF__BOUND,
-          IssueCodes.INVALID_BOUND);
+      return;
     }
-  }
-
-  /** Whether the text sets a feature (EMF cannot tell an explicit 0 from an absent int). */
-  private static boolean written(EObject object, org.eclipse.emf.ecore.EStructuralFeature feature) {
-    return !org.eclipse.xtext.nodemodel.util.NodeModelUtils.findNodesForFeature(object, feature)
-        .isEmpty();
+    checkBound(
+        Bounds.of(string),
+        string.getBoundConstant(),
+        Literals.STRING_TYPE_REF__BOUND,
+        Literals.STRING_TYPE_REF__BOUND_CONSTANT,
+        "a string bound must be at least 1");
   }
 
   @Check
   public void checkSequenceBound(SequenceTypeRef sequence) {
-    if (sequence.getBound() <= 0) {
-      error(
-          "a sequence bound must be at least 1",
-          Literals.SEQUENCE_TYPE_REF__BOUND,
-          IssueCodes.INVALID_BOUND);
-    }
+    checkBound(
+        Bounds.of(sequence),
+        sequence.getBoundConstant(),
+        Literals.SEQUENCE_TYPE_REF__BOUND,
+        Literals.SEQUENCE_TYPE_REF__BOUND_CONSTANT,
+        "a sequence bound must be at least 1");
   }
 
   @Check
   public void checkFieldArray(Field field) {
-    if (written(field, Literals.FIELD__ARRAY_SIZE) && field.getArraySize() <= 0) {
-      error(
-          "an array needs at least 1 element",
-          Literals.FIELD__ARRAY_SIZE,
-          IssueCodes.INVALID_BOUND);
-    }
+    checkBound(
+        Bounds.arraySize(field),
+        field.getArraySizeConstant(),
+        Literals.FIELD__ARRAY_SIZE,
+        Literals.FIELD__ARRAY_SIZE_CONSTANT,
+        "an array needs at least 1 element");
   }
 
   @Check
   public void checkTypedefArray(Typedef alias) {
-    if (written(alias, Literals.TYPEDEF__ARRAY_SIZE) && alias.getArraySize() <= 0) {
-      error(
-          "an array needs at least 1 element",
-          Literals.TYPEDEF__ARRAY_SIZE,
-          IssueCodes.INVALID_BOUND);
-    }
+    checkBound(
+        Bounds.arraySize(alias),
+        alias.getArraySizeConstant(),
+        Literals.TYPEDEF__ARRAY_SIZE,
+        Literals.TYPEDEF__ARRAY_SIZE_CONSTANT,
+        "an array needs at least 1 element");
     if (contains(alias.getType(), alias)) {
       error(
           "typedef '" + alias.getName() + "' refers to itself",
           Literals.TYPEDEF__NAME,
           IssueCodes.RECURSIVE_TYPE);
+    }
+  }
+
+  /**
+   * A bound or array size is a whole number from 1 up to 2147483647, written as a number or as the
+   * name of an integer constant.
+   */
+  private void checkBound(
+      Optional<BigInteger> value,
+      ConstDecl constant,
+      EStructuralFeature number,
+      EStructuralFeature constantFeature,
+      String tooSmall) {
+    if (constant != null && !constant.eIsProxy() && value.isEmpty()) {
+      if (constant.getType() instanceof PrimitiveTypeRef primitive
+          && Bounds.INTEGER_KINDS.contains(primitive.getKind())) {
+        return; // the constant's own value is wrong, and reported there
+      }
+      error(
+          "'"
+              + constant.getName()
+              + "' is not an integer constant; a bound is a whole number or the name of one",
+          constantFeature,
+          IssueCodes.INVALID_BOUND);
+      return;
+    }
+    if (value.isEmpty()) {
+      return;
+    }
+    final EStructuralFeature at = constant != null ? constantFeature : number;
+    final String named =
+        constant != null ? " (" + constant.getName() + " is " + value.get() + ")" : "";
+    if (value.get().signum() <= 0) {
+      error(tooSmall + named, at, IssueCodes.INVALID_BOUND);
+    } else if (value.get().compareTo(BigInteger.valueOf(Integer.MAX_VALUE)) > 0) {
+      error(
+          "a bound or array size is at most " + Integer.MAX_VALUE + named,
+          at,
+          IssueCodes.INVALID_BOUND);
     }
   }
 
@@ -149,8 +191,8 @@ public class TypesValidator extends ConcernValidator {
   }
 
   private static boolean fits(NumberValue number, PrimitiveKind kind) {
-    if (number.getNumber() == null || number.getNumber().contains(".")) {
-      return false;
+    if (number.getNumber() == null || !number.getNumber().chars().allMatch(Character::isDigit)) {
+      return false; // a fraction or an exponent makes a floating-point literal
     }
     final BigInteger value = new BigInteger((number.isNegative() ? "-" : "") + number.getNumber());
     final int bits =
@@ -169,6 +211,22 @@ public class TypesValidator extends ConcernValidator {
     return value.compareTo(min) >= 0 && value.compareTo(max) <= 0;
   }
 
+  /** Whether a literal lies within the finite range of float or double. */
+  private static boolean fitsFloatingPoint(NumberValue number, PrimitiveKind kind) {
+    if (number.getNumber() == null) {
+      return false;
+    }
+    final BigDecimal value;
+    try {
+      value = new BigDecimal(number.getNumber());
+    } catch (NumberFormatException e) {
+      return false;
+    }
+    final BigDecimal max =
+        new BigDecimal(kind == PrimitiveKind.FLOAT ? Float.MAX_VALUE : Double.MAX_VALUE);
+    return value.compareTo(max) <= 0;
+  }
+
   @Check
   public void checkConstant(ConstDecl constant) {
     final TypeRef type = constant.getType();
@@ -184,7 +242,10 @@ public class TypesValidator extends ConcernValidator {
       if (kind == PrimitiveKind.BOOL) {
         expected = value instanceof BoolValue ? null : "true or false";
       } else if (kind == PrimitiveKind.FLOAT || kind == PrimitiveKind.DOUBLE) {
-        expected = value instanceof NumberValue ? null : "a number";
+        expected =
+            value instanceof NumberValue number && fitsFloatingPoint(number, kind)
+                ? null
+                : "a number within the range of " + kind.getLiteral();
       } else if (kind == PrimitiveKind.CHAR) {
         expected = "a char constant (not supported yet; use uint8)";
       } else {
@@ -193,8 +254,27 @@ public class TypesValidator extends ConcernValidator {
                 ? null
                 : "a whole number that fits " + kind.getLiteral();
       }
+    } else if (type instanceof NamedTypeRef named
+        && named.getType() instanceof EnumDecl enumeration) {
+      final boolean literalOfIt =
+          value instanceof EnumValue enumValue
+              && enumValue.getLiteral() != null
+              && (enumValue.getLiteral().eIsProxy()
+                  || enumValue.getLiteral().eContainer() == enumeration);
+      expected =
+          literalOfIt
+              ? null
+              : "one of the literals of enum "
+                  + enumeration.getName()
+                  + " ("
+                  + String.join(
+                      ", ", enumeration.getLiterals().stream().map(EnumLiteral::getName).toList())
+                  + ")";
+    } else if (type instanceof NamedTypeRef named
+        && (named.getType() == null || named.getType().eIsProxy())) {
+      expected = null; // the unknown type is reported where it is written
     } else {
-      expected = "a primitive or string type (constants of " + "other types are not supported)";
+      expected = "a primitive, string or enum type (constants of other types are not supported)";
     }
     if (expected != null) {
       error(

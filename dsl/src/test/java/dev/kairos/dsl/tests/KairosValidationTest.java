@@ -18,6 +18,9 @@ class KairosValidationTest {
   @Inject private ParseHelper<Model> parser;
   @Inject private ValidationTestHelper validation;
 
+  @Inject
+  private com.google.inject.Provider<org.eclipse.xtext.resource.XtextResourceSet> resourceSets;
+
   private static String spm(String aac, String wcet) {
     return "tmo T {\n  spm s "
         + aac
@@ -156,9 +159,28 @@ class KairosValidationTest {
   }
 
   @Test
-  void duplicateNamesAreReported() throws Exception {
-    final Model model = parser.parse("struct P { double x; }\nstruct P { double y; }\n");
-    validation.assertError(model, Literals.STRUCT, IssueCodes.DUPLICATE_NAME);
+  void duplicateNamesAreReportedInKairosWords() throws Exception {
+    final String text = "package s\nstruct P { double x; }\nstruct P { double y; }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.STRUCT,
+        IssueCodes.DUPLICATE_NAME,
+        text.lastIndexOf("P {"),
+        1,
+        "struct 'P' is declared more than once in package s");
+    final String fields = "struct Q { double x; uint8 x; }\n";
+    validation.assertError(
+        parser.parse(fields),
+        Literals.FIELD,
+        IssueCodes.DUPLICATE_NAME,
+        fields.lastIndexOf("x;"),
+        1,
+        "field 'x' is declared more than once in struct Q");
+    for (org.eclipse.xtext.validation.Issue issue : validation.validate(model)) {
+      org.junit.jupiter.api.Assertions.assertFalse(
+          issue.getMessage().contains("Duplicate"), issue.getMessage());
+    }
   }
 
   @Test
@@ -190,6 +212,124 @@ class KairosValidationTest {
         parser.parse(
             "const int8 OK = -128;\nconst bool B = true;\n"
                 + "const string<8> S = \"x\";\nconst double D = -1.5;\n"));
+  }
+
+  @Test
+  void integerConstantsServeAsBoundsAndArraySizes() throws Exception {
+    validation.assertNoIssues(
+        parser.parse(
+            "const uint32 N = 16;\nconst uint8 LEN = 8;\n"
+                + "struct S { sequence<uint8, N> xs; string<LEN> name; double m[N]; }\n"
+                + "typedef double Row[LEN];\n"));
+    final String zero = "const uint32 NONE = 0;\nstruct S { sequence<uint8, NONE> xs; }\n";
+    validation.assertError(
+        parser.parse(zero),
+        Literals.SEQUENCE_TYPE_REF,
+        IssueCodes.INVALID_BOUND,
+        zero.lastIndexOf("NONE"),
+        4,
+        "a sequence bound must be at least 1 (NONE is 0)");
+    final String real = "const double G = 9.81;\nstruct S { string<G> s; }\n";
+    validation.assertError(
+        parser.parse(real),
+        Literals.STRING_TYPE_REF,
+        IssueCodes.INVALID_BOUND,
+        real.lastIndexOf("G"),
+        1,
+        "'G' is not an integer constant");
+    final String negative = "const int32 M = -2;\nstruct S { double m[M]; }\n";
+    validation.assertError(
+        parser.parse(negative),
+        Literals.FIELD,
+        IssueCodes.INVALID_BOUND,
+        negative.lastIndexOf("M"),
+        1);
+    final String unknown = "struct S { sequence<uint8, MISSING> xs; }\n";
+    validation.assertError(
+        parser.parse(unknown),
+        Literals.SEQUENCE_TYPE_REF,
+        IssueCodes.UNRESOLVED_REFERENCE,
+        unknown.indexOf("MISSING"),
+        7,
+        "unknown constant 'MISSING'");
+  }
+
+  @Test
+  void floatingPointConstantsMayHaveExponents() throws Exception {
+    validation.assertNoErrors(
+        parser.parse(
+            "const double EPS = 1.5e-3;\nconst double BIG = 2E+10;\nconst float F = -1e3;\n"));
+    final String huge = "const float F = 1e39;\n";
+    assertErrorAt(huge, Literals.CONST_DECL, IssueCodes.CONST_TYPE_MISMATCH, "1e39");
+    final String integer = "const uint32 N = 1e3;\n";
+    assertErrorAt(integer, Literals.CONST_DECL, IssueCodes.CONST_TYPE_MISMATCH, "1e3");
+  }
+
+  @Test
+  void enumValuedConstants() throws Exception {
+    validation.assertNoIssues(
+        parser.parse(
+            "package p\nenum Mode { CRUISE, COMBAT }\nconst Mode M = CRUISE;\n"
+                + "const Mode N = Mode.COMBAT;\nconst Mode O = p.Mode.CRUISE;\n"));
+    final String other = "enum Mode { CRUISE }\nenum Alarm { LOUD }\nconst Mode M = Alarm.LOUD;\n";
+    assertErrorAt(other, Literals.CONST_DECL, IssueCodes.CONST_TYPE_MISMATCH, "Alarm.LOUD");
+    final String missing = "enum Mode { CRUISE }\nconst Mode M = HOVER;\n";
+    validation.assertError(
+        parser.parse(missing),
+        Literals.ENUM_VALUE,
+        IssueCodes.UNRESOLVED_REFERENCE,
+        missing.indexOf("HOVER"),
+        5,
+        "enum Mode has no literal 'HOVER'");
+    final String number = "enum Mode { CRUISE }\nconst Mode M = 1;\n";
+    validation.assertError(
+        parser.parse(number),
+        Literals.CONST_DECL,
+        IssueCodes.CONST_TYPE_MISMATCH,
+        number.indexOf("1;"),
+        1,
+        "needs one of the literals of enum Mode (CRUISE)");
+  }
+
+  @Test
+  void aChannelCarriesOnePayloadTypeEverywhere() throws Exception {
+    final String text =
+        "struct NavState { double lat; }\nstruct Reading { double v; }\n"
+            + "typedef NavState Nav;\n"
+            + "tmo A { eac { channel track : rmmc<NavState>; channel raw : rmmc<string<8>>; } }\n"
+            + "tmo B { eac { channel track : rmmc<Nav>; channel raw : rmmc<string<8>>; } }\n"
+            + "tmo C { eac { channel track : rmmc<Reading>; channel raw : rmmc<string<9>>; } }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.CHANNEL,
+        IssueCodes.CHANNEL_TYPE_MISMATCH,
+        text.indexOf("Reading>"),
+        "Reading".length(),
+        "channel 'track' carries Reading here but NavState in TMO A");
+    validation.assertError(
+        model,
+        Literals.CHANNEL,
+        IssueCodes.CHANNEL_TYPE_MISMATCH,
+        text.indexOf("string<9>"),
+        "string<9>".length());
+    final long mismatches =
+        validation.validate(model).stream()
+            .filter(i -> IssueCodes.CHANNEL_TYPE_MISMATCH.equals(i.getCode()))
+            .count();
+    org.junit.jupiter.api.Assertions.assertEquals(2, mismatches);
+  }
+
+  @Test
+  void nonAsciiLettersGetAMessageThatSaysSo() throws Exception {
+    final Model model = parser.parse("struct P\u00f6int { double x; }\n");
+    final String message = model.eResource().getErrors().get(0).getMessage();
+    org.junit.jupiter.api.Assertions.assertTrue(
+        message.startsWith("'\u00f6' (U+00F6) is not allowed here: names and keywords are ASCII"),
+        message);
+    // In strings and comments any character is fine.
+    validation.assertNoErrors(
+        parser.parse("// Gr\u00fc\u00dfe\nconst string<16> S = \"gr\u00fc\u00dfe\";\n"));
   }
 
   @Test
@@ -310,9 +450,61 @@ class KairosValidationTest {
     validation.assertError(
         parser.parse(text),
         Literals.DEPLOYMENT,
-        org.eclipse.xtext.diagnostics.Diagnostic.LINKING_DIAGNOSTIC,
+        IssueCodes.UNRESOLVED_REFERENCE,
         text.indexOf("Missing"),
-        "Missing".length());
+        "Missing".length(),
+        "unknown TMO 'Missing'");
+  }
+
+  @Test
+  void unresolvedNamesSayWhatIsMissingInKairosWords() throws Exception {
+    final String type = "struct L { xs p; }\n";
+    validation.assertError(
+        parser.parse(type),
+        Literals.NAMED_TYPE_REF,
+        IssueCodes.UNRESOLVED_REFERENCE,
+        type.indexOf("xs"),
+        2,
+        "unknown type 'xs'");
+    final String method =
+        "tmo Server { svm get gct 1 ms wcet 1 ms; }\n"
+            + "tmo Client { eac { gate g -> Server.gett deadline 5 ms; } }\n";
+    validation.assertError(
+        parser.parse(method),
+        Literals.GATE,
+        IssueCodes.UNRESOLVED_REFERENCE,
+        method.indexOf("gett"),
+        4,
+        "TMO 'Server' has no svm 'gett'");
+    final String segment = "tmo T { svm s gct 1 ms wcet 1 ms uses state read; }\n";
+    validation.assertError(
+        parser.parse(segment),
+        Literals.SEGMENT_USE,
+        IssueCodes.UNRESOLVED_REFERENCE,
+        segment.indexOf("state"),
+        5,
+        "TMO 'T' has no segment 'state'");
+    // An unknown callee is one problem, not two.
+    final String callee = "tmo Client { eac { gate g -> Nobody.get deadline 5 ms; } }\n";
+    final var issues = validation.validate(parser.parse(callee));
+    org.junit.jupiter.api.Assertions.assertEquals(1, issues.size(), issues.toString());
+    org.junit.jupiter.api.Assertions.assertTrue(
+        issues.get(0).getMessage().equals("unknown TMO 'Nobody'"), issues.toString());
+  }
+
+  @Test
+  void anUnresolvedNameDeclaredInAnotherPackageSaysHowToReachIt() throws Exception {
+    final var resources = resourceSets.get();
+    parser.parse("package geo\nstruct Point { double lat; }\n", resources);
+    final String text = "package nav\nstruct Leg { Point from; }\ntmo Point { }\n";
+    final Model nav = parser.parse(text, resources);
+    validation.assertError(
+        nav,
+        Literals.NAMED_TYPE_REF,
+        IssueCodes.UNRESOLVED_REFERENCE,
+        text.indexOf("Point from"),
+        "Point".length(),
+        "unknown type 'Point'; package geo declares one: write geo.Point or import geo.*");
   }
 
   @Test
