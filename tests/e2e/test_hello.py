@@ -1,6 +1,7 @@
 """examples/hello end to end: check, generate, build with CMake + Ninja, run on Linux, assert."""
 
 import filecmp
+import shutil
 
 from conftest import (
     ROOT,
@@ -31,7 +32,7 @@ def test_hello_runs_its_spm_every_period_inside_its_windows(workdir):
 
     generated = kairos("generate", example / "hello.tmo", "-o", out)
     assert generated.returncode == 0, generated.stderr
-    for name in ["types.hpp", "Greeter.base.hpp", "board.schedule.hpp", "board.main.cpp",
+    for name in ["types.hpp", "hello/Greeter.base.hpp", "board.schedule.hpp", "board.main.cpp",
                  "CMakeLists.txt"]:
         assert (out / name).is_file(), f"{name} was not generated"
 
@@ -76,7 +77,7 @@ def test_generated_code_is_formatted_and_deterministic(workdir):
     assert again.returncode == 0
     assert "wrote" not in again.stdout, "an unchanged model must not rewrite any file"
 
-    cpp = sorted(p for p in first.iterdir() if p.suffix in (".hpp", ".cpp"))
+    cpp = sorted(p for p in first.rglob("*") if p.suffix in (".hpp", ".cpp"))
     assert cpp, "no C++ generated"
     assert clang_format_problems(cpp) == ""
     for path in cpp:
@@ -87,7 +88,7 @@ def test_generated_code_is_formatted_and_deterministic(workdir):
 
 def test_generation_never_overwrites_hand_written_code(workdir):
     example = copy_example("hello", workdir)
-    body = example / "src" / "Greeter.cpp"
+    body = example / "src" / "hello" / "Greeter.cpp"
     edited = body.read_text() + "\n// a line only the user wrote\n"
     body.write_text(edited)
 
@@ -99,13 +100,12 @@ def test_generation_never_overwrites_hand_written_code(workdir):
 
 def test_starter_files_for_a_new_tmo_compile(workdir):
     example = copy_example("hello", workdir)
-    for user_file in (example / "src").iterdir():
-        user_file.unlink()
+    shutil.rmtree(example / "src")
     out = workdir / "out"
     result = kairos("generate", example / "hello.tmo", "-o", out)
     assert result.returncode == 0, result.stderr
-    assert (example / "src" / "Greeter.hpp").is_file()
-    assert (example / "src" / "Greeter.cpp").is_file()
+    assert (example / "src" / "hello" / "Greeter.hpp").is_file()
+    assert (example / "src" / "hello" / "Greeter.cpp").is_file()
 
     build_node_project(out, workdir / "build")
     node = run([workdir / "build" / "board", "--duration", "300ms", "--quiet"], timeout=60)

@@ -4,7 +4,7 @@
 #include <kairos/node.hpp>
 
 #include "board.schedule.hpp"
-#include "Greeter.hpp"
+#include "hello/Greeter.hpp"
 
 namespace {
 

@@ -52,7 +52,7 @@ public final class EndToEndAnalysis {
       SystemModel system, List<NodeReport> nodes, Node callerNode, Deployment caller, Gate gate) {
     for (NodeReport calleeReport : nodes) {
       for (Deployment callee : calleeReport.node().deployments()) {
-        if (!callee.tmo().name().equals(gate.calleeTmo())) {
+        if (!qualifiedName(callee.tmo()).equals(gate.calleeTmo())) {
           continue;
         }
         final Svm svm =
@@ -99,6 +99,12 @@ public final class EndToEndAnalysis {
         -1,
         false,
         gate.source());
+  }
+
+  private static String qualifiedName(dev.kairos.generator.ir.Tmos.TmoClass tmo) {
+    return tmo.namespace().isEmpty()
+        ? tmo.name()
+        : String.join(".", tmo.namespace()) + "." + tmo.name();
   }
 
   /** 2 x (latency + jitter) of the first network connecting both nodes; 0 on one node. */

@@ -16,7 +16,7 @@ import java.util.Set;
  * directory so the file holds no machine-specific path.
  */
 final class CMakeEmitter {
-  static final String FILE = "CMakeLists.txt";
+  static final String FILE = FileLayout.CMAKE;
 
   private CMakeEmitter() {}
 
@@ -33,7 +33,7 @@ final class CMakeEmitter {
         "set(KAIROS_IMPL_DIR \"$${CMAKE_CURRENT_SOURCE_DIR}/$dir$\" CACHE PATH",
         "dir",
         implDirFromOutput);
-    w.line("    \"Directory of the hand-written method bodies (<Tmo>.hpp, <Tmo>.cpp)\")");
+    w.line("    \"Directory of the hand-written method bodies (<package>/<Tmo>.hpp and .cpp)\")");
     for (Node node : system.nodes()) {
       w.blank();
       w.line(

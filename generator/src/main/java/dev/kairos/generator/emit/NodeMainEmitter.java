@@ -16,7 +16,7 @@ final class NodeMainEmitter {
   private NodeMainEmitter() {}
 
   static String fileName(Node node) {
-    return node.name() + ".main.cpp";
+    return FileLayout.nodeMain(node);
   }
 
   static GeneratedFile emit(Node node) {

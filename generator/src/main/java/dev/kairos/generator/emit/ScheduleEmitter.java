@@ -20,7 +20,7 @@ final class ScheduleEmitter {
   private ScheduleEmitter() {}
 
   static String fileName(Node node) {
-    return node.name() + ".schedule.hpp";
+    return FileLayout.schedule(node);
   }
 
   static String namespace(Node node) {

@@ -18,7 +18,7 @@ final class ServantEmitter {
   private ServantEmitter() {}
 
   static String fileName(TmoClass tmo) {
-    return tmo.name() + ".base.hpp";
+    return FileLayout.servantBase(tmo);
   }
 
   static String baseClass(TmoClass tmo) {

@@ -15,7 +15,7 @@ import java.util.List;
  * fixed-capacity containers, so no generated type ever allocates.
  */
 final class TypesEmitter {
-  static final String FILE = "types.hpp";
+  static final String FILE = FileLayout.TYPES;
 
   private TypesEmitter() {}
 

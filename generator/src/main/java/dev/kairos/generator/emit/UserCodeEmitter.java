@@ -14,11 +14,11 @@ final class UserCodeEmitter {
   private UserCodeEmitter() {}
 
   static String headerName(TmoClass tmo) {
-    return tmo.name() + ".hpp";
+    return FileLayout.userHeader(tmo);
   }
 
   static String sourceName(TmoClass tmo) {
-    return tmo.name() + ".cpp";
+    return FileLayout.userSource(tmo);
   }
 
   static List<GeneratedFile> emit(TmoClass tmo) {

@@ -63,6 +63,7 @@ public final class Tmos {
       Optional<Operation> signature,
       SourceRef source) {}
 
+  /** A remote call path; calleeTmo is qualified by its package (`avionics.SensorTMO`). */
   public record Gate(
       String name,
       String calleeTmo,

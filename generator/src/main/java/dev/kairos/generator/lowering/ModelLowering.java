@@ -7,6 +7,7 @@ import dev.kairos.dsl.kairos.ConstValue;
 import dev.kairos.dsl.kairos.Duration;
 import dev.kairos.dsl.kairos.EnumDecl;
 import dev.kairos.dsl.kairos.EnumLiteral;
+import dev.kairos.dsl.kairos.EnumValue;
 import dev.kairos.dsl.kairos.ExceptionDecl;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.NamedTypeRef;
@@ -21,6 +22,7 @@ import dev.kairos.dsl.kairos.Struct;
 import dev.kairos.dsl.kairos.TextValue;
 import dev.kairos.dsl.kairos.TimePoint;
 import dev.kairos.dsl.kairos.Typedef;
+import dev.kairos.dsl.types.Bounds;
 import dev.kairos.dsl.units.Quantities;
 import dev.kairos.dsl.units.Quantities.QuantityException;
 import dev.kairos.generator.ir.Platform;
@@ -100,7 +102,12 @@ public final class ModelLowering {
         } else if (element instanceof Typedef alias) {
           final TypeUse type = typeUse(alias.getType());
           dependencies.put(
-              new Types.Alias(namespace, alias.getName(), type, alias.getArraySize(), at(alias)),
+              new Types.Alias(
+                  namespace,
+                  alias.getName(),
+                  type,
+                  Bounds.intValue(Bounds.arraySize(alias)),
+                  at(alias)),
               namedUses(List.of(type)));
         } else if (element instanceof ConstDecl constant) {
           constants.add(
@@ -158,7 +165,10 @@ public final class ModelLowering {
 
   private List<Types.Field> fields(List<dev.kairos.dsl.kairos.Field> fields) {
     return fields.stream()
-        .map(f -> new Types.Field(f.getName(), typeUse(f.getType()), f.getArraySize(), at(f)))
+        .map(
+            f ->
+                new Types.Field(
+                    f.getName(), typeUse(f.getType()), Bounds.intValue(Bounds.arraySize(f)), at(f)))
         .toList();
   }
 
@@ -181,10 +191,11 @@ public final class ModelLowering {
       return new TypeUse.Primitive(TypeUse.PrimitiveKind.valueOf(primitive.getKind().name()));
     }
     if (ref instanceof StringTypeRef string) {
-      return new TypeUse.BoundedString(string.getBound());
+      return new TypeUse.BoundedString(Bounds.intValue(Bounds.of(string)));
     }
     if (ref instanceof SequenceTypeRef sequence) {
-      return new TypeUse.Sequence(typeUse(sequence.getElementType()), sequence.getBound());
+      return new TypeUse.Sequence(
+          typeUse(sequence.getElementType()), Bounds.intValue(Bounds.of(sequence)));
     }
     if (ref instanceof NamedTypeRef named) {
       final EObject declaration = named.getType();
@@ -205,6 +216,17 @@ public final class ModelLowering {
     }
     if (value instanceof BoolValue bool) {
       return bool.isValue() ? "true" : "false";
+    }
+    if (value instanceof EnumValue enumValue) {
+      final EnumLiteral literal = enumValue.getLiteral();
+      final EnumDecl enumeration = (EnumDecl) literal.eContainer();
+      final Model owner = EcoreUtil2.getContainerOfType(enumeration, Model.class);
+      final List<String> namespace = namespaceOf(owner);
+      return (namespace.isEmpty() ? "" : "::" + String.join("::", namespace))
+          + "::"
+          + enumeration.getName()
+          + "::"
+          + literal.getName();
     }
     throw new IllegalStateException("unknown constant value " + value);
   }
@@ -288,7 +310,9 @@ public final class ModelLowering {
         gates.add(
             new Tmos.Gate(
                 gate.getName(),
-                gate.getCallee().getName(),
+                qualified(
+                    namespaceOf(EcoreUtil2.getContainerOfType(gate.getCallee(), Model.class)),
+                    gate.getCallee().getName()),
                 gate.getMethod().getName(),
                 gate.isNonBlocking(),
                 nanos(gate.getDeadline()),

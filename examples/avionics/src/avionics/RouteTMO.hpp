@@ -1,10 +1,10 @@
-// RouteTMO.hpp — method bodies of TMO RouteTMO (avionics.tmo).
+// avionics/RouteTMO.hpp — method bodies of TMO RouteTMO (avionics.tmo).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "RouteTMO.base.hpp"
+#include "avionics/RouteTMO.base.hpp"
 
 namespace avionics {
 

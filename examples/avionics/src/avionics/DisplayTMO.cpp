@@ -1,5 +1,5 @@
-// DisplayTMO.cpp — method bodies of TMO DisplayTMO (avionics.tmo).
-#include "DisplayTMO.hpp"
+// avionics/DisplayTMO.cpp — method bodies of TMO DisplayTMO (avionics.tmo).
+#include "avionics/DisplayTMO.hpp"
 
 namespace avionics {
 

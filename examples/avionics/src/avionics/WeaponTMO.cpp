@@ -1,5 +1,5 @@
-// WeaponTMO.cpp — method bodies of TMO WeaponTMO (avionics.tmo).
-#include "WeaponTMO.hpp"
+// avionics/WeaponTMO.cpp — method bodies of TMO WeaponTMO (avionics.tmo).
+#include "avionics/WeaponTMO.hpp"
 
 namespace avionics {
 

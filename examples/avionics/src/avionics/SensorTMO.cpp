@@ -1,5 +1,5 @@
-// SensorTMO.cpp — method bodies of TMO SensorTMO (avionics.tmo).
-#include "SensorTMO.hpp"
+// avionics/SensorTMO.cpp — method bodies of TMO SensorTMO (avionics.tmo).
+#include "avionics/SensorTMO.hpp"
 
 #include <kairos/kal/clock.hpp>
 

@@ -1,5 +1,5 @@
-// NavigationTMO.cpp — method bodies of TMO NavigationTMO (avionics.tmo).
-#include "NavigationTMO.hpp"
+// avionics/NavigationTMO.cpp — method bodies of TMO NavigationTMO (avionics.tmo).
+#include "avionics/NavigationTMO.hpp"
 
 namespace avionics {
 

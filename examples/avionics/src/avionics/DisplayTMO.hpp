@@ -1,9 +1,9 @@
-// DisplayTMO.hpp — method bodies of TMO DisplayTMO (avionics.tmo).
+// avionics/DisplayTMO.hpp — method bodies of TMO DisplayTMO (avionics.tmo).
 #pragma once
 
 #include <cstdint>
 
-#include "DisplayTMO.base.hpp"
+#include "avionics/DisplayTMO.base.hpp"
 
 namespace avionics {
 

@@ -1,7 +1,7 @@
-// NavigationTMO.hpp — method bodies of TMO NavigationTMO (avionics.tmo).
+// avionics/NavigationTMO.hpp — method bodies of TMO NavigationTMO (avionics.tmo).
 #pragma once
 
-#include "NavigationTMO.base.hpp"
+#include "avionics/NavigationTMO.base.hpp"
 
 namespace avionics {
 

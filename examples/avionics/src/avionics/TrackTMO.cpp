@@ -1,5 +1,5 @@
-// TrackTMO.cpp — method bodies of TMO TrackTMO (avionics.tmo).
-#include "TrackTMO.hpp"
+// avionics/TrackTMO.cpp — method bodies of TMO TrackTMO (avionics.tmo).
+#include "avionics/TrackTMO.hpp"
 
 #include <algorithm>
 

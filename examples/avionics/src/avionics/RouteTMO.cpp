@@ -1,5 +1,5 @@
-// RouteTMO.cpp — method bodies of TMO RouteTMO (avionics.tmo).
-#include "RouteTMO.hpp"
+// avionics/RouteTMO.cpp — method bodies of TMO RouteTMO (avionics.tmo).
+#include "avionics/RouteTMO.hpp"
 
 namespace avionics {
 

@@ -1,5 +1,5 @@
-// Greeter.cpp — method bodies of TMO Greeter (hello.tmo).
-#include "Greeter.hpp"
+// hello/Greeter.cpp — method bodies of TMO Greeter (hello.tmo).
+#include "hello/Greeter.hpp"
 
 namespace hello {
 

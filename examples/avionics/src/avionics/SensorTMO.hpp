@@ -1,9 +1,9 @@
-// SensorTMO.hpp — method bodies of TMO SensorTMO (avionics.tmo).
+// avionics/SensorTMO.hpp — method bodies of TMO SensorTMO (avionics.tmo).
 #pragma once
 
 #include <cstdint>
 
-#include "SensorTMO.base.hpp"
+#include "avionics/SensorTMO.base.hpp"
 
 namespace avionics {
 

@@ -1,9 +1,9 @@
-// Greeter.hpp — method bodies of TMO Greeter (hello.tmo).
+// hello/Greeter.hpp — method bodies of TMO Greeter (hello.tmo).
 #pragma once
 
 #include <cstdint>
 
-#include "Greeter.base.hpp"
+#include "hello/Greeter.base.hpp"
 
 namespace hello {
 

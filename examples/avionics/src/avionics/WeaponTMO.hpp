@@ -1,9 +1,9 @@
-// WeaponTMO.hpp — method bodies of TMO WeaponTMO (avionics.tmo).
+// avionics/WeaponTMO.hpp — method bodies of TMO WeaponTMO (avionics.tmo).
 #pragma once
 
 #include <cstdint>
 
-#include "WeaponTMO.base.hpp"
+#include "avionics/WeaponTMO.base.hpp"
 
 namespace avionics {
 

@@ -1,7 +1,7 @@
-// TrackTMO.hpp — method bodies of TMO TrackTMO (avionics.tmo).
+// avionics/TrackTMO.hpp — method bodies of TMO TrackTMO (avionics.tmo).
 #pragma once
 
-#include "TrackTMO.base.hpp"
+#include "avionics/TrackTMO.base.hpp"
 
 namespace avionics {
 

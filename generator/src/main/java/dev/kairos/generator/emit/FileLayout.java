@@ -1,0 +1,51 @@
+package dev.kairos.generator.emit;
+
+import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.Tmos.TmoClass;
+import java.util.List;
+
+/**
+ * Where every generated file goes, decided here and nowhere else. Paths are relative to their root
+ * (the output directory, or the directory of hand-written code) and use forward slashes; they are
+ * also how the files include each other, since both roots are include directories.
+ *
+ * <p>What a package declares lands in a folder named after the package (`avionics/`, `a/b/` for
+ * `a.b`), so equal names in different packages never share a file; a file without a package puts
+ * them at the top. Nodes are the system's executables: their names are unique in the system, so
+ * their files sit at the top, next to `types.hpp` and `CMakeLists.txt`.
+ */
+public final class FileLayout {
+  private FileLayout() {}
+
+  public static final String TYPES = "types.hpp";
+  public static final String CMAKE = "CMakeLists.txt";
+
+  /** The folder of a package, with a trailing slash; empty without a package. */
+  static String folder(List<String> namespace) {
+    return namespace.isEmpty() ? "" : String.join("/", namespace) + "/";
+  }
+
+  /** The servant base class of a TMO: {@code <package>/<Tmo>.base.hpp}. */
+  public static String servantBase(TmoClass tmo) {
+    return folder(tmo.namespace()) + tmo.name() + ".base.hpp";
+  }
+
+  /**
+   * The hand-written class of a TMO: {@code <package>/<Tmo>.hpp}, below the implementation root.
+   */
+  public static String userHeader(TmoClass tmo) {
+    return folder(tmo.namespace()) + tmo.name() + ".hpp";
+  }
+
+  public static String userSource(TmoClass tmo) {
+    return folder(tmo.namespace()) + tmo.name() + ".cpp";
+  }
+
+  public static String schedule(Node node) {
+    return node.name() + ".schedule.hpp";
+  }
+
+  public static String nodeMain(Node node) {
+    return node.name() + ".main.cpp";
+  }
+}
