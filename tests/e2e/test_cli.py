@@ -175,3 +175,38 @@ def test_check_reports_end_to_end_deadlines_of_remote_calls(workdir):
     gates = {g["gate"]: g for g in json.loads(failed.stdout)["gates"]}
     assert gates["nav.sensors"]["schedulable"] is False
     assert gates["tracker.navigation"]["schedulable"] is True
+
+
+def worker_model(package, node):
+    return (
+        f"package {package}\n"
+        "tmo Worker { spm run for t = from 0 s to forever every 10 ms"
+        " start-during (t, t + 1 ms) finish-by t + 10 ms wcet 1 ms; }\n"
+        f"node {node} {{ os sim deploy Worker as worker }}\n"
+    )
+
+
+def test_equal_names_in_two_packages_generate_two_files(workdir):
+    a = write(workdir / "geo.tmo", worker_model("geo", "a"))
+    b = write(workdir / "nav.tmo", worker_model("nav", "b"))
+    result = kairos("generate", a, b, "-o", workdir / "out", cwd=workdir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (workdir / "out" / "geo" / "Worker.base.hpp").is_file()
+    assert (workdir / "out" / "nav" / "Worker.base.hpp").is_file()
+    written = [line.split()[-1] for line in result.stdout.splitlines()]
+    assert len(written) == len(set(written)), "a file was written twice:\n" + result.stdout
+
+
+def test_bad_inputs_say_what_is_wrong(workdir):
+    model = write(workdir / "ok.tmo", worker_model("p", "n"))
+    taken = write(workdir / "taken", "a file")
+    result = kairos("generate", model, "-o", taken, cwd=workdir)
+    assert result.returncode == 2 and "exists and is not a directory" in result.stderr
+    (workdir / "dir.tmo").mkdir()
+    result = kairos("validate", "dir.tmo", cwd=workdir)
+    assert result.returncode == 2 and "dir.tmo is a directory" in result.stderr
+    (workdir / "blob.tmo").write_bytes(b"\x7fELF\x00\x00\x01")
+    result = kairos("validate", "blob.tmo", cwd=workdir)
+    assert result.returncode == 1 and "blob.tmo:1:5: error: this is not a text file" in result.stdout
+    for result in (kairos("validate", "dir.tmo", cwd=workdir), kairos("validate", "blob.tmo", cwd=workdir)):
+        assert "Exception" not in result.stderr

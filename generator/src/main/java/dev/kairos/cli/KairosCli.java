@@ -1,5 +1,6 @@
 package dev.kairos.cli;
 
+import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.emit.CheckReports;
@@ -110,6 +111,15 @@ public final class KairosCli implements Callable<Integer> {
     @Spec CommandLine.Model.CommandSpec spec;
 
     @Option(
+        names = "--max-diagnostics",
+        paramLabel = "N",
+        defaultValue = "50",
+        description =
+            "print at most N diagnostics, then how many more there are (default: ${DEFAULT-VALUE};"
+                + " JSON and JUnit reports always hold all of them)")
+    int maxDiagnostics;
+
+    @Option(
         names = "--timings",
         description = "print how long each phase took (load and validate, lower, analyse, emit)")
     boolean timings;
@@ -163,13 +173,18 @@ public final class KairosCli implements Callable<Integer> {
             new ModelLoader.Loaded(
                 loaded.models(),
                 loaded.diagnostics().stream()
-                    .filter(d -> d.code().equals("kairos.syntax"))
+                    .filter(
+                        d ->
+                            d.code().equals("kairos.syntax")
+                                || d.code().equals(IssueCodes.INVALID_ENCODING))
                     .toList(),
                 loaded.portableNames());
       }
-      final PrintWriter sink = diagnosticsToErr ? err() : out();
-      loaded.diagnostics().forEach(sink::println);
-      sink.flush();
+      if (maxDiagnostics < 0) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--max-diagnostics must be 0 or more, not " + maxDiagnostics);
+      }
+      printDiagnostics(loaded.diagnostics(), diagnosticsToErr ? err() : out());
       if (loaded.hasErrors()) {
         final long errors =
             loaded.diagnostics().stream()
@@ -181,6 +196,28 @@ public final class KairosCli implements Callable<Integer> {
       }
       exit[0] = OK;
       return Optional.of(loaded);
+    }
+
+    /** The first --max-diagnostics of them, then one line with how many more and the totals. */
+    private void printDiagnostics(List<Diagnostic> diagnostics, PrintWriter sink) {
+      diagnostics.stream().limit(maxDiagnostics).forEach(sink::println);
+      final int more = diagnostics.size() - maxDiagnostics;
+      if (more > 0) {
+        final long errors =
+            diagnostics.stream().filter(d -> d.severity() == Diagnostic.Severity.ERROR).count();
+        final long warnings =
+            diagnostics.stream().filter(d -> d.severity() == Diagnostic.Severity.WARNING).count();
+        sink.println(
+            "... and "
+                + more
+                + " more ("
+                + errors
+                + (errors == 1 ? " error, " : " errors, ")
+                + warnings
+                + (warnings == 1 ? " warning" : " warnings")
+                + " in total; see --max-diagnostics)");
+      }
+      sink.flush();
     }
 
     SystemModel lower(ModelLoader.Loaded loaded) {
@@ -394,6 +431,17 @@ public final class KairosCli implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+      for (Path directory : impl == null ? List.of(output) : List.of(output, impl)) {
+        if (Files.exists(directory) && !Files.isDirectory(directory)) {
+          err()
+              .println(
+                  "kairos: error: "
+                      + (directory == output ? "-o " : "--impl ")
+                      + directory
+                      + ": exists and is not a directory");
+          return USAGE;
+        }
+      }
       final int[] exit = {OK};
       final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, false);
       if (loaded.isEmpty() || exit[0] != OK) {
@@ -428,9 +476,26 @@ public final class KairosCli implements Callable<Integer> {
       if (formatter.isEmpty()) {
         err().println("kairos: warning: clang-format not found; generated C++ is left unformatted");
       }
+      final List<String> clashes =
+          OutputWriter.clashes(
+              List.of(
+                  new OutputWriter.Root(outputDir, generated.generated()),
+                  new OutputWriter.Root(implDir, generated.userStarters())));
+      if (!clashes.isEmpty()) {
+        clashes.forEach(clash -> err().println("kairos: error: " + clash));
+        err().println("kairos: nothing generated");
+        return MODEL_ERRORS;
+      }
+      final List<GeneratedFile> files = format(generated.generated(), formatter);
+      final List<GeneratedFile> starters = format(generated.userStarters(), formatter);
       final List<OutputWriter.Written> written = new ArrayList<>();
-      written.addAll(OutputWriter.write(outputDir, format(generated.generated(), formatter)));
-      written.addAll(OutputWriter.write(implDir, format(generated.userStarters(), formatter)));
+      try {
+        written.addAll(OutputWriter.write(outputDir, files));
+        written.addAll(OutputWriter.write(implDir, starters));
+      } catch (IOException e) {
+        err().println("kairos: error: cannot write the generated files: " + reason(e));
+        return USAGE;
+      }
       final Path workingDirectory = Path.of("").toAbsolutePath();
       for (OutputWriter.Written file : written) {
         final Path shown =
