@@ -6,8 +6,9 @@
 // Input (a file, or standard input), one set per line; `#` starts a comment line:
 //   <name> <rms|edf|mlf|muf|rms+mlf> <task> ...
 // where each task is one of
-//   <period_ns>:<wcet_ns>:<deadline_ns>:<band>
-//       an SpM released at 0, then every period; its start window is (t, t + deadline)
+//   <period_ns>:<wcet_ns>:<deadline_ns>:<band>[:<soft>:<importance>]
+//       an SpM released at 0, then every period; its start window is (t, t + deadline); hard
+//       unless <soft> is 1; <importance> breaks MUF ties
 //   spm:<period_ns>:<wcet_ns>:<open_ns>:<close_ns>:<deadline_ns>:<band>:<segments>
 //       an SpM with start window (t + open, t + close), using the segments of mask <segments>
 //   seg:<ceiling>
@@ -60,6 +61,8 @@ struct Task {
   std::int64_t deadline_ns = 0;
   int band = 0;
   std::uint64_t segments = 0;
+  kairos::Criticality criticality = kairos::Criticality::kHard;
+  std::uint8_t importance = 0;
 };
 
 struct Service {
@@ -157,10 +160,17 @@ bool parse_task(const std::string& word, Task& task) {
     task = Task{
         f[0], f[1], f[2], f[3], f[4], static_cast<int>(f[5]), static_cast<std::uint64_t>(f[6])};
   } else {
-    if (!parse_fields(word, 4, f)) {
+    if (!parse_fields(word, 4, f) && !parse_fields(word, 6, f)) {
       return false;
     }
     task = Task{f[0], f[1], 0, f[2], f[2], static_cast<int>(f[3]), 0};
+    if (f.size() == 6) {
+      if ((f[4] != 0 && f[4] != 1) || f[5] < 0 || f[5] > 255) {
+        return false;
+      }
+      task.criticality = f[4] == 1 ? kairos::Criticality::kSoft : kairos::Criticality::kHard;
+      task.importance = static_cast<std::uint8_t>(f[5]);
+    }
   }
   return task.period_ns > 0 && task.wcet_ns > 0 && task.open_ns >= 0 &&
          task.open_ns <= task.close_ns && task.close_ns <= task.deadline_ns &&
@@ -352,11 +362,11 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
     const Task& task = set.tasks[i];
     watches[i].deadline = Duration{task.deadline_ns};
     names.push_back("t" + std::to_string(i));
-    entries.push_back(kairos::SpmEntry{set.name, names.back(), "taskset", Duration::zero(),
-                                       kairos::kForever, Duration{task.period_ns},
-                                       Duration{task.open_ns}, Duration{task.close_ns},
-                                       watches[i].deadline, Duration{task.wcet_ns},
-                                       kairos::Criticality::kHard, task.band, 0, task.segments});
+    entries.push_back(
+        kairos::SpmEntry{set.name, names.back(), "taskset", Duration::zero(), kairos::kForever,
+                         Duration{task.period_ns}, Duration{task.open_ns}, Duration{task.close_ns},
+                         watches[i].deadline, Duration{task.wcet_ns}, task.criticality, task.band,
+                         task.importance, task.segments});
     if (engine->add_spm(entries.back(), &watches[i], &no_work, &check_report) !=
         kairos::kal::Status::kOk) {
       std::fprintf(stderr, "%s: the engine refused task %zu\n", set.name.c_str(), i);

@@ -13,7 +13,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.PriorityQueue;
-import java.util.function.ToLongFunction;
 
 /**
  * The static release table of a node's spontaneous methods over one hyperperiod, played out exactly
@@ -247,26 +246,51 @@ public final class ReleaseTableAnalysis {
     return jobs;
   }
 
+  /**
+   * The queue discipline of a band holding methods of this criticality: the engine's {@code
+   * discipline_for} (runtime-cpp/include/kairos/schedule.hpp).
+   */
+  enum QueueDiscipline {
+    FIFO,
+    DEADLINE,
+    LAXITY,
+    LAXITY_THEN_IMPORTANCE;
+
+    static QueueDiscipline of(Strategy strategy, Criticality criticality) {
+      return switch (strategy) {
+        case RMS -> FIFO;
+        case EDF -> DEADLINE;
+        case MLF -> LAXITY;
+        case MUF -> LAXITY_THEN_IMPORTANCE;
+        case RMS_MLF -> criticality == Criticality.HARD ? FIFO : LAXITY;
+      };
+    }
+  }
+
+  /**
+   * The ready key of an activation inside its band, smaller first, as {@code Engine::key_of}
+   * computes it: deadline for EDF, laxity (deadline minus WCET) for MLF and RMS+MLF's soft band,
+   * laxity then importance (higher first) for MUF; only MUF looks at importance.
+   */
+  static long[] readyKey(Strategy strategy, Row row, Job job) {
+    final long deadline = job.release + row.spm.deadlineNs();
+    return switch (QueueDiscipline.of(strategy, row.spm.criticality())) {
+      case FIFO -> new long[] {0, 0};
+      case DEADLINE -> new long[] {deadline, 0};
+      case LAXITY -> new long[] {deadline - row.wcet, 0};
+      case LAXITY_THEN_IMPORTANCE -> new long[] {deadline - row.wcet, -row.spm.importance()};
+    };
+  }
+
   /** Plays the jobs (sorted by readiness) as the engine dispatches them. */
   private static void play(Strategy strategy, List<Row> rows, List<Job> jobs, Observer observer) {
     // Ready activations: highest band first, then the band's queue discipline (Kokyu), then
-    // the order they became ready.
-    final ToLongFunction<Job> discipline =
-        j -> {
-          final Row row = rows.get(j.spm);
-          final long deadline = j.release + row.spm.deadlineNs();
-          return switch (strategy) {
-            case RMS -> 0;
-            case EDF -> deadline;
-            case MLF, MUF -> deadline - row.wcet;
-            case RMS_MLF -> row.spm.criticality() == Criticality.SOFT ? deadline - row.wcet : 0;
-          };
-        };
+    // the order they became ready: the engine's rule (discipline_for and Engine::key_of).
     final PriorityQueue<Job> ready =
         new PriorityQueue<>(
             Comparator.comparingInt((Job j) -> -rows.get(j.spm).band)
-                .thenComparingLong(discipline)
-                .thenComparingLong(j -> -(long) rows.get(j.spm).spm.importance())
+                .thenComparingLong(j -> readyKey(strategy, rows.get(j.spm), j)[0])
+                .thenComparingLong(j -> readyKey(strategy, rows.get(j.spm), j)[1])
                 .thenComparingLong(j -> j.ready)
                 .thenComparingLong(j -> j.order));
     int next = 0;

@@ -145,6 +145,17 @@ public final class CheckReports {
           t.addProperty("deadline_ns", task.deadlineNs());
           t.addProperty("priority", task.band());
           t.addProperty("response_time_ns", task.responseTimeNs());
+          if (task.kind() == TaskReport.Kind.SPM && node.releaseTable().unrolled()) {
+            // As played in the release table: exact for the SpMs alone, from release t.
+            node.releaseTable().timings().stream()
+                .filter(
+                    timing ->
+                        timing.instance().equals(task.instance())
+                            && timing.method().equals(task.method()))
+                .findFirst()
+                .ifPresent(
+                    timing -> t.addProperty("table_worst_response_ns", timing.worstResponseNs()));
+          }
           t.addProperty("schedulable", task.schedulable());
           t.addProperty("source", task.source().toString());
           tasks.add(t);
