@@ -13,6 +13,7 @@ import org.eclipse.xtext.validation.ComposedChecks;
       TmoValidator.class,
       PlatformValidator.class,
       NamingValidator.class,
-      DeploymentValidator.class
+      DeploymentValidator.class,
+      CapacityValidator.class
     })
 public class KairosValidator extends AbstractKairosValidator {}
