@@ -1,6 +1,7 @@
 #include <kairos/engine.hpp>
 
 #include <algorithm>
+#include <cstdio>
 
 #include <kairos/kal/execution.hpp>
 #include <kairos/kal/memory.hpp>
@@ -54,12 +55,6 @@ bool advance(std::atomic<std::uint64_t>& progress, std::uint64_t target) noexcep
   }
   return false;
 }
-
-constexpr const char* kLaneNames[Engine::kMaxLanes] = {
-    "kairos-lane0",  "kairos-lane1",  "kairos-lane2",  "kairos-lane3",
-    "kairos-lane4",  "kairos-lane5",  "kairos-lane6",  "kairos-lane7",
-    "kairos-lane8",  "kairos-lane9",  "kairos-lane10", "kairos-lane11",
-    "kairos-lane12", "kairos-lane13", "kairos-lane14", "kairos-lane15"};
 }  // namespace
 
 kal::Status Engine::add_spm(const SpmEntry& entry, void* servant, MethodInvoker invoke,
@@ -223,9 +218,12 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
 
   kal::Status status = kal::Status::kOk;
   for (std::size_t i = 0; i < lane_count_ && status == kal::Status::kOk; ++i) {
-    status = lanes_[i].thread.start(
-        {kLaneNames[i], lanes_[i].band, options_.cpu, 256 * 1024, options_.real_time},
-        &Engine::lane_main, &lanes_[i]);
+    Lane& lane = lanes_[i];
+    std::snprintf(lane.name.data(), lane.name.size(), "kairos-lane%u",
+                  static_cast<unsigned>(i & 0xFFU));  // kMaxLanes <= 32
+    status = lane.thread.start(
+        {lane.name.data(), lane.band, options_.cpu, 256 * 1024, options_.real_time},
+        &Engine::lane_main, &lane);
   }
   if (status == kal::Status::kOk) {
     status = time_trigger_.start(

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 
+#include <kairos/capacities.hpp>
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/event.hpp>
@@ -117,13 +118,19 @@ using ServiceObserver = void (*)(void* context, const SvmEntry& entry,
 
 class Engine {
  public:
-  static constexpr std::size_t kMaxSpms = 64;
-  static constexpr std::size_t kMaxLanes = 16;
+  // What a node may hold (runtime-cpp/capacities.properties; models are checked against it).
+  static constexpr std::size_t kMaxSpms = capacity::kSpms;
+  static constexpr std::size_t kMaxLanes = capacity::kBands;
+  static constexpr std::size_t kMaxSvms = capacity::kSvms;
+  static constexpr std::size_t kMaxSegments = capacity::kSegments;
+  static_assert(kMaxSpms <= 64, "SvmEntry::conflicts holds one bit per SpM row");
+  static_assert(kMaxSegments <= 64, "a row's `segments` holds one bit per segment");
+  static_assert(kMaxLanes <= 32, "the time trigger marks lanes to wake in 32 bits");
+  static_assert(kMaxSpms <= 65536 && kMaxSvms <= 65536, "rows are numbered in 16 bits");
+
   static constexpr std::size_t kLaneQueueCapacity = 64;
   static constexpr std::size_t kTraceCapacity = 1024;
-  static constexpr std::size_t kMaxSvms = 64;
   static constexpr std::size_t kRequestCapacity = 256;
-  static constexpr std::size_t kMaxSegments = 64;
 
   explicit Engine(EngineOptions options = {}) noexcept : options_(options) {}
   Engine(const Engine&) = delete;
@@ -223,6 +230,7 @@ class Engine {
 
   struct Lane {
     Engine* engine = nullptr;
+    std::array<char, 16> name{};  ///< the thread's name, e.g. "kairos-lane3"
     kal::PriorityBand band = kal::kLowestBand;
     QueueDiscipline discipline = QueueDiscipline::kFifo;
     kal::Thread thread;

@@ -15,6 +15,7 @@ import org.eclipse.xtext.validation.ComposedChecks;
       NamingValidator.class,
       DeploymentValidator.class,
       PackageValidator.class,
-      ChannelValidator.class
+      ChannelValidator.class,
+      CapacityValidator.class
     })
 public class KairosValidator extends AbstractKairosValidator {}

@@ -1,5 +1,6 @@
 package dev.kairos.generator.analysis;
 
+import dev.kairos.dsl.runtime.RuntimeCapacities;
 import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Platform.Strategy;
@@ -23,7 +24,7 @@ import java.util.TreeSet;
  */
 public final class SchedulingAnalysis {
   /** Lanes the runtime can run per node; bands beyond this are merged at the bottom. */
-  public static final int MAX_BANDS = 16;
+  public static final int MAX_BANDS = RuntimeCapacities.BANDS;
 
   private SchedulingAnalysis() {}
 

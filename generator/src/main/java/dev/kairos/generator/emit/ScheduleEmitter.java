@@ -194,7 +194,7 @@ final class ScheduleEmitter {
         w.line(".wcet = nanoseconds{$v$},", "v", task.wcetNs());
         priorityFields(w, svm.criticality(), task.band(), svm.importance());
         long conflicts = 0;
-        for (int k = 0; k < spms.size() && firstSpmRow + k < 64; k++) {
+        for (int k = 0; k < spms.size() && firstSpmRow + k < Long.SIZE; k++) {
           if (SchedulingAnalysis.conflicts(svm.uses(), spms.get(k).uses())) {
             conflicts |= 1L << (firstSpmRow + k);
           }
