@@ -29,7 +29,9 @@ void record(TraceKind kind, const SimThread* thread) {
     ++preemption_count;
   }
   if (trace.size() < trace_capacity) {
-    trace.push_back(TraceEvent{detail::now_ns.load(), kind, thread->name});
+    TraceEvent event{detail::now_ns.load(), kind, {}};
+    std::snprintf(event.thread.data(), event.thread.size(), "%s", thread->name);
+    trace.push_back(event);
   } else if (trace_capacity > 0) {
     ++trace_drops;
   }
@@ -244,7 +246,7 @@ void write_trace_csv(std::FILE* out) {
   std::fprintf(out, "time_ns,event,thread\n");
   for (const TraceEvent& e : trace) {
     std::fprintf(out, "%lld,%s,%s\n", static_cast<long long>(e.time_ns), kind_name(e.kind),
-                 e.thread);
+                 e.thread.data());
   }
 }
 
@@ -253,7 +255,8 @@ void write_trace_json(std::FILE* out) {
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const TraceEvent& e = trace[i];
     std::fprintf(out, "%s\n  {\"time_ns\": %lld, \"event\": \"%s\", \"thread\": \"%s\"}",
-                 i == 0 ? "" : ",", static_cast<long long>(e.time_ns), kind_name(e.kind), e.thread);
+                 i == 0 ? "" : ",", static_cast<long long>(e.time_ns), kind_name(e.kind),
+                 e.thread.data());
   }
   std::fprintf(out, "\n]\n");
 }

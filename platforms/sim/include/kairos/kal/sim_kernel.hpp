@@ -3,6 +3,7 @@
 // program gives the same virtual times and the same interleaving on every run.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -29,7 +30,9 @@ enum class TraceKind : std::uint8_t {
 struct TraceEvent {
   std::int64_t time_ns;
   TraceKind kind;
-  const char* thread;  ///< the thread's name as given at start
+  /// The thread's name as given at start, copied: the trace outlives the threads (and whatever
+  /// held their names).
+  std::array<char, 24> thread;
 };
 
 /// Starts recording processor events (up to `capacity`, preallocated now); clears old ones.
