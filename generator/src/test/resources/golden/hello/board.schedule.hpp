@@ -14,6 +14,8 @@ using ::std::chrono::nanoseconds;
 
 inline constexpr ::kairos::Strategy kStrategy = ::kairos::Strategy::kRms;
 inline constexpr bool kSimulated = false;
+inline constexpr ::std::uint8_t kCores = 2;
+// greeter on core 0 (placed first-fit decreasing)
 
 // ODS segments, locked with the immediate priority-ceiling protocol.
 inline constexpr ::std::array<::kairos::SegmentEntry, 1> kSegments{{
@@ -38,6 +40,7 @@ inline constexpr ::std::array<::kairos::SpmEntry, 1> kSpontaneousMethods{{
         .band = 1,
         .importance = 0,
         .segments = 0x1ULL,
+        .core = 0,
     },
 }};
 
@@ -63,6 +66,7 @@ inline constexpr ::std::array<::kairos::SvmEntry, 1> kServiceMethods{{
         .conflicts = 0x1ULL,
         .admission_slot = nanoseconds{1100000},
         .segments = 0x1ULL,
+        .core = 0,
     },
 }};
 

@@ -1,5 +1,6 @@
 package dev.kairos.dsl.validation;
 
+import dev.kairos.dsl.kairos.Deployment;
 import dev.kairos.dsl.kairos.Hardware;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
 import dev.kairos.dsl.kairos.Model;
@@ -27,6 +28,30 @@ public class PlatformValidator extends ConcernValidator {
             .isEmpty()
         && hardware.getCores() <= 0) {
       error("a machine has at least 1 core", Literals.HARDWARE__CORES, IssueCodes.INVALID_CORES);
+    }
+  }
+
+  /** A TMO pinned to a core names one its node's hardware has. */
+  @Check
+  public void checkCore(Deployment deployment) {
+    if (!deployment.isPinned() || !(deployment.eContainer() instanceof Node node)) {
+      return;
+    }
+    final int cores =
+        node.getHardware() != null && node.getHardware().getCores() > 0
+            ? node.getHardware().getCores()
+            : 1;
+    if (deployment.getCore() >= cores) {
+      error(
+          "core "
+              + deployment.getCore()
+              + " does not exist on node '"
+              + node.getName()
+              + "': its hardware has "
+              + cores
+              + (cores == 1 ? " core (core 0)" : " cores (0 to " + (cores - 1) + ")"),
+          Literals.DEPLOYMENT__CORE,
+          IssueCodes.CORE_OUT_OF_RANGE);
     }
   }
 

@@ -508,6 +508,33 @@ class KairosValidationTest {
   }
 
   @Test
+  void aTmoPinnedToACoreTheHardwareLacksIsAnError() throws Exception {
+    final String text =
+        "tmo T { }\ntmo U { }\ntmo V { }\nhardware Duo { cores 2; }\n"
+            + "node n { hardware Duo os linux deploy T as t on core 2 deploy U as u on core 1"
+            + " deploy V as v }\n"
+            + "node m { os linux deploy T as x on core 1 }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.DEPLOYMENT,
+        IssueCodes.CORE_OUT_OF_RANGE,
+        text.indexOf("2 deploy U"),
+        1,
+        "core 2 does not exist on node 'n': its hardware has 2 cores (0 to 1)");
+    // Without hardware a node has the reference machine's one core.
+    validation.assertError(
+        model,
+        Literals.DEPLOYMENT,
+        IssueCodes.CORE_OUT_OF_RANGE,
+        text.lastIndexOf("1 }"),
+        1,
+        "core 1 does not exist on node 'm': its hardware has 1 core (core 0)");
+    // `on` and `core` stay usable as names.
+    validation.assertNoErrors(parser.parse("struct S { double on; double core; }\n"));
+  }
+
+  @Test
   void zeroRatesSpeedsCoresPeriodsAndWcetsAreRejected() throws Exception {
     final String rate = "tmo T { svm s gct 1 ms wcet 1 ms max-rate 0 Hz; }\n";
     assertErrorAt(rate, Literals.RATE, IssueCodes.INVALID_RATE, "0 Hz");

@@ -17,7 +17,32 @@ public record NodeReport(
     List<SegmentCeiling> segments,
     ReleaseTableAnalysis.Table releaseTable,
     List<ServiceAdmission> admissions,
-    StaticReleaseTable.Table staticReleases) {
+    StaticReleaseTable.Table staticReleases,
+    List<CoreReport> cores,
+    List<Placement> placements) {
+
+  /**
+   * One core of the node under partitioned scheduling: the TMOs it runs and their verdict, analysed
+   * as a processor of its own.
+   */
+  public record CoreReport(
+      int core,
+      List<String> instances,
+      double utilization,
+      double liuLaylandBound,
+      boolean schedulable,
+      ReleaseTableAnalysis.Table releaseTable) {}
+
+  /**
+   * Where a TMO runs: the core the model names ({@code byModel}) or the one first-fit decreasing
+   * chose; its utilization on the node's hardware.
+   */
+  public record Placement(String instance, int core, boolean byModel, double utilization) {}
+
+  /** Whether the node has more than one core. */
+  public boolean multicore() {
+    return cores.size() > 1;
+  }
 
   /**
    * What the basic concurrency constraint costs a service method: whether it conflicts with any

@@ -34,7 +34,138 @@ public final class SchedulingAnalysis {
     return new AnalysisReport(nodes, EndToEndAnalysis.analyse(system, nodes));
   }
 
+  /**
+   * The node as it runs: with one core, one processor; with several, partitioned scheduling — every
+   * TMO on one core ({@link CorePlacement}), each core analysed as a processor of its own with its
+   * own bands (the runtime gives every core its own lanes, pinned to it), the results merged in the
+   * node's table order.
+   */
   public static NodeReport analyse(Node node) {
+    if (node.hardware().cores() <= 1) {
+      final NodeReport single = analyseProcessor(node);
+      final List<NodeReport.Placement> placements = new ArrayList<>();
+      for (Deployment deployment : node.deployments()) {
+        placements.add(
+            new NodeReport.Placement(
+                deployment.instance(),
+                0,
+                deployment.pinned(),
+                CorePlacement.utilization(deployment, node.hardware().speed())));
+      }
+      return withCores(
+          single,
+          List.of(
+              new NodeReport.CoreReport(
+                  0,
+                  node.deployments().stream().map(Deployment::instance).toList(),
+                  single.utilization(),
+                  single.liuLaylandBound(),
+                  single.schedulable(),
+                  single.releaseTable())),
+          placements);
+    }
+    final CorePlacement.Result placement = CorePlacement.place(node);
+    final List<NodeReport> perCore = new ArrayList<>();
+    final List<NodeReport.CoreReport> cores = new ArrayList<>();
+    for (int core = 0; core < node.hardware().cores(); core++) {
+      final NodeReport report = analyseProcessor(placement.onCore(node, core));
+      perCore.add(report);
+      cores.add(
+          new NodeReport.CoreReport(
+              core,
+              placement.onCore(node, core).deployments().stream()
+                  .map(Deployment::instance)
+                  .toList(),
+              report.utilization(),
+              report.liuLaylandBound(),
+              report.schedulable(),
+              report.releaseTable()));
+    }
+    return merge(node, perCore, cores, placement.placements());
+  }
+
+  private static NodeReport withCores(
+      NodeReport r, List<NodeReport.CoreReport> cores, List<NodeReport.Placement> placements) {
+    return new NodeReport(
+        r.node(),
+        r.tasks(),
+        r.utilization(),
+        r.liuLaylandBound(),
+        r.schedulable(),
+        r.notes(),
+        r.segments(),
+        r.releaseTable(),
+        r.admissions(),
+        r.staticReleases(),
+        cores,
+        placements);
+  }
+
+  /** One report for the node from its cores' reports, in the node's table order. */
+  private static NodeReport merge(
+      Node node,
+      List<NodeReport> perCore,
+      List<NodeReport.CoreReport> cores,
+      List<NodeReport.Placement> placements) {
+    final List<TaskReport> tasks = new ArrayList<>();
+    final List<String> notes = new ArrayList<>();
+    final List<ReleaseTableAnalysis.SpmTiming> timings = new ArrayList<>();
+    double utilization = 0;
+    double bound = 1.0;
+    boolean schedulable = true;
+    boolean unrolled = true;
+    long hyperperiod = 1;
+    for (int core = 0; core < perCore.size(); core++) {
+      final NodeReport report = perCore.get(core);
+      for (TaskReport task : report.tasks()) {
+        tasks.add(task.onCore(core));
+      }
+      for (String note : report.notes()) {
+        notes.add("core " + core + ": " + note);
+      }
+      timings.addAll(report.releaseTable().timings());
+      utilization += report.utilization();
+      if (!report.tasks().isEmpty()) {
+        bound = Math.min(bound, report.liuLaylandBound());
+      }
+      schedulable &= report.schedulable();
+      unrolled &= report.releaseTable().unrolled();
+      if (report.releaseTable().hyperperiodNs() > 0) {
+        hyperperiod = BusyIntervals.lcm(hyperperiod, report.releaseTable().hyperperiodNs());
+      }
+    }
+    final List<NodeReport.SegmentCeiling> segments = new ArrayList<>();
+    final List<NodeReport.ServiceAdmission> admissions = new ArrayList<>();
+    for (Deployment deployment : node.deployments()) {
+      for (NodeReport report : perCore) {
+        report.segments().stream()
+            .filter(segment -> segment.instance().equals(deployment.instance()))
+            .forEach(segments::add);
+        report.admissions().stream()
+            .filter(admission -> admission.instance().equals(deployment.instance()))
+            .forEach(admissions::add);
+      }
+    }
+    final ReleaseTableAnalysis.Table table =
+        new ReleaseTableAnalysis.Table(
+            Math.max(hyperperiod, 0), unrolled, timings, perCore.get(0).releaseTable().trace());
+    return new NodeReport(
+        node,
+        tasks,
+        utilization,
+        bound,
+        schedulable,
+        notes,
+        segments,
+        table,
+        admissions,
+        StaticReleaseTable.of(node),
+        cores,
+        placements);
+  }
+
+  /** One processor: every deployment of the node shares it. */
+  static NodeReport analyseProcessor(Node node) {
     final BigDecimal speed = node.hardware().speed();
     final List<Draft> drafts = new ArrayList<>();
     final List<String> notes = new ArrayList<>();
@@ -126,7 +257,8 @@ public final class SchedulingAnalysis {
               task.band,
               response,
               meets,
-              task.source));
+              task.source,
+              0));
     }
     if (node.strategy() == Strategy.EDF) {
       // One band ordered by deadline: the processor-demand test decides, and every method
@@ -236,7 +368,9 @@ public final class SchedulingAnalysis {
         ceilings(node, tasks),
         table,
         admissions,
-        StaticReleaseTable.of(node));
+        StaticReleaseTable.of(node),
+        List.of(),
+        List.of());
   }
 
   /**

@@ -13,6 +13,7 @@ import dev.kairos.generator.ir.Tmos.Criticality;
  *     start window)
  * @param band priority band on the node (higher is more urgent)
  * @param responseTimeNs worst-case response time, or -1 where it diverges past the deadline
+ * @param core the core of the node the method runs on (partitioned scheduling)
  */
 public record TaskReport(
     String instance,
@@ -25,7 +26,8 @@ public record TaskReport(
     int band,
     long responseTimeNs,
     boolean schedulable,
-    SourceRef source) {
+    SourceRef source,
+    int core) {
 
   public enum Kind {
     SPM,
@@ -49,7 +51,25 @@ public record TaskReport(
         band,
         response,
         meets,
-        source);
+        source,
+        core);
+  }
+
+  /** The same task on another core. */
+  public TaskReport onCore(int other) {
+    return new TaskReport(
+        instance,
+        method,
+        kind,
+        criticality,
+        periodNs,
+        wcetNs,
+        deadlineNs,
+        band,
+        responseTimeNs,
+        schedulable,
+        source,
+        other);
   }
 
   public double utilization() {

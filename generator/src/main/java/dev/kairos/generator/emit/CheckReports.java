@@ -24,13 +24,14 @@ public final class CheckReports {
       out.append(
           String.format(
               Locale.ROOT,
-              "node %s (%s): os %s, scheduling %s, hardware %s x%s%n",
+              "node %s (%s): os %s, scheduling %s, hardware %s x%s%s%n",
               node.node().name(),
               node.node().source(),
               node.node().os().name().toLowerCase(Locale.ROOT),
               strategy(node),
               node.node().hardware().name(),
-              node.node().hardware().speed().toPlainString()));
+              node.node().hardware().speed().toPlainString(),
+              node.multicore() ? ", " + node.cores().size() + " cores, partitioned" : ""));
       final String row = "  %-28s %-4s %-4s %10s %10s %10s %4s %10s %10s  %s%n";
       out.append(
           String.format(
@@ -64,13 +65,48 @@ public final class CheckReports {
                     : "-",
                 verdict(node, task)));
       }
-      out.append(
-          String.format(
-              Locale.ROOT,
-              "  utilization %.1f%% (Liu-Layland bound %.1f%%): %s%n",
-              node.utilization() * 100,
-              node.liuLaylandBound() * 100,
-              node.schedulable() ? "schedulable" : "NOT schedulable"));
+      if (node.multicore()) {
+        // Partitioned: each core is a processor of its own; the task rows above are by core.
+        for (NodeReport.CoreReport core : node.cores()) {
+          out.append(
+              String.format(
+                  Locale.ROOT,
+                  "  core %d (%s): utilization %.1f%% (Liu-Layland bound %.1f%%): %s%n",
+                  core.core(),
+                  core.instances().isEmpty() ? "idle" : String.join(", ", core.instances()),
+                  core.utilization() * 100,
+                  core.liuLaylandBound() * 100,
+                  core.schedulable() ? "schedulable" : "NOT schedulable"));
+        }
+        final List<String> placed = new java.util.ArrayList<>();
+        for (NodeReport.Placement placement : node.placements()) {
+          placed.add(
+              String.format(
+                  Locale.ROOT,
+                  "%s -> core %d (%s, %.1f%%)",
+                  placement.instance(),
+                  placement.core(),
+                  placement.byModel() ? "model" : "first-fit decreasing",
+                  placement.utilization() * 100));
+        }
+        out.append("  placement: ")
+            .append(String.join("; ", placed))
+            .append(System.lineSeparator());
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "  %d cores: %s%n",
+                node.cores().size(),
+                node.schedulable() ? "schedulable" : "NOT schedulable"));
+      } else {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "  utilization %.1f%% (Liu-Layland bound %.1f%%): %s%n",
+                node.utilization() * 100,
+                node.liuLaylandBound() * 100,
+                node.schedulable() ? "schedulable" : "NOT schedulable"));
+      }
       for (NodeReport.ServiceAdmission bcc : node.admissions()) {
         if (!bcc.conflicts()) {
           continue;
@@ -144,6 +180,7 @@ public final class CheckReports {
           t.addProperty("wcet_ns", task.wcetNs());
           t.addProperty("deadline_ns", task.deadlineNs());
           t.addProperty("priority", task.band());
+          t.addProperty("core", task.core());
           t.addProperty("response_time_ns", task.responseTimeNs());
           if (task.kind() == TaskReport.Kind.SPM && node.releaseTable().unrolled()) {
             // As played in the release table: exact for the SpMs alone, from release t.
@@ -173,6 +210,29 @@ public final class CheckReports {
           bcc.add(b);
         }
         n.add("bcc", bcc);
+        final JsonArray cores = new JsonArray();
+        for (NodeReport.CoreReport core : node.cores()) {
+          final JsonObject c = new JsonObject();
+          c.addProperty("core", core.core());
+          final JsonArray instances = new JsonArray();
+          core.instances().forEach(instances::add);
+          c.add("instances", instances);
+          c.addProperty("utilization", core.utilization());
+          c.addProperty("liu_layland_bound", core.liuLaylandBound());
+          c.addProperty("schedulable", core.schedulable());
+          cores.add(c);
+        }
+        n.add("cores", cores);
+        final JsonArray placements = new JsonArray();
+        for (NodeReport.Placement placement : node.placements()) {
+          final JsonObject p = new JsonObject();
+          p.addProperty("instance", placement.instance());
+          p.addProperty("core", placement.core());
+          p.addProperty("placed_by", placement.byModel() ? "model" : "first-fit-decreasing");
+          p.addProperty("utilization", placement.utilization());
+          placements.add(p);
+        }
+        n.add("placement", placements);
         nodes.add(n);
       }
     }

@@ -202,7 +202,33 @@ public final class HtmlReport {
     out.append("<span>").append(esc(n.source().toString())).append("</span></p>\n");
     utilization(out, node);
     out.append("<h3>Release table</h3>\n");
-    timeline(out, index, node);
+    if (node.multicore()) {
+      // Partitioned: each core plays its own table.
+      for (NodeReport.CoreReport core : node.cores()) {
+        out.append("<h4>core ")
+            .append(core.core())
+            .append(
+                core.instances().isEmpty()
+                    ? " (idle)"
+                    : ": " + esc(String.join(", ", core.instances())))
+            .append("</h4>\n");
+        timeline(
+            out,
+            index + "-" + core.core(),
+            node,
+            core.releaseTable(),
+            node.tasks().stream()
+                .filter(t -> t.kind() == TaskReport.Kind.SVM && t.core() == core.core())
+                .toList());
+      }
+    } else {
+      timeline(
+          out,
+          String.valueOf(index),
+          node,
+          node.releaseTable(),
+          node.tasks().stream().filter(t -> t.kind() == TaskReport.Kind.SVM).toList());
+    }
     tasks(out, node);
     bcc(out, node);
     if (!node.notes().isEmpty()) {
@@ -294,10 +320,12 @@ public final class HtmlReport {
         .append("</text>\n</svg>\n");
   }
 
-  private static void timeline(StringBuilder out, int index, NodeReport node) {
-    final ReleaseTableAnalysis.Table table = node.releaseTable();
-    final List<TaskReport> services =
-        node.tasks().stream().filter(t -> t.kind() == TaskReport.Kind.SVM).toList();
+  private static void timeline(
+      StringBuilder out,
+      String id,
+      NodeReport node,
+      ReleaseTableAnalysis.Table table,
+      List<TaskReport> services) {
     if (table.trace().isEmpty()) {
       out.append("<p class=\"note\">No spontaneous methods: nothing is released at fixed times on")
           .append(" this node.</p>\n");
@@ -320,7 +348,7 @@ public final class HtmlReport {
     final int rows = trace.spms().size();
     final int height = TOP + rows * ROW_HEIGHT + AXIS_HEIGHT;
     final int width = LABEL_WIDTH + plot + RIGHT_PAD;
-    final String hatch = "miss-" + index;
+    final String hatch = "miss-" + id;
     out.append(
             "<div class=\"scroll\">\n<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\"")
         .append(" width=\"")

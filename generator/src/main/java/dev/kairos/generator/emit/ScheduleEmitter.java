@@ -64,6 +64,20 @@ final class ScheduleEmitter {
         "inline constexpr bool kSimulated = $simulated$;",
         "simulated",
         node.os() == dev.kairos.generator.ir.Platform.OperatingSystem.SIM);
+    if (report.multicore()) {
+      // Partitioned scheduling: every row carries the core its TMO runs on.
+      w.line("inline constexpr ::std::uint8_t kCores = $cores$;", "cores", report.cores().size());
+      for (NodeReport.Placement placement : report.placements()) {
+        w.comment(
+            "$instance$ on core $core$ ($how$)",
+            "instance",
+            placement.instance(),
+            "core",
+            placement.core(),
+            "how",
+            placement.byModel() ? "as the model says" : "placed first-fit decreasing");
+      }
+    }
     w.blank();
     w.line("// ODS segments, locked with the immediate priority-ceiling protocol.");
     final boolean openSegments =
@@ -115,6 +129,7 @@ final class ScheduleEmitter {
             ".segments = 0x$v$ULL,",
             "v",
             Long.toHexString(segmentMask(report, deployment.instance(), spm.uses())));
+        coreField(w, report, task);
         w.closeList("},");
       }
     }
@@ -208,6 +223,7 @@ final class ScheduleEmitter {
             ".segments = 0x$v$ULL,",
             "v",
             Long.toHexString(segmentMask(report, deployment.instance(), svm.uses())));
+        coreField(w, report, task);
         w.closeList("},");
       }
       firstSpmRow += spms.size();
@@ -216,6 +232,13 @@ final class ScheduleEmitter {
       w.closeList("}};");
     }
     w.blank();
+  }
+
+  /** The core of a row, on multicore nodes only (single-core rows keep the default, 0). */
+  private static void coreField(CodeWriter w, NodeReport report, TaskReport task) {
+    if (report.multicore()) {
+      w.line(".core = $v$,", "v", task.core());
+    }
   }
 
   private static NodeReport.ServiceAdmission admission(

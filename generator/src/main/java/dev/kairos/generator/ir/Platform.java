@@ -26,7 +26,21 @@ public final class Platform {
 
   public record Hardware(String name, int cores, BigDecimal speed) {}
 
-  public record Deployment(String instance, TmoClass tmo, SourceRef source) {}
+  /**
+   * A TMO deployed on a node, on the core the model names ({@code core >= 0}) or, with {@link
+   * #UNPLACED}, on one the analysis chooses.
+   */
+  public record Deployment(String instance, TmoClass tmo, int core, SourceRef source) {
+    public static final int UNPLACED = -1;
+
+    public Deployment(String instance, TmoClass tmo, SourceRef source) {
+      this(instance, tmo, UNPLACED, source);
+    }
+
+    public boolean pinned() {
+      return core >= 0;
+    }
+  }
 
   /** A network and the nodes it connects; times in nanoseconds. */
   public record Network(

@@ -418,7 +418,10 @@ public final class ModelLowering {
     for (dev.kairos.dsl.kairos.Deployment deployment : node.getDeployments()) {
       deployments.add(
           new Platform.Deployment(
-              deployment.getName(), tmoClasses.get(deployment.getTmo()), at(deployment)));
+              deployment.getName(),
+              tmoClasses.get(deployment.getTmo()),
+              deployment.isPinned() ? deployment.getCore() : Platform.Deployment.UNPLACED,
+              at(deployment)));
     }
     return new Platform.Node(
         node.getName(),

@@ -761,4 +761,93 @@ class SchedulingAnalysisTest {
         report.notes().stream().anyMatch(n -> n.contains("t.narrow may miss its start window")),
         report.notes().toString());
   }
+
+  private static Platform.Deployment deployed(String instance, int core, Tmos.Spm... spms) {
+    final Tmos.TmoClass tmo =
+        new Tmos.TmoClass(
+            List.of(),
+            instance.toUpperCase(java.util.Locale.ROOT),
+            List.of(),
+            List.of(),
+            List.of(spms),
+            List.of(),
+            List.of(),
+            List.of(),
+            HERE);
+    return new Platform.Deployment(instance, tmo, core, HERE);
+  }
+
+  private static Platform.Node multicore(int cores, Platform.Deployment... deployments) {
+    return new Platform.Node(
+        "n",
+        Platform.OperatingSystem.SIM,
+        Platform.Strategy.RMS,
+        new Platform.Hardware("h", cores, BigDecimal.ONE),
+        null,
+        List.of(deployments),
+        HERE);
+  }
+
+  /**
+   * Two TMOs at 60% each cannot share one processor, and a 4-core node runs them side by side:
+   * first-fit decreasing puts the larger first, each on the lowest core where it fits; a TMO the
+   * model pins stays where it is; every core is analysed as a processor of its own.
+   */
+  @Test
+  void multicoreNodesArePartitionedFirstFitDecreasing() {
+    final int unplaced = Platform.Deployment.UNPLACED;
+    final NodeReport single =
+        SchedulingAnalysis.analyse(
+            multicore(
+                1,
+                deployed("a", unplaced, spm("run", 6, 10)),
+                deployed("b", unplaced, spm("run", 6, 10))));
+    assertFalse(single.schedulable());
+    assertFalse(single.multicore());
+
+    final NodeReport quad =
+        SchedulingAnalysis.analyse(
+            multicore(
+                4,
+                deployed("small", unplaced, spm("tick", 1, 10)),
+                deployed("a", unplaced, spm("run", 6, 10)),
+                deployed("b", unplaced, spm("run", 7, 10)),
+                deployed("pinned", 3, spm("log", 5, 10))));
+    assertTrue(quad.schedulable());
+    assertEquals(4, quad.cores().size());
+    final java.util.Map<String, Integer> coreOf = new java.util.HashMap<>();
+    quad.placements().forEach(p -> coreOf.put(p.instance(), p.core()));
+    // b (70%) first on core 0, a (60%) on core 1, small (10%) fits on core 0 beside b.
+    assertEquals(java.util.Map.of("b", 0, "a", 1, "small", 0, "pinned", 3), coreOf);
+    assertTrue(
+        quad.placements().stream().allMatch(p -> p.byModel() == p.instance().equals("pinned")));
+    assertEquals(List.of("small", "b"), quad.cores().get(0).instances());
+    assertTrue(quad.cores().get(2).instances().isEmpty());
+    for (TaskReport task : quad.tasks()) {
+      assertEquals(coreOf.get(task.instance()), task.core(), task.name());
+    }
+    // Only a core's own methods interfere: a runs alone (6 ms), b shares core 0 with small.
+    final java.util.Map<String, Long> responses = new java.util.HashMap<>();
+    quad.tasks().forEach(t -> responses.put(t.name(), t.responseTimeNs()));
+    assertEquals(6 * MS, responses.get("a.run"));
+    assertEquals(8 * MS, responses.get("b.run"));
+    assertEquals(5 * MS, responses.get("pinned.log"));
+  }
+
+  @Test
+  void aCoreThatCannotHoldItsTmosIsReportedNotHidden() {
+    final int unplaced = Platform.Deployment.UNPLACED;
+    final NodeReport duo =
+        SchedulingAnalysis.analyse(
+            multicore(
+                2,
+                deployed("a", unplaced, spm("run", 6, 10)),
+                deployed("b", unplaced, spm("run", 6, 10)),
+                deployed("c", unplaced, spm("run", 6, 10))));
+    assertFalse(duo.schedulable());
+    assertEquals(
+        1,
+        duo.cores().stream().filter(core -> !core.schedulable()).count(),
+        duo.cores().toString());
+  }
 }
