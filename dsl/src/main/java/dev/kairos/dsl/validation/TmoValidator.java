@@ -1,6 +1,5 @@
 package dev.kairos.dsl.validation;
 
-import dev.kairos.dsl.kairos.Access;
 import dev.kairos.dsl.kairos.Gate;
 import dev.kairos.dsl.kairos.Interface;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
@@ -10,7 +9,6 @@ import dev.kairos.dsl.kairos.Network;
 import dev.kairos.dsl.kairos.Node;
 import dev.kairos.dsl.kairos.Operation;
 import dev.kairos.dsl.kairos.Segment;
-import dev.kairos.dsl.kairos.SegmentUse;
 import dev.kairos.dsl.kairos.Svm;
 import dev.kairos.dsl.kairos.Tmo;
 import dev.kairos.dsl.units.Quantities;
@@ -137,20 +135,6 @@ public class TmoValidator extends ConcernValidator {
             IssueCodes.NAME_COLLISION);
       }
     }
-  }
-
-  /** Whether two methods share a segment with at least one of them writing it. */
-  static boolean conflicts(Method a, Method b) {
-    for (SegmentUse useA : a.getUses()) {
-      for (SegmentUse useB : b.getUses()) {
-        if (useA.getSegment() != null
-            && useA.getSegment() == useB.getSegment()
-            && (useA.getAccess() == Access.WRITE || useB.getAccess() == Access.WRITE)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   /**

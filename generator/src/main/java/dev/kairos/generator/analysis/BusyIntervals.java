@@ -55,12 +55,9 @@ public final class BusyIntervals {
     if (busy.isEmpty()) {
       return new Free(0, List.of(), true);
     }
-    long hyperperiod = 1;
-    for (Periodic p : busy) {
-      hyperperiod = lcm(hyperperiod, p.periodNs());
-      if (hyperperiod < 0) {
-        return new Free(-1, List.of(), false);
-      }
+    final long hyperperiod = hyperperiod(busy.stream().mapToLong(Periodic::periodNs));
+    if (hyperperiod < 0) {
+      return new Free(-1, List.of(), false);
     }
     long releases = 0;
     for (Periodic p : busy) {
@@ -116,6 +113,21 @@ public final class BusyIntervals {
       b = t;
     }
     return a;
+  }
+
+  /**
+   * The hyperperiod of some periods (zeros, one-shot methods, are left out): their least common
+   * multiple, 0 when there are none, -1 beyond 64 bits. The one definition every analysis uses.
+   */
+  public static long hyperperiod(java.util.stream.LongStream periods) {
+    long hyperperiod = 0;
+    for (long period : (Iterable<Long>) periods.filter(p -> p > 0).boxed()::iterator) {
+      hyperperiod = hyperperiod == 0 ? period : lcm(hyperperiod, period);
+      if (hyperperiod < 0) {
+        return -1;
+      }
+    }
+    return hyperperiod;
   }
 
   /**

@@ -24,15 +24,11 @@ public final class EdfDemandTest {
   public static Verdict test(List<Load> loads) {
     double utilization = 0;
     double density = 0;
-    long hyperperiod = 1;
     for (Load load : loads) {
       utilization += (double) load.wcetNs / load.periodNs;
       density += (double) load.wcetNs / Math.min(load.deadlineNs, load.periodNs);
-      hyperperiod = BusyIntervals.lcm(hyperperiod, load.periodNs);
-      if (hyperperiod < 0) {
-        break;
-      }
     }
+    final long hyperperiod = BusyIntervals.hyperperiod(loads.stream().mapToLong(l -> l.periodNs));
     if (utilization > 1.0) {
       return new Verdict(false, true, 0);
     }

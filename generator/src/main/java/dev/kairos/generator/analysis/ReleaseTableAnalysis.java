@@ -159,14 +159,13 @@ public final class ReleaseTableAnalysis {
         rows.add(new Row(deployment.instance(), spm, task.wcetNs(), task.band()));
       }
     }
-    long hyperperiod = 1;
+    final long periods =
+        BusyIntervals.hyperperiod(rows.stream().mapToLong(row -> row.spm.periodNs()));
+    final boolean periodic = periods != 0;
+    // One-shot methods alone are played once, over a nominal cycle of 1 ns.
+    final long hyperperiod = periodic ? periods : 1;
     long latestStart = 0;
-    boolean periodic = false;
     for (Row row : rows) {
-      if (row.spm.periodic() && hyperperiod > 0) {
-        hyperperiod = BusyIntervals.lcm(hyperperiod, row.spm.periodNs());
-        periodic = true;
-      }
       latestStart = Math.max(latestStart, row.spm.firstReleaseNs());
     }
     final Optional<Trace> trace =

@@ -114,7 +114,6 @@ public final class SchedulingAnalysis {
     double bound = 1.0;
     boolean schedulable = true;
     boolean unrolled = true;
-    long hyperperiod = 1;
     for (int core = 0; core < perCore.size(); core++) {
       final NodeReport report = perCore.get(core);
       for (TaskReport task : report.tasks()) {
@@ -130,10 +129,10 @@ public final class SchedulingAnalysis {
       }
       schedulable &= report.schedulable();
       unrolled &= report.releaseTable().unrolled();
-      if (report.releaseTable().hyperperiodNs() > 0) {
-        hyperperiod = BusyIntervals.lcm(hyperperiod, report.releaseTable().hyperperiodNs());
-      }
     }
+    final long hyperperiod =
+        BusyIntervals.hyperperiod(
+            perCore.stream().mapToLong(r -> r.releaseTable().hyperperiodNs()));
     final List<NodeReport.SegmentCeiling> segments = new ArrayList<>();
     final List<NodeReport.ServiceAdmission> admissions = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
@@ -149,6 +148,7 @@ public final class SchedulingAnalysis {
     final ReleaseTableAnalysis.Table table =
         new ReleaseTableAnalysis.Table(
             Math.max(hyperperiod, 0), unrolled, timings, perCore.get(0).releaseTable().trace());
+
     return new NodeReport(
         node,
         tasks,

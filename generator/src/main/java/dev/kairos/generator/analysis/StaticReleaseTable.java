@@ -41,19 +41,9 @@ public final class StaticReleaseTable {
     for (Deployment deployment : node.deployments()) {
       rows.addAll(deployment.tmo().spms());
     }
-    long hyperperiod = 1;
-    boolean periodic = false;
-    for (Spm spm : rows) {
-      if (spm.periodic()) {
-        periodic = true;
-        hyperperiod = BusyIntervals.lcm(hyperperiod, spm.periodNs());
-        if (hyperperiod < 0) {
-          return NONE;
-        }
-      }
-    }
-    if (!periodic) {
-      return NONE;
+    final long hyperperiod = BusyIntervals.hyperperiod(rows.stream().mapToLong(Spm::periodNs));
+    if (hyperperiod <= 0) {
+      return NONE; // no periodic SpM, or beyond 64 bits
     }
     long count = 0;
     for (Spm spm : rows) {

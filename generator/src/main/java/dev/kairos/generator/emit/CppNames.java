@@ -1,6 +1,7 @@
 package dev.kairos.generator.emit;
 
 import dev.kairos.generator.ir.TypeUse;
+import dev.kairos.generator.ir.Types;
 import dev.kairos.generator.ir.Types.Direction;
 import java.util.List;
 
@@ -69,5 +70,39 @@ public final class CppNames {
   /** A C++ string literal for plain model text (names, file:line). */
   public static String literal(String text) {
     return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  /** A constant's value as a C++ literal of its type. */
+  public static String value(Types.Value value) {
+    if (value instanceof Types.NumberValue number) {
+      return (number.negative() ? "-" : "") + number.digits();
+    }
+    if (value instanceof Types.TextValue text) {
+      return quoted(text.text());
+    }
+    if (value instanceof Types.BoolValue bool) {
+      return bool.value() ? "true" : "false";
+    }
+    final Types.EnumValue literal = (Types.EnumValue) value;
+    return (literal.namespace().isEmpty() ? "" : "::" + String.join("::", literal.namespace()))
+        + "::"
+        + literal.enumeration()
+        + "::"
+        + literal.literal();
+  }
+
+  /** A string literal with the escapes a model string may need. */
+  private static String quoted(String text) {
+    final StringBuilder out = new StringBuilder("\"");
+    for (char c : text.toCharArray()) {
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        case '\t' -> out.append("\\t");
+        default -> out.append(c);
+      }
+    }
+    return out.append('"').toString();
   }
 }

@@ -60,7 +60,7 @@ final class TypesEmitter {
           "name",
           constant.name(),
           "value",
-          constant.cppValue());
+          CppNames.value(constant.value()));
       w.blank();
     }
     scope.leave();

@@ -40,9 +40,23 @@ public final class Types {
       List<String> namespace, String name, TypeUse type, int arraySize, SourceRef source)
       implements TypeDeclaration {}
 
-  /** A constant; the value is already a C++ literal of the constant's type. */
+  /** A constant and its value, as the model writes it (emitters spell it in their language). */
   public record Constant(
-      List<String> namespace, String name, TypeUse type, String cppValue, SourceRef source) {}
+      List<String> namespace, String name, TypeUse type, Value value, SourceRef source) {}
+
+  /** The value of a constant. */
+  public sealed interface Value {}
+
+  /** A number as written, digits (and fraction or exponent) without its sign. */
+  public record NumberValue(boolean negative, String digits) implements Value {}
+
+  public record TextValue(String text) implements Value {}
+
+  public record BoolValue(boolean value) implements Value {}
+
+  /** A literal of an enumeration declared in {@code namespace}. */
+  public record EnumValue(List<String> namespace, String enumeration, String literal)
+      implements Value {}
 
   public enum Direction {
     IN,

@@ -115,7 +115,7 @@ public final class ModelLowering {
                   namespace,
                   constant.getName(),
                   typeUse(constant.getType()),
-                  cppLiteral(constant.getValue()),
+                  constantValue(constant.getValue()),
                   at(constant)));
         } else if (element instanceof dev.kairos.dsl.kairos.Interface iface) {
           interfaces.add(lowerInterface(namespace, iface));
@@ -207,42 +207,23 @@ public final class ModelLowering {
     throw new IllegalStateException("unknown type reference " + ref);
   }
 
-  private static String cppLiteral(ConstValue value) {
+  private static Types.Value constantValue(ConstValue value) {
     if (value instanceof NumberValue number) {
-      return (number.isNegative() ? "-" : "") + number.getNumber();
+      return new Types.NumberValue(number.isNegative(), number.getNumber());
     }
     if (value instanceof TextValue text) {
-      return text.getText().isEmpty() ? "\"\"" : quote(text.getText());
+      return new Types.TextValue(text.getText());
     }
     if (value instanceof BoolValue bool) {
-      return bool.isValue() ? "true" : "false";
+      return new Types.BoolValue(bool.isValue());
     }
     if (value instanceof EnumValue enumValue) {
       final EnumLiteral literal = enumValue.getLiteral();
       final EnumDecl enumeration = (EnumDecl) literal.eContainer();
       final Model owner = EcoreUtil2.getContainerOfType(enumeration, Model.class);
-      final List<String> namespace = namespaceOf(owner);
-      return (namespace.isEmpty() ? "" : "::" + String.join("::", namespace))
-          + "::"
-          + enumeration.getName()
-          + "::"
-          + literal.getName();
+      return new Types.EnumValue(namespaceOf(owner), enumeration.getName(), literal.getName());
     }
     throw new IllegalStateException("unknown constant value " + value);
-  }
-
-  private static String quote(String text) {
-    final StringBuilder out = new StringBuilder("\"");
-    for (char c : text.toCharArray()) {
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\t' -> out.append("\\t");
-        default -> out.append(c);
-      }
-    }
-    return out.append('"').toString();
   }
 
   private Types.Interface lowerInterface(
