@@ -13,7 +13,7 @@ public record NodeReport(
     double utilization,
     double liuLaylandBound,
     boolean schedulable,
-    List<String> notes,
+    List<Finding> notes,
     List<SegmentCeiling> segments,
     ReleaseTableAnalysis.Table releaseTable,
     List<ServiceAdmission> admissions,

@@ -108,7 +108,7 @@ public final class SchedulingAnalysis {
       List<NodeReport.CoreReport> cores,
       List<NodeReport.Placement> placements) {
     final List<TaskReport> tasks = new ArrayList<>();
-    final List<String> notes = new ArrayList<>();
+    final List<Finding> notes = new ArrayList<>();
     final List<ReleaseTableAnalysis.SpmTiming> timings = new ArrayList<>();
     double utilization = 0;
     double bound = 1.0;
@@ -119,8 +119,8 @@ public final class SchedulingAnalysis {
       for (TaskReport task : report.tasks()) {
         tasks.add(task.onCore(core));
       }
-      for (String note : report.notes()) {
-        notes.add("core " + core + ": " + note);
+      for (Finding note : report.notes()) {
+        notes.add(new Finding.OnCore(core, note));
       }
       timings.addAll(report.releaseTable().timings());
       utilization += report.utilization();
@@ -168,7 +168,7 @@ public final class SchedulingAnalysis {
   static NodeReport analyseProcessor(Node node) {
     final BigDecimal speed = node.hardware().speed();
     final List<Draft> drafts = new ArrayList<>();
-    final List<String> notes = new ArrayList<>();
+    final List<Finding> notes = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
         drafts.add(
@@ -185,11 +185,7 @@ public final class SchedulingAnalysis {
       }
       for (Svm svm : deployment.tmo().svms()) {
         if (svm.minInterArrivalNs() == 0) {
-          notes.add(
-              deployment.instance()
-                  + "."
-                  + svm.name()
-                  + " has no max-rate: its load is unbounded and not part of this analysis");
+          notes.add(new Finding.UnboundedServiceLoad(deployment.instance() + "." + svm.name()));
         }
         drafts.add(
             new Draft(
@@ -276,13 +272,9 @@ public final class SchedulingAnalysis {
         verdict = new EdfDemandTest.Verdict(false, false, -1);
       }
       if (!verdict.exact()) {
-        notes.add("EDF demand examined with the density bound (hyperperiod too long)");
+        notes.add(new Finding.EdfDensityBound());
       } else if (!verdict.schedulable() && verdict.failingAtNs() > 0) {
-        notes.add(
-            "EDF processor demand (worst-case arrivals, non-preemptive band) exceeds the time"
-                + " available at t = "
-                + dev.kairos.generator.ir.Durations.format(verdict.failingAtNs())
-                + "; strictly periodic SpMs are judged by the release table instead");
+        notes.add(new Finding.EdfDemandExceeded(verdict.failingAtNs()));
       }
       // Strictly periodic SpMs with known offsets: the release table below is exact and may
       // pass what the demand test (which assumes the worst arrival pattern) refuses.
@@ -299,10 +291,7 @@ public final class SchedulingAnalysis {
     // The release table with the real offsets: start windows, which RTA does not see.
     final ReleaseTableAnalysis.Table table = ReleaseTableAnalysis.analyse(node, tasks);
     if (!table.unrolled()) {
-      notes.add(
-          "the hyperperiod is too long to unroll ("
-              + (table.hyperperiodNs() > 0 ? table.hyperperiodNs() + " ns" : "beyond 64 bits")
-              + "); start windows were checked by response-time analysis only");
+      notes.add(new Finding.TableNotUnrolled(Math.max(0, table.hyperperiodNs())));
     }
     for (ReleaseTableAnalysis.SpmTiming played : table.timings()) {
       // The table plays SpMs only: service requests can still delay each activation.
@@ -318,18 +307,10 @@ public final class SchedulingAnalysis {
           tasks.set(i, t.withVerdict(t.responseTimeNs(), false));
           notes.add(
               played.meets()
-                  ? t.name()
-                      + " may miss its start window or deadline when service requests arrive"
-                      + " (they can delay it by "
-                      + dev.kairos.generator.ir.Durations.format(
-                          timing.worstStartLatencyNs() - played.worstStartLatencyNs())
-                      + ")"
-                  : t.name()
-                      + " misses "
-                      + played.windowMisses()
-                      + " start window(s) and "
-                      + played.deadlineMisses()
-                      + " deadline(s) in the release table over one hyperperiod");
+                  ? new Finding.ServiceDelay(
+                      t.name(), timing.worstStartLatencyNs() - played.worstStartLatencyNs())
+                  : new Finding.TableMisses(
+                      t.name(), played.windowMisses(), played.deadlineMisses()));
           if (t.criticality() == Criticality.HARD || !criticalityAware(node.strategy())) {
             schedulable = false;
           }

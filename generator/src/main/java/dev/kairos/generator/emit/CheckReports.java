@@ -5,6 +5,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis;
+import dev.kairos.generator.analysis.Finding;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Durations;
@@ -126,8 +127,8 @@ public final class CheckReports {
                 bcc.responseNs() >= 0 ? Durations.format(bcc.responseNs()) : "unbounded",
                 Durations.format(bcc.gctNs())));
       }
-      for (String note : node.notes()) {
-        out.append("  note: ").append(note).append(System.lineSeparator());
+      for (Finding note : node.notes()) {
+        out.append("  note: ").append(Findings.text(note)).append(System.lineSeparator());
       }
       out.append(System.lineSeparator());
     }

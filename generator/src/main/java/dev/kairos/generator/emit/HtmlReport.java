@@ -2,6 +2,7 @@ package dev.kairos.generator.emit;
 
 import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis;
+import dev.kairos.generator.analysis.Finding;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.ReleaseTableAnalysis;
 import dev.kairos.generator.analysis.ReleaseTableAnalysis.Activation;
@@ -233,8 +234,8 @@ public final class HtmlReport {
     bcc(out, node);
     if (!node.notes().isEmpty()) {
       out.append("<h3>Notes</h3>\n<ul class=\"notes\">\n");
-      for (String note : node.notes()) {
-        out.append("<li>").append(esc(note)).append("</li>\n");
+      for (Finding note : node.notes()) {
+        out.append("<li>").append(esc(Findings.text(note))).append("</li>\n");
       }
       out.append("</ul>\n");
     }

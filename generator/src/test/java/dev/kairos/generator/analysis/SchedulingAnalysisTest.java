@@ -758,7 +758,8 @@ class SchedulingAnalysisTest {
     final NodeReport report = SchedulingAnalysis.analyse(node);
     assertFalse(report.schedulable());
     assertTrue(
-        report.notes().stream().anyMatch(n -> n.contains("t.narrow may miss its start window")),
+        report.notes().stream()
+            .anyMatch(n -> n instanceof Finding.ServiceDelay d && d.method().equals("t.narrow")),
         report.notes().toString());
   }
 

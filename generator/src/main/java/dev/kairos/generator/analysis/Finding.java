@@ -1,0 +1,34 @@
+package dev.kairos.generator.analysis;
+
+/**
+ * Something the analysis of a node found beside the per-task verdicts: data, which the reports put
+ * into words (emit/Findings.java).
+ */
+public sealed interface Finding {
+  /** A service method without max-rate: its load is not bounded, so not analysed. */
+  record UnboundedServiceLoad(String method) implements Finding {}
+
+  /** The EDF demand test fell back to the density bound: the hyperperiod is too long. */
+  record EdfDensityBound() implements Finding {}
+
+  /**
+   * The EDF processor demand (worst-case arrivals, non-preemptive band) exceeds the time available
+   * at {@code atNs}; strictly periodic SpMs are judged by the release table instead.
+   */
+  record EdfDemandExceeded(long atNs) implements Finding {}
+
+  /**
+   * The release table was not unrolled ({@code hyperperiodNs} 0: beyond 64 bits); start windows
+   * were checked by response-time analysis only.
+   */
+  record TableNotUnrolled(long hyperperiodNs) implements Finding {}
+
+  /** An SpM missed start windows or deadlines in the release table over one hyperperiod. */
+  record TableMisses(String method, long windowMisses, long deadlineMisses) implements Finding {}
+
+  /** An SpM that meets its windows alone may miss once service requests delay it by delayNs. */
+  record ServiceDelay(String method, long delayNs) implements Finding {}
+
+  /** A finding of one core of a multicore node. */
+  record OnCore(int core, Finding finding) implements Finding {}
+}
