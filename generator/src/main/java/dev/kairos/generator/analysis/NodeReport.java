@@ -47,7 +47,8 @@ public record NodeReport(
   /**
    * What the basic concurrency constraint costs a service method: whether it conflicts with any
    * SpM, its admission (slot, longest wait, admission windows) and its response from a request's
-   * arrival to completion, wait included ({@code -1}: unbounded or never admitted).
+   * arrival to completion, wait included ({@code -1}: unbounded or never admitted), and the rows of
+   * the node's SpM table it conflicts with (bit i: row i, numbered across the node).
    */
   public record ServiceAdmission(
       String instance,
@@ -55,7 +56,8 @@ public record NodeReport(
       long gctNs,
       boolean conflicts,
       BccAdmission.Admission admission,
-      long responseNs) {
+      long responseNs,
+      long conflictRows) {
     public boolean fits() {
       return responseNs >= 0 && responseNs <= gctNs;
     }

@@ -142,6 +142,16 @@ public final class SchedulingAnalysis {
             .forEach(segments::add);
         report.admissions().stream()
             .filter(admission -> admission.instance().equals(deployment.instance()))
+            .map(
+                admission ->
+                    new NodeReport.ServiceAdmission(
+                        admission.instance(),
+                        admission.svm(),
+                        admission.gctNs(),
+                        admission.conflicts(),
+                        admission.admission(),
+                        admission.responseNs(),
+                        conflictRows(node, deployment, svmOf(deployment, admission.svm()))))
             .forEach(admissions::add);
       }
     }
@@ -458,6 +468,13 @@ public final class SchedulingAnalysis {
         Math.max(timing.deadlineMisses(), lateFinish ? 1 : 0));
   }
 
+  private static Svm svmOf(Deployment deployment, String method) {
+    return deployment.tmo().svms().stream()
+        .filter(svm -> svm.name().equals(method))
+        .findFirst()
+        .orElseThrow();
+  }
+
   private static Spm spmOf(Node node, String instance, String method) {
     for (Deployment deployment : node.deployments()) {
       if (deployment.instance().equals(instance)) {
@@ -515,10 +532,30 @@ public final class SchedulingAnalysis {
                 svm.gctNs(),
                 !blockers.isEmpty(),
                 admission,
-                response));
+                response,
+                conflictRows(node, deployment, svm)));
       }
     }
     return admissions;
+  }
+
+  /**
+   * The rows of the node's SpM table (numbered across its deployments, in order) that an SvM
+   * conflicts with: only its own TMO's SpMs can. A multicore node numbers them again for the whole
+   * node when its cores' reports are merged.
+   */
+  static long conflictRows(Node node, Deployment owner, Svm svm) {
+    long rows = 0;
+    int row = 0;
+    for (Deployment deployment : node.deployments()) {
+      for (Spm spm : deployment.tmo().spms()) {
+        if (deployment == owner && row < Long.SIZE && conflicts(svm.uses(), spm.uses())) {
+          rows |= 1L << row;
+        }
+        row++;
+      }
+    }
+    return rows;
   }
 
   private static long saturatingAdd(long a, long b) {

@@ -193,10 +193,7 @@ final class ScheduleEmitter {
       CodeWriter w, Node node, NodeReport report, Map<String, TaskReport> tasks) {
     final long rows = node.deployments().stream().mapToLong(d -> d.tmo().svms().size()).sum();
     final boolean openSvms = openTable(w, "::kairos::SvmEntry", "kServiceMethods", rows);
-    // SpM rows are numbered across the node; an SvM conflicts only with its own TMO's SpMs.
-    int firstSpmRow = 0;
     for (Deployment deployment : node.deployments()) {
-      final List<Spm> spms = deployment.tmo().spms();
       for (Tmos.Svm svm : deployment.tmo().svms()) {
         final TaskReport task = task(tasks, deployment.instance(), svm.name());
         w.comment(
@@ -208,17 +205,10 @@ final class ScheduleEmitter {
         w.line(".gct = nanoseconds{$v$},", "v", svm.gctNs());
         w.line(".wcet = nanoseconds{$v$},", "v", task.wcetNs());
         priorityFields(w, svm.criticality(), task.band(), svm.importance());
-        long conflicts = 0;
-        for (int k = 0; k < spms.size() && firstSpmRow + k < Long.SIZE; k++) {
-          if (SchedulingAnalysis.conflicts(svm.uses(), spms.get(k).uses())) {
-            conflicts |= 1L << (firstSpmRow + k);
-          }
-        }
-        w.line(".conflicts = 0x$v$ULL,", "v", Long.toHexString(conflicts));
-        w.line(
-            ".admission_slot = nanoseconds{$v$},",
-            "v",
-            admission(report, deployment.instance(), svm.name()).admission().slotNs());
+        final NodeReport.ServiceAdmission bcc =
+            admission(report, deployment.instance(), svm.name());
+        w.line(".conflicts = 0x$v$ULL,", "v", Long.toHexString(bcc.conflictRows()));
+        w.line(".admission_slot = nanoseconds{$v$},", "v", bcc.admission().slotNs());
         w.line(
             ".segments = 0x$v$ULL,",
             "v",
@@ -226,7 +216,6 @@ final class ScheduleEmitter {
         coreField(w, report, task);
         w.closeList("},");
       }
-      firstSpmRow += spms.size();
     }
     if (openSvms) {
       w.closeList("}};");
