@@ -139,7 +139,7 @@ public final class HtmlReport {
             .append("\">")
             .append(esc(node.node().name()))
             .append("</a> ")
-            .append(percent(node.utilization()))
+            .append(node.multicore() ? node.cores().size() + " cores" : percent(node.utilization()))
             .append(' ')
             .append(node.schedulable() ? "schedulable" : "<b>NOT schedulable</b>")
             .append("</li>\n");
@@ -244,19 +244,38 @@ public final class HtmlReport {
 
   /** A stacked bar of each method's share, with the Liu-Layland bound and 100 % marked. */
   private static void utilization(StringBuilder out, NodeReport node) {
-    out.append("<p class=\"util-text\">utilization <b>")
-        .append(percent(node.utilization()))
+    if (!node.multicore()) {
+      utilization(out, "", node.utilization(), node.liuLaylandBound(), node.tasks());
+      return;
+    }
+    // Partitioned: a bar per core, each a processor of its own.
+    for (NodeReport.CoreReport core : node.cores()) {
+      utilization(
+          out,
+          "core " + core.core() + ": ",
+          core.utilization(),
+          core.liuLaylandBound(),
+          node.tasks().stream().filter(t -> t.core() == core.core()).toList());
+    }
+  }
+
+  private static void utilization(
+      StringBuilder out, String label, double load, double liuLayland, List<TaskReport> tasks) {
+    out.append("<p class=\"util-text\">")
+        .append(esc(label))
+        .append("utilization <b>")
+        .append(percent(load))
         .append("</b> (Liu-Layland bound ")
-        .append(percent(node.liuLaylandBound()))
+        .append(percent(liuLayland))
         .append(")</p>\n");
-    final double scale = Math.max(1.0, node.utilization());
+    final double scale = Math.max(1.0, load);
     final double full = BAR_WIDTH / scale;
     out.append("<svg class=\"utilization\" width=\"")
         .append(BAR_WIDTH + 90)
         .append("\" height=\"40\" role=\"img\" aria-label=\"utilization ")
-        .append(percent(node.utilization()))
+        .append(percent(load))
         .append(" of 100%, Liu-Layland bound ")
-        .append(percent(node.liuLaylandBound()))
+        .append(percent(liuLayland))
         .append("\">\n<rect x=\"0\" y=\"4\" width=\"")
         .append(px(full))
         .append("\" height=\"18\" fill=\"#eef1f5\" stroke=\"#c3cad5\"/>\n");
@@ -264,7 +283,7 @@ public final class HtmlReport {
     int drawn = 0;
     double rest = 0;
     int others = 0;
-    for (TaskReport task : node.tasks()) {
+    for (TaskReport task : tasks) {
       if (task.periodNs() <= 0) {
         continue;
       }
@@ -300,7 +319,7 @@ public final class HtmlReport {
           .append(percent(rest))
           .append("</title></rect>\n");
     }
-    final double bound = node.liuLaylandBound() * full;
+    final double bound = liuLayland * full;
     out.append("<line x1=\"")
         .append(px(bound))
         .append("\" y1=\"1\" x2=\"")
@@ -309,7 +328,7 @@ public final class HtmlReport {
         .append("<text x=\"")
         .append(px(bound))
         .append("\" y=\"36\" text-anchor=\"middle\" class=\"sub\">LL ")
-        .append(percent(node.liuLaylandBound()))
+        .append(percent(liuLayland))
         .append("</text>\n<line x1=\"")
         .append(px(full))
         .append("\" y1=\"1\" x2=\"")
@@ -317,7 +336,7 @@ public final class HtmlReport {
         .append("\" y2=\"25\" stroke=\"#1d2430\" stroke-width=\"1.5\"/>\n<text x=\"")
         .append(BAR_WIDTH + 6)
         .append("\" y=\"18\">")
-        .append(node.utilization() > 1.0 ? "overloaded" : "100%")
+        .append(load > 1.0 ? "overloaded" : "100%")
         .append("</text>\n</svg>\n");
   }
 

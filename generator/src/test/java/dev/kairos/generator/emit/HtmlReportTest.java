@@ -211,4 +211,37 @@ class HtmlReportTest {
     assertEquals("1.5 min", HtmlReport.readable(90_000 * MS));
     assertEquals("2.066 h", HtmlReport.readable(7_436_429 * MS));
   }
+
+  /** A multicore node: a utilization bar and a release table per core, none overloaded. */
+  @Test
+  void aMulticoreNodeIsDrawnCoreByCore() {
+    final Platform.Node single =
+        node("cell", "a", List.of(spm("run", 6 * MS, 10 * MS, Tmos.Criticality.HARD)));
+    final Tmos.TmoClass other =
+        new Tmos.TmoClass(
+            List.of(),
+            "U",
+            List.of(),
+            List.of(),
+            List.of(spm("step", 6 * MS, 10 * MS, Tmos.Criticality.HARD)),
+            List.of(),
+            List.of(),
+            List.of(),
+            HERE);
+    final Platform.Node duo =
+        new Platform.Node(
+            "cell",
+            Platform.OperatingSystem.SIM,
+            Platform.Strategy.RMS,
+            new Platform.Hardware("Duo", 2, java.math.BigDecimal.ONE),
+            null,
+            List.of(single.deployments().get(0), new Platform.Deployment("b", other, 1, HERE)),
+            HERE);
+    final String page = HtmlReport.render("duo.tmo", analyse(duo), List.of());
+    assertEquals(2, timelineElementCounts(page).size());
+    assertTrue(page.contains("<h4>core 0: a</h4>"), page);
+    assertTrue(page.contains("<h4>core 1: b</h4>"), page);
+    assertTrue(page.contains("core 1: utilization <b>60.0%</b>"), page);
+    assertFalse(page.contains("overloaded"), page);
+  }
 }
