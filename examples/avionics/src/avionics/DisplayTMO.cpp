@@ -3,16 +3,17 @@
 
 namespace avionics {
 
-void DisplayTMO::refresh() {
+void DisplayTMO::refresh(RefreshAccess ods) {
   // Stand-in for drawing the head-up display: one more frame, labelled with its number.
-  ++ods_.frame.frames;
-  ods_.frame.shown.leg = ods_.frame.frames % 16;
-  ods_.frame.shown.label.assign(ods_.frame.frames % 2 == 0 ? "HUD even" : "HUD odd");
+  auto& frame = ods.frame;
+  ++frame.frames;
+  frame.shown.leg = frame.frames % 16;
+  frame.shown.label.assign(frame.frames % 2 == 0 ? "HUD even" : "HUD odd");
 }
 
-void DisplayTMO::status() {
-  // The status pages show how many frames the display drew since the last page.
-  pages_ = ods_.frame.frames;
+void DisplayTMO::status(StatusAccess ods) {
+  // The status pages show how many frames the display drew; they only read the frame.
+  pages_ = ods.frame.frames;
 }
 
 }  // namespace avionics

@@ -8,11 +8,10 @@
 namespace avionics {
 
 class DisplayTMO final : public DisplayTMOBase {
- public:
-  void refresh() override;
-  void status() override;
-
  private:
+  void refresh(RefreshAccess ods) override;
+  void status(StatusAccess ods) override;
+
   ::std::uint32_t pages_ = 0;
 };
 

@@ -3,15 +3,16 @@
 
 namespace avionics {
 
-void NavigationTMO::update() {
-  // Dead reckoning towards the current leg's waypoint; advance when it is reached.
-  NavState& nav = ods_.state.nav;
-  ++ods_.state.updates;
+void NavigationTMO::update(UpdateAccess ods) {
+  // Dead reckoning towards the current leg's waypoint; advance when it is reached. The mode
+  // comes from cfg, which this method only reads.
+  NavState& nav = ods.state.nav;
+  ++ods.state.updates;
   if (nav.route.size() == 0) {
     return;
   }
   const Waypoint& target = nav.route[nav.leg % nav.route.size()];
-  const double step = ods_.cfg.mode == Mode::COMBAT ? 0.5 : 0.1;
+  const double step = ods.cfg.mode == Mode::COMBAT ? 0.5 : 0.1;
   nav.lat += (target.lat - nav.lat) * step;
   nav.lon += (target.lon - nav.lon) * step;
   nav.alt = target.alt;
@@ -22,18 +23,19 @@ void NavigationTMO::update() {
   }
 }
 
-::avionics::NavState NavigationTMO::current() {
-  return ods_.state.nav;
+::avionics::NavState NavigationTMO::current(CurrentAccess ods) {
+  return ods.state.nav;
 }
 
-void NavigationTMO::setRoute(const ::kairos::BoundedSequence<::avionics::Waypoint, 16>& legs) {
-  ods_.state.nav.route = legs;
-  ods_.state.nav.leg = 0;
+void NavigationTMO::setRoute(SetRouteAccess ods,
+                             const ::kairos::BoundedSequence<::avionics::Waypoint, 16>& legs) {
+  ods.state.nav.route = legs;
+  ods.state.nav.leg = 0;
 }
 
-void NavigationTMO::nudge(double dlat, double dlon) {
-  ods_.state.nav.lat += dlat;
-  ods_.state.nav.lon += dlon;
+void NavigationTMO::nudge(NudgeAccess ods, double dlat, double dlon) {
+  ods.state.nav.lat += dlat;
+  ods.state.nav.lon += dlon;
 }
 
 }  // namespace avionics

@@ -6,11 +6,12 @@
 namespace avionics {
 
 class NavigationTMO final : public NavigationTMOBase {
- public:
-  void update() override;
-  ::avionics::NavState current() override;
-  void setRoute(const ::kairos::BoundedSequence<::avionics::Waypoint, 16>& legs) override;
-  void nudge(double dlat, double dlon) override;
+ private:
+  void update(UpdateAccess ods) override;
+  ::avionics::NavState current(CurrentAccess ods) override;
+  void setRoute(SetRouteAccess ods,
+                const ::kairos::BoundedSequence<::avionics::Waypoint, 16>& legs) override;
+  void nudge(NudgeAccess ods, double dlat, double dlon) override;
 };
 
 }  // namespace avionics

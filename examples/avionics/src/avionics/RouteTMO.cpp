@@ -3,9 +3,9 @@
 
 namespace avionics {
 
-void RouteTMO::replan() {
+void RouteTMO::replan(ReplanAccess ods) {
   // Stand-in for route planning: a fixed four-leg pattern, shifted a little on every pass.
-  auto& legs = ods_.plan.legs;
+  auto& legs = ods.plan.legs;
   legs.clear();
   ++passes_;
   const double shift = static_cast<double>(passes_ % 100) * 0.001;
@@ -14,9 +14,9 @@ void RouteTMO::replan() {
   }
 }
 
-void RouteTMO::log() {
+void RouteTMO::log(LogAccess ods) {
   // Once a second: remember how long the plan was (a flight recorder would store it).
-  logged_legs_ = ods_.plan.legs.size();
+  logged_legs_ = ods.plan.legs.size();
 }
 
 }  // namespace avionics

@@ -9,11 +9,10 @@
 namespace avionics {
 
 class RouteTMO final : public RouteTMOBase {
- public:
-  void replan() override;
-  void log() override;
-
  private:
+  void replan(ReplanAccess ods) override;
+  void log(LogAccess ods) override;
+
   ::std::uint64_t passes_ = 0;
   ::std::size_t logged_legs_ = 0;
 };

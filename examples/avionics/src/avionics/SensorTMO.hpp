@@ -8,11 +8,10 @@
 namespace avionics {
 
 class SensorTMO final : public SensorTMOBase {
- public:
-  void poll() override;
-  ::avionics::Reading sample(::std::uint8_t channel) override;
-
  private:
+  void poll(PollAccess ods) override;
+  ::avionics::Reading sample(SampleAccess ods, ::std::uint8_t channel) override;
+
   ::std::uint64_t polls_ = 0;
 };
 

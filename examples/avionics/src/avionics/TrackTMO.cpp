@@ -5,9 +5,10 @@
 
 namespace avionics {
 
-void TrackTMO::fuse() {
-  // Stand-in for sensor fusion: keep a fixed picture of tracks moving on straight lines.
-  auto& tracks = ods_.picture.tracks;
+void TrackTMO::fuse(FuseAccess ods) {
+  // Stand-in for sensor fusion: keep a fixed picture of tracks moving on straight lines, most
+  // threatening first, so that tracks() serves them in order.
+  auto& tracks = ods.picture.tracks;
   if (tracks.size() == 0) {
     for (::std::uint32_t id = 1; id <= 4; ++id) {
       tracks.push_back(Track{id, 47.0 + id * 0.01, 8.0 - id * 0.01, 0.1F * static_cast<float>(id)});
@@ -17,17 +18,20 @@ void TrackTMO::fuse() {
     track.lat += 0.0001;
     track.lon -= 0.0001;
   }
-}
-
-void TrackTMO::rank() {
-  // Most threatening first, so that tracks() serves them in order.
-  auto& tracks = ods_.picture.tracks;
   ::std::sort(tracks.begin(), tracks.end(),
               [](const Track& a, const Track& b) { return a.threat > b.threat; });
 }
 
-::kairos::BoundedSequence<::avionics::Track, 8> TrackTMO::tracks() {
-  return ods_.picture.tracks;
+void TrackTMO::rank(RankAccess ods) {
+  // `uses picture read`: rank only looks at the picture (sorting it here would not compile).
+  // It counts the tracks threatening enough to cue the weapons.
+  threats_ = static_cast<::std::uint32_t>(
+      ::std::count_if(ods.picture.tracks.begin(), ods.picture.tracks.end(),
+                      [](const Track& track) { return track.threat >= 0.3F; }));
+}
+
+::kairos::BoundedSequence<::avionics::Track, 8> TrackTMO::tracks(TracksAccess ods) {
+  return ods.picture.tracks;
 }
 
 }  // namespace avionics

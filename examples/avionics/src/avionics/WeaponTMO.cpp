@@ -3,16 +3,17 @@
 
 namespace avionics {
 
-void WeaponTMO::status() {
+void WeaponTMO::status(StatusAccess ods) {
   // Stand-in for polling the stores: one store armed per pass, up to four, in combat mode only.
-  if (ods_.stores.mode == Mode::COMBAT && ods_.stores.armed < 4) {
-    ++ods_.stores.armed;
+  auto& stores = ods.stores;
+  if (stores.mode == Mode::COMBAT && stores.armed < 4) {
+    ++stores.armed;
   }
 }
 
-void WeaponTMO::bit() {
-  // Built-in test: a store count above the four stations is a fault.
-  if (ods_.stores.armed > 4) {
+void WeaponTMO::bit(BitAccess ods) {
+  // Built-in test, read-only: a store count above the four stations is a fault.
+  if (ods.stores.armed > 4) {
     ++faults_;
   }
 }

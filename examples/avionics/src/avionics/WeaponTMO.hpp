@@ -8,11 +8,10 @@
 namespace avionics {
 
 class WeaponTMO final : public WeaponTMOBase {
- public:
-  void status() override;
-  void bit() override;
-
  private:
+  void status(StatusAccess ods) override;
+  void bit(BitAccess ods) override;
+
   ::std::uint32_t faults_ = 0;
 };
 

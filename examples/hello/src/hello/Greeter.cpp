@@ -3,19 +3,20 @@
 
 namespace hello {
 
-void Greeter::tick() {
-  // A little deterministic work, far below the 1 ms WCET the model promises.
-  ::std::uint64_t value = ods_.counters.ticks + 1;
+void Greeter::tick(TickAccess ods) {
+  // A little deterministic work, far below the 1 ms WCET the model promises; then one greeting.
+  ::std::uint64_t value = ods.counters.ticks + 1;
   for (int round = 0; round < 1000; ++round) {
     value = value * 6364136223846793005ULL + 1442695040888963407ULL;
   }
   checksum_ ^= value;
-  ++ods_.counters.ticks;
+  ++ods.counters.ticks;
+  ++ods.counters.greeted;
 }
 
-::std::uint64_t Greeter::greetings(::std::uint32_t extra) {
-  ods_.counters.greeted += extra;
-  return ods_.counters.greeted;
+::std::uint64_t Greeter::greetings(GreetingsAccess ods, ::std::uint32_t extra) {
+  // `uses counters read`: the counters are const here, so this can only report them.
+  return ods.counters.greeted + extra;
 }
 
 }  // namespace hello

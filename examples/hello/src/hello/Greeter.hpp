@@ -8,11 +8,12 @@
 namespace hello {
 
 class Greeter final : public GreeterBase {
- public:
-  void tick() override;
-  ::std::uint64_t greetings(::std::uint32_t extra) override;
-
  private:
+  // Called by the engine through GreeterBase::run_<method>, which lends each method the segments
+  // it uses: `tick` may write counters, `greetings` only read them.
+  void tick(TickAccess ods) override;
+  ::std::uint64_t greetings(GreetingsAccess ods, ::std::uint32_t extra) override;
+
   ::std::uint64_t checksum_ = 0;
 };
 

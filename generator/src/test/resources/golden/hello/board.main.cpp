@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     }
   }
   const auto& table = board_node::kSpontaneousMethods;
-  if (engine.add_spm(table[0], &deployed::greeter, &::kairos::invoke_spm<::hello::Greeter, &::hello::Greeter::tick>, &::kairos::forward_miss<::hello::Greeter>) != ::kairos::kal::Status::kOk) {
+  if (engine.add_spm(table[0], &deployed::greeter, &::kairos::invoke_spm<::hello::Greeter, &::hello::Greeter::run_tick>, &::kairos::forward_miss<::hello::Greeter>) != ::kairos::kal::Status::kOk) {
     ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "release table row 0 rejected");
     return 1;
   }

@@ -6,10 +6,13 @@ import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.emit.CheckReports;
 import dev.kairos.generator.emit.ClangFormat;
 import dev.kairos.generator.emit.CppGenerator;
+import dev.kairos.generator.emit.FileLayout;
 import dev.kairos.generator.emit.GeneratedFile;
+import dev.kairos.generator.emit.HandWrittenSignatures;
 import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.emit.OutputWriter;
 import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.lowering.ModelLowering;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,7 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -496,23 +501,78 @@ public final class KairosCli implements Callable<Integer> {
         err().println("kairos: error: cannot write the generated files: " + reason(e));
         return USAGE;
       }
-      final Path workingDirectory = Path.of("").toAbsolutePath();
       for (OutputWriter.Written file : written) {
-        final Path shown =
-            file.path().startsWith(workingDirectory)
-                ? workingDirectory.relativize(file.path())
-                : file.path();
         final String what =
             switch (file.outcome()) {
               case WRITTEN -> "wrote";
               case UNCHANGED -> "unchanged";
               case KEPT_USER_FILE -> "kept";
             };
-        out().println(String.format("%-9s %s", what, shown));
+        out().println(String.format("%-9s %s", what, shown(file.path())));
       }
       lap("emit, format and write " + written.size() + " files");
+      warnAboutStaleHeaders(system, loaded.get(), implDir, written);
       reportTimings();
       return OK;
+    }
+
+    /**
+     * Hand-written headers that were kept are compared with the bases just generated: a method the
+     * model added, or whose segment view appeared or went away, is named with its model line, so
+     * the compiler's complaint about an abstract class has its cause beside it.
+     */
+    private void warnAboutStaleHeaders(
+        SystemModel system,
+        ModelLoader.Loaded loaded,
+        Path implDir,
+        List<OutputWriter.Written> written) {
+      // Model lines are kept portable in the IR; warnings name the files as they were given.
+      final Map<String, String> shownFiles = new HashMap<>();
+      for (Path file : files) {
+        final String portable =
+            loaded
+                .portableNames()
+                .get(
+                    org.eclipse.emf.common.util.URI.createFileURI(
+                        file.toAbsolutePath().normalize().toString()));
+        if (portable != null) {
+          shownFiles.putIfAbsent(portable, file.normalize().toString());
+        }
+      }
+      for (TmoClass tmo : system.tmos()) {
+        final Path header = implDir.resolve(FileLayout.userHeader(tmo));
+        final boolean kept =
+            written.stream()
+                .anyMatch(
+                    w ->
+                        w.outcome() == OutputWriter.Outcome.KEPT_USER_FILE
+                            && w.path().equals(header));
+        if (!kept || !Files.isRegularFile(header)) {
+          continue;
+        }
+        final String text;
+        try {
+          text = Files.readString(header, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+          continue; // not text this check can read; the compiler will judge it
+        }
+        for (HandWrittenSignatures.Mismatch mismatch :
+            HandWrittenSignatures.check(tmo, shown(header).toString(), text)) {
+          err()
+              .println(
+                  shownFiles.getOrDefault(mismatch.source().file(), mismatch.source().file())
+                      + ":"
+                      + mismatch.source().line()
+                      + ": warning: "
+                      + mismatch.message());
+        }
+      }
+    }
+
+    /** A path relative to the working directory where it lies below it, as written. */
+    private static Path shown(Path path) {
+      final Path workingDirectory = Path.of("").toAbsolutePath();
+      return path.startsWith(workingDirectory) ? workingDirectory.relativize(path) : path;
     }
 
     private static List<GeneratedFile> format(

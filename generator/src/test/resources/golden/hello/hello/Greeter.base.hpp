@@ -19,25 +19,46 @@ struct GreeterOds {
 
 // from hello.tmo:9
 /// Base of the hand-written class `::hello::Greeter` (TMO Greeter).
+/// Each method's body is lent the segments it `uses`, const where it only reads; the
+/// object data store itself is private.
 class GreeterBase {
  public:
+  // from hello.tmo:18
+  /// spm tick uses counters write: all of the object data store its body can reach.
+  struct TickAccess {
+    GreeterOds::Counters& counters;
+  };
+
+  // from hello.tmo:24
+  /// svm greetings uses counters read: all of the object data store its body can reach.
+  struct GreetingsAccess {
+    const GreeterOds::Counters& counters;
+  };
+
   GreeterBase() = default;
   GreeterBase(const GreeterBase&) = delete;
   GreeterBase& operator=(const GreeterBase&) = delete;
   virtual ~GreeterBase() = default;
 
-  // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms,
-  // hard (hello.tmo:18)
-  virtual void tick() = 0;
-
-  // svm greetings: gct 5 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
-  virtual ::std::uint64_t greetings(::std::uint32_t extra) = 0;
+  // The engine's entry points, called with the method's segment locks held: each lends its method
+  // exactly the segments the model says it uses.
+  void run_tick() { tick(TickAccess{ods_.counters}); }
+  ::std::uint64_t run_greetings(::std::uint32_t extra) {
+    return greetings(GreetingsAccess{ods_.counters}, extra);
+  }
 
   /// Runs on the method's lane when an activation misses its start window or deadline.
   /// The engine has already counted the miss; override to react (degrade, alarm).
   virtual void on_deadline_miss(const ::kairos::MissReport& /*miss*/) noexcept {}
 
- protected:
+ private:
+  // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms,
+  // hard (hello.tmo:18)
+  virtual void tick(TickAccess ods) = 0;
+
+  // svm greetings: gct 5 ms, wcet 100 us, soft, max-rate 10 Hz (hello.tmo:24)
+  virtual ::std::uint64_t greetings(GreetingsAccess ods, ::std::uint32_t extra) = 0;
+
   GreeterOds ods_{};
 };
 

@@ -14,6 +14,7 @@ import dev.kairos.dsl.kairos.Tmo;
 import dev.kairos.dsl.units.Quantities;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,8 +25,9 @@ import org.eclipse.xtext.validation.Check;
 
 /**
  * TMOs as a whole: interfaces fully served, segments used once per method, names that stay distinct
- * in generated C++, service methods that the basic concurrency constraint leaves room for, and
- * remote calls whose deadlines cover the trip.
+ * in generated C++ (classes, segment types, and each method's entry point and segment view),
+ * service methods that the basic concurrency constraint leaves room for, and remote calls whose
+ * deadlines cover the trip.
  */
 public class TmoValidator extends ConcernValidator {
 
@@ -133,6 +135,54 @@ public class TmoValidator extends ConcernValidator {
                 + ".base.hpp) collide where file names ignore case",
             Literals.TMO__NAME,
             IssueCodes.NAME_COLLISION);
+      }
+    }
+  }
+
+  /**
+   * The servant base declares, per method, the method itself, its engine entry point {@code
+   * run_<method>} and, for a method that uses segments, its view type {@code <Method>Access} (its
+   * parameter, {@code ods}, is a keyword and so no operation's parameter name); none of these may
+   * name the same member twice. (The spelling is the generator's MethodAccess.)
+   */
+  @Check
+  public void checkMethodMembersDistinct(Tmo tmo) {
+    final Map<String, String> members = new HashMap<>();
+    members.put("on_deadline_miss", "the miss handler on_deadline_miss");
+    for (Method method : tmo.getMethods()) {
+      final String name = method.getName();
+      if (name == null || name.isEmpty()) {
+        continue;
+      }
+      final String kind = method instanceof Svm ? "svm" : "spm";
+      final Map<String, String> generated = new LinkedHashMap<>();
+      generated.put(name, kind + " '" + name + "'");
+      generated.put(
+          "run_" + name, "the entry point run_" + name + " of " + kind + " '" + name + "'");
+      if (!method.getUses().isEmpty()) {
+        final String view = Character.toUpperCase(name.charAt(0)) + name.substring(1) + "Access";
+        generated.put(view, "the view type " + view + " of " + kind + " '" + name + "'");
+      }
+      for (Map.Entry<String, String> member : generated.entrySet()) {
+        final String other = members.putIfAbsent(member.getKey(), member.getValue());
+        if (other != null && member.getKey().equals(name) && other.endsWith(" '" + name + "'")) {
+          break; // two methods of one name: reported as a duplicate name
+        }
+        if (other != null) {
+          error(
+              other
+                  + " and "
+                  + member.getValue()
+                  + " are both named "
+                  + member.getKey()
+                  + " in the C++ base class of TMO '"
+                  + tmo.getName()
+                  + "'",
+              method,
+              Literals.METHOD__NAME,
+              IssueCodes.NAME_COLLISION);
+          break;
+        }
       }
     }
   }

@@ -371,6 +371,24 @@ class KairosValidationTest {
         parser.parse(text), Literals.TMO, IssueCodes.NAME_COLLISION, text.indexOf("T {"), 1);
   }
 
+  @Test
+  void methodsWhoseGeneratedMembersCollide() throws Exception {
+    // tick and Tick both get the segment view TickAccess.
+    final String cased =
+        "tmo T { ods { segment s { double x; } }\n"
+            + "  svm tick gct 1 ms wcet 1 ms uses s read;\n"
+            + "  svm Tick gct 1 ms wcet 1 ms uses s write;\n}\n";
+    assertErrorAt(cased, Literals.SVM, IssueCodes.NAME_COLLISION, "Tick");
+    // run_tick is the engine's entry point of tick.
+    final String entry =
+        "tmo T { svm tick gct 1 ms wcet 1 ms; svm run_tick gct 1 ms wcet 1 ms; }\n";
+    assertErrorAt(entry, Literals.SVM, IssueCodes.NAME_COLLISION, "run_tick");
+    // Without segments there is no view, and nothing to collide with.
+    validation.assertNoError(
+        parser.parse("tmo T { svm tick gct 1 ms wcet 1 ms; svm Tick gct 1 ms wcet 1 ms; }\n"),
+        IssueCodes.NAME_COLLISION);
+  }
+
   private static final String REMOTE =
       "tmo Server { svm get gct 2 ms wcet 1 ms; }\n"
           + "tmo Client { eac { gate server -> Server.get deadline %s; } }\n"

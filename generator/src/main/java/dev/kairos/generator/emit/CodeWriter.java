@@ -1,7 +1,9 @@
 package dev.kairos.generator.emit;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -75,12 +77,20 @@ public final class CodeWriter {
    * columns the way clang-format reflows comments (a word longer than a line stays whole).
    */
   public CodeWriter comment(String template, Object... variables) {
-    final String text = substitute(template, variables);
-    final int room = COLUMN_LIMIT - INDENT.length() * depth - "// ".length();
+    return reflowed("//", substitute(template, variables));
+  }
+
+  /** As {@link #comment}, as a {@code ///} documentation comment. */
+  public CodeWriter docComment(String template, Object... variables) {
+    return reflowed("///", substitute(template, variables));
+  }
+
+  private CodeWriter reflowed(String marker, String text) {
+    final int room = COLUMN_LIMIT - INDENT.length() * depth - marker.length() - 1;
     StringBuilder current = new StringBuilder();
     for (String word : text.trim().split(" +")) {
       if (current.length() > 0 && current.length() + 1 + word.length() > room) {
-        line("// $text$", "text", current.toString());
+        line("$marker$ $text$", "marker", marker, "text", current.toString());
         current = new StringBuilder();
       }
       if (current.length() > 0) {
@@ -88,7 +98,62 @@ public final class CodeWriter {
       }
       current.append(word);
     }
-    return line("// $text$", "text", current.toString());
+    return line("$marker$ $text$", "marker", marker, "text", current.toString());
+  }
+
+  /**
+   * Writes {@code head item, item, ... tail} — head ending in an opening parenthesis, tail starting
+   * with the closing one — as clang-format lays out parameter and argument lists in the project
+   * style: on one line where it fits; else packed onto lines aligned after the parenthesis; else,
+   * where an item does not fit there, packed from the next line at the continuation indent. Text is
+   * written as given (no holes).
+   */
+  public CodeWriter parenthesized(String head, List<String> items, String tail) {
+    final int room = COLUMN_LIMIT - INDENT.length() * depth;
+    final String oneLine = head + String.join(", ", items) + tail;
+    if (oneLine.length() <= room || items.isEmpty()) {
+      return verbatim(oneLine);
+    }
+    List<String> lines = pack(head, " ".repeat(head.length()), items, tail, room);
+    if (lines == null) {
+      final String continuation = INDENT.repeat(2);
+      lines = pack(continuation, continuation, items, tail, room);
+      if (lines == null) {
+        return verbatim(oneLine); // too long however it is broken: clang-format will judge
+      }
+      lines.add(0, head);
+    }
+    lines.forEach(this::verbatim);
+    return this;
+  }
+
+  /** As {@link #parenthesized}, then indents what follows (a definition's body). */
+  public CodeWriter openParenthesized(String head, List<String> items, String tail) {
+    parenthesized(head, items, tail);
+    depth++;
+    return this;
+  }
+
+  /** Items filled greedily into lines of at most room columns, or null where one cannot fit. */
+  private static List<String> pack(
+      String first, String continuation, List<String> items, String tail, int room) {
+    final List<String> lines = new ArrayList<>();
+    StringBuilder current = new StringBuilder(first).append(items.get(0));
+    for (int i = 1; i < items.size(); i++) {
+      final String end = i == items.size() - 1 ? tail : ",";
+      if (current.length() + 2 + items.get(i).length() + end.length() <= room) {
+        current.append(", ").append(items.get(i));
+      } else {
+        lines.add(current.append(',').toString());
+        current = new StringBuilder(continuation).append(items.get(i));
+      }
+    }
+    lines.add(current.append(tail).toString());
+    return lines.stream().allMatch(line -> line.length() <= room) ? lines : null;
+  }
+
+  private CodeWriter verbatim(String text) {
+    return line("$text$", "text", text);
   }
 
   /** Writes a line one level out and stays at the current depth: `else`, `case`, `public:`. */

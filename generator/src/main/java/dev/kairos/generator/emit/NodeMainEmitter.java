@@ -10,7 +10,8 @@ import java.util.Set;
 
 /**
  * {@code <node>.main.cpp}: the node executable. It instantiates the user's TMO classes once each,
- * binds every row of the release table to its servant, and runs the engine.
+ * binds every row of the release table to its servant's entry point ({@code run_<method>}, which
+ * lends the method the segments the row locks), and runs the engine.
  */
 final class NodeMainEmitter {
   private NodeMainEmitter() {}
@@ -86,7 +87,7 @@ final class NodeMainEmitter {
             CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
         w.open(
             "if (engine.add_spm(table[$row$], &deployed::$instance$,"
-                + " &::kairos::invoke_spm<$type$, &$type$::$method$>,"
+                + " &::kairos::invoke_spm<$type$, &$type$::$entry$>,"
                 + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
             "row",
             row++,
@@ -94,8 +95,8 @@ final class NodeMainEmitter {
             deployment.instance(),
             "type",
             type,
-            "method",
-            spm.name());
+            "entry",
+            MethodAccess.of(spm).entryPoint());
         w.line(
             "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"release table row $row$ rejected\");",
             "row",

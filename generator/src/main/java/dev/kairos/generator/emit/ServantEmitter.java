@@ -1,18 +1,15 @@
 package dev.kairos.generator.emit;
 
 import dev.kairos.generator.ir.Tmos.Segment;
-import dev.kairos.generator.ir.Tmos.Spm;
-import dev.kairos.generator.ir.Tmos.Svm;
+import dev.kairos.generator.ir.Tmos.SegmentAccess;
 import dev.kairos.generator.ir.Tmos.TmoClass;
-import dev.kairos.generator.ir.Types.Operation;
-import dev.kairos.generator.ir.Types.Parameter;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code <Tmo>.base.hpp}: the servant base class of a TMO. It holds the object data store and
- * declares every method; the user's class of the same name derives from it and writes the bodies,
- * so regenerating never touches hand-written code.
+ * {@code <Tmo>.base.hpp}: the servant base class of a TMO. It holds the object data store,
+ * privately, and declares every method with the view of the segments it uses (see {@link
+ * MethodAccess}); the user's class of the same name derives from it and writes the bodies, so
+ * regenerating never touches hand-written code, and a body reaches only what it declared.
  */
 final class ServantEmitter {
   private ServantEmitter() {}
@@ -36,6 +33,8 @@ final class ServantEmitter {
     scope.enter(tmo.namespace());
     ods(w, tmo);
     w.blank();
+    final List<MethodAccess> methods = MethodAccess.of(tmo);
+    final String base = baseClass(tmo);
     w.line(Banner.origin(tmo.source()));
     w.line(
         "/// Base of the hand-written class `$user$` (TMO $tmo$).",
@@ -43,34 +42,89 @@ final class ServantEmitter {
         CppNames.qualified(tmo.namespace(), tmo.name()),
         "tmo",
         tmo.name());
-    w.open("class $base$ {", "base", baseClass(tmo));
+    w.line("/// Each method's body is lent the segments it `uses`, const where it only reads; the");
+    w.line("/// object data store itself is private.");
+    w.open("class $base$ {", "base", base);
     w.outdented(" public:");
-    w.line("$base$() = default;", "base", baseClass(tmo));
-    w.line("$base$(const $base$&) = delete;", "base", baseClass(tmo));
-    w.line("$base$& operator=(const $base$&) = delete;", "base", baseClass(tmo));
-    w.line("virtual ~$base$() = default;", "base", baseClass(tmo));
-    for (Spm spm : tmo.spms()) {
-      w.blank();
-      w.comment(
-          "$description$ ($source$)", "description", Describe.spm(spm), "source", spm.source());
-      w.line("virtual void $name$() = 0;", "name", spm.name());
+    for (MethodAccess method : methods) {
+      if (method.hasView()) {
+        view(w, tmo, method);
+      }
     }
-    for (Svm svm : tmo.svms()) {
+    w.line("$base$() = default;", "base", base);
+    w.line("$base$(const $base$&) = delete;", "base", base);
+    w.line("$base$& operator=(const $base$&) = delete;", "base", base);
+    w.line("virtual ~$base$() = default;", "base", base);
+    if (!methods.isEmpty()) {
       w.blank();
       w.comment(
-          "$description$ ($source$)", "description", Describe.svm(svm), "source", svm.source());
-      w.line("virtual $signature$ = 0;", "signature", signature(svm));
+          "The engine's entry points, called with the method's segment locks held: each lends its"
+              + " method exactly the segments the model says it uses.");
+      for (MethodAccess method : methods) {
+        entryPoint(w, method);
+      }
     }
     w.blank();
     w.line("/// Runs on the method's lane when an activation misses its start window or deadline.");
     w.line("/// The engine has already counted the miss; override to react (degrade, alarm).");
     w.line("virtual void on_deadline_miss(const ::kairos::MissReport& /*miss*/) noexcept {}");
     w.blank();
-    w.outdented(" protected:");
-    w.line("$ods$ ods_{};", "ods", odsType(tmo));
+    w.outdented(" private:");
+    for (MethodAccess method : methods) {
+      w.comment(
+          "$description$ ($source$)",
+          "description",
+          method.description(),
+          "source",
+          method.source());
+      w.parenthesized(
+          "virtual " + method.result() + " " + method.name() + "(",
+          method.parameters(false),
+          ") = 0;");
+      w.blank();
+    }
+    w.line("$ods$ $member${};", "ods", odsType(tmo), "member", MethodAccess.ODS_MEMBER);
     w.close("};");
     scope.leave();
     return new GeneratedFile(fileName(tmo), w.text(), GeneratedFile.Kind.CPP_FORMATTED);
+  }
+
+  /** The view type of one method: a reference per segment it uses. */
+  private static void view(CodeWriter w, TmoClass tmo, MethodAccess method) {
+    w.line(Banner.origin(method.source()));
+    w.docComment(
+        "$kind$ $name$ $uses$: all of the object data store its body can reach.",
+        "kind",
+        method.kind(),
+        "name",
+        method.name(),
+        "uses",
+        method.usesClause());
+    w.open("struct $type$ {", "type", method.viewType());
+    for (SegmentAccess use : method.uses()) {
+      w.line(MethodAccess.viewMember(tmo, use));
+    }
+    w.close("};").blank();
+  }
+
+  /** run_<method>: on one line where it fits, as clang-format puts short inline functions. */
+  private static void entryPoint(CodeWriter w, MethodAccess method) {
+    final String head = method.result() + " " + method.entryPoint() + "(";
+    final String call = method.entryStatement() + method.name() + "(";
+    final String oneLine =
+        head
+            + String.join(", ", method.entryParameters())
+            + ") { "
+            + call
+            + String.join(", ", method.entryArguments())
+            + "); }";
+    if ("  ".length() + oneLine.length() <= CodeWriter.COLUMN_LIMIT) {
+      w.line("$entry$", "entry", oneLine);
+    } else {
+      w.openParenthesized(head, method.entryParameters(), ") {");
+      w.parenthesized(call, method.entryArguments(), ");");
+      w.close("}");
+    }
   }
 
   static String odsType(TmoClass tmo) {
@@ -91,28 +145,5 @@ final class ServantEmitter {
       w.line("$type$ $name${};", "type", CppNames.typeName(segment.name()), "name", segment.name());
     }
     w.close("};");
-  }
-
-  /**
-   * The C++ signature of a service method: the interface operation it serves, or a method without
-   * parameters when it serves none.
-   */
-  static String signature(Svm svm) {
-    return signature(svm, false);
-  }
-
-  /** As {@link #signature(Svm)}; with commentedNames the parameter names are comments. */
-  static String signature(Svm svm, boolean commentedNames) {
-    if (svm.signature().isEmpty()) {
-      return "void " + svm.name() + "()";
-    }
-    final Operation op = svm.signature().get();
-    final List<String> parameters = new ArrayList<>();
-    for (Parameter parameter : op.parameters()) {
-      final String name = commentedNames ? "/*" + parameter.name() + "*/" : parameter.name();
-      parameters.add(CppNames.parameter(parameter.direction(), parameter.type()) + " " + name);
-    }
-    final String result = op.result() == null ? "void" : CppNames.type(op.result());
-    return result + " " + svm.name() + "(" + String.join(", ", parameters) + ")";
   }
 }

@@ -1,7 +1,5 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Tmos.Spm;
-import dev.kairos.generator.ir.Tmos.Svm;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import java.util.List;
 
@@ -46,12 +44,15 @@ final class UserCodeEmitter {
         tmo.name(),
         "base",
         ServantEmitter.baseClass(tmo));
-    w.outdented(" public:");
-    for (Spm spm : tmo.spms()) {
-      w.line("void $name$() override;", "name", spm.name());
-    }
-    for (Svm svm : tmo.svms()) {
-      w.line("$signature$ override;", "signature", ServantEmitter.signature(svm));
+    w.outdented(" private:");
+    w.comment(
+        "Called by the engine through $base$::run_<method>, which lends each method the segments"
+            + " it uses.",
+        "base",
+        ServantEmitter.baseClass(tmo));
+    for (MethodAccess method : MethodAccess.of(tmo)) {
+      w.parenthesized(
+          method.result() + " " + method.name() + "(", method.parameters(false), ") override;");
     }
     w.close("};");
     scope.leave();
@@ -64,32 +65,27 @@ final class UserCodeEmitter {
     w.line("#include \"$header$\"", "header", headerName(tmo)).blank();
     final NamespaceScope scope = new NamespaceScope(w);
     scope.enter(tmo.namespace());
-    for (Spm spm : tmo.spms()) {
-      w.comment("$description$", "description", Describe.spm(spm));
-      w.open("void $tmo$::$name$() {", "tmo", tmo.name(), "name", spm.name());
-      w.line("// Runs once per release; must finish within its WCET.");
-      w.close("}").blank();
-    }
-    for (Svm svm : tmo.svms()) {
-      w.comment("$description$", "description", Describe.svm(svm));
-      final String signature = ServantEmitter.signature(svm, true);
-      final int nameAt = signature.indexOf(svm.name() + "(");
-      final String definition = signature.substring(0, nameAt) + tmo.name() + "::";
-      if (signature.startsWith("void ")) {
-        // An empty body stays on the definition's line, as clang-format puts it.
-        w.line(
-                "$definition$$rest$ {}",
-                "definition",
-                definition,
-                "rest",
-                signature.substring(nameAt))
-            .blank();
-      } else {
-        w.open(
-            "$definition$$rest$ {", "definition", definition, "rest", signature.substring(nameAt));
-        w.line("return {};");
-        w.close("}").blank();
+    for (MethodAccess method : MethodAccess.of(tmo)) {
+      w.comment("$description$", "description", method.description());
+      final String hint =
+          method.kind().equals("spm")
+              ? "// Runs once per release; must finish within its WCET."
+              : "// Serves one request; must finish within its GCT.";
+      w.openParenthesized(
+          method.result() + " " + tmo.name() + "::" + method.name() + "(",
+          method.parameters(true),
+          ") {");
+      w.line(hint);
+      if (method.hasView()) {
+        w.comment(
+            "Its segments come in `ods` ($uses$): name the parameter to use them.",
+            "uses",
+            method.usesClause());
       }
+      if (!method.result().equals("void")) {
+        w.line("return {};");
+      }
+      w.close("}").blank();
     }
     scope.leave();
     return new GeneratedFile(sourceName(tmo), w.text(), GeneratedFile.Kind.USER_STARTER);

@@ -1,0 +1,160 @@
+package dev.kairos.generator.emit;
+
+import dev.kairos.generator.ir.SourceRef;
+import dev.kairos.generator.ir.Tmos.Access;
+import dev.kairos.generator.ir.Tmos.SegmentAccess;
+import dev.kairos.generator.ir.Tmos.Spm;
+import dev.kairos.generator.ir.Tmos.Svm;
+import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.generator.ir.Types.Operation;
+import dev.kairos.generator.ir.Types.Parameter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * What one method of a TMO may reach of its object data store, and how that is spelt in C++. A
+ * method that uses segments gets a view type, {@code <Method>Access}, with one reference per
+ * segment ({@code const} where it only reads) as its first parameter; the base's entry point {@code
+ * run_<method>} builds that view from the private ODS. The segments are the ones its row of the
+ * schedule table locks, so what a body can touch and what the engine locks are one list.
+ *
+ * <p>The names {@code <Method>Access} and {@code run_<method>} are kept free of collisions by the
+ * language's name validation (TmoValidator).
+ */
+record MethodAccess(
+    String kind,
+    String name,
+    List<SegmentAccess> uses,
+    Optional<Operation> operation,
+    SourceRef source,
+    String description) {
+
+  /** The name of the view parameter, in declarations and starters. */
+  static final String VIEW_PARAMETER = "ods";
+
+  /** The private object data store member of the servant base. */
+  static final String ODS_MEMBER = "ods_";
+
+  static MethodAccess of(Spm spm) {
+    return new MethodAccess(
+        "spm", spm.name(), spm.uses(), Optional.empty(), spm.source(), Describe.spm(spm));
+  }
+
+  static MethodAccess of(Svm svm) {
+    return new MethodAccess(
+        "svm", svm.name(), svm.uses(), svm.signature(), svm.source(), Describe.svm(svm));
+  }
+
+  /** Every method of a TMO: its SpMs, then its SvMs, in model order. */
+  static List<MethodAccess> of(TmoClass tmo) {
+    final List<MethodAccess> methods = new ArrayList<>();
+    tmo.spms().forEach(spm -> methods.add(of(spm)));
+    tmo.svms().forEach(svm -> methods.add(of(svm)));
+    return List.copyOf(methods);
+  }
+
+  /** Whether the method has a view: a method that uses no segment gets no parameter for them. */
+  boolean hasView() {
+    return !uses.isEmpty();
+  }
+
+  String viewType() {
+    return CppNames.typeName(name) + "Access";
+  }
+
+  String entryPoint() {
+    return "run_" + name;
+  }
+
+  /** The method's clause as written in the model: "uses counters write, cfg read". */
+  String usesClause() {
+    final List<String> parts = new ArrayList<>();
+    for (SegmentAccess use : uses) {
+      parts.add(use.segment() + " " + use.access().name().toLowerCase(Locale.ROOT));
+    }
+    return "uses " + String.join(", ", parts);
+  }
+
+  /**
+   * One member of the view: {@code const <Tmo>Ods::Seg& seg;} for a read, without const for a
+   * write.
+   */
+  static String viewMember(TmoClass tmo, SegmentAccess use) {
+    return (use.access() == Access.READ ? "const " : "")
+        + ServantEmitter.odsType(tmo)
+        + "::"
+        + CppNames.typeName(use.segment())
+        + "& "
+        + use.segment()
+        + ";";
+  }
+
+  String result() {
+    return operation
+        .map(op -> op.result() == null ? "void" : CppNames.type(op.result()))
+        .orElse("void");
+  }
+
+  /** The interface operation's parameters, without the view. */
+  List<Parameter> operationParameters() {
+    return operation.map(Operation::parameters).orElse(List.of());
+  }
+
+  /**
+   * The parameters of the method the user writes: the view first (where there is one), then the
+   * operation's. With commentedNames the names are comments, as in starters' empty bodies.
+   */
+  List<String> parameters(boolean commentedNames) {
+    final List<String> parameters = new ArrayList<>();
+    if (hasView()) {
+      parameters.add(viewType() + " " + name(VIEW_PARAMETER, commentedNames));
+    }
+    for (Parameter parameter : operationParameters()) {
+      parameters.add(
+          CppNames.parameter(parameter.direction(), parameter.type())
+              + " "
+              + name(parameter.name(), commentedNames));
+    }
+    return parameters;
+  }
+
+  /** {@code <result> <name>(<parameters>)} on one line: the method the user's class overrides. */
+  String declaration(boolean commentedNames) {
+    return result() + " " + name + "(" + String.join(", ", parameters(commentedNames)) + ")";
+  }
+
+  /** The entry point's parameters: the operation's, since the view is built inside. */
+  List<String> entryParameters() {
+    final List<String> parameters = new ArrayList<>();
+    for (Parameter parameter : operationParameters()) {
+      parameters.add(
+          CppNames.parameter(parameter.direction(), parameter.type()) + " " + parameter.name());
+    }
+    return parameters;
+  }
+
+  /** The arguments with which the entry point calls the method: the view, then its parameters. */
+  List<String> entryArguments() {
+    final List<String> arguments = new ArrayList<>();
+    if (hasView()) {
+      final List<String> segments = new ArrayList<>();
+      for (SegmentAccess use : uses) {
+        segments.add(ODS_MEMBER + "." + use.segment());
+      }
+      arguments.add(viewType() + "{" + String.join(", ", segments) + "}");
+    }
+    operationParameters().forEach(parameter -> arguments.add(parameter.name()));
+    return arguments;
+  }
+
+  /** How the entry point's statement begins: {@code return } unless the method returns void. */
+  String entryStatement() {
+    return result().equals("void") ? "" : "return ";
+  }
+
+  private static String name(String name, boolean commented) {
+    return commented ? "/*" + name + "*/" : name;
+  }
+}
