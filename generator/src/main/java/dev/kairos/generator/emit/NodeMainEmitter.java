@@ -54,6 +54,9 @@ final class NodeMainEmitter {
     w.open("int main(int argc, char** argv) {");
     w.line("constexpr const char* kNode = $name$;", "name", CppNames.literal(node.name()));
     w.line("::kairos::NodeOptions options;");
+    if (node.hardware().cores() > 1) {
+      w.line("options.cores = $ns$::kCores;", "ns", ScheduleEmitter.namespace(node));
+    }
     w.open("switch (::kairos::parse_node_options(argc, argv, kNode, options)) {");
     w.line("case ::kairos::NodeCommand::kHelp:");
     w.line("  return 0;");
@@ -62,11 +65,11 @@ final class NodeMainEmitter {
     w.line("case ::kairos::NodeCommand::kRun:");
     w.line("  break;");
     w.close("}").blank();
-    w.line("// Constructed here, at start-up, with the options of this run. Simulated nodes model");
-    w.line("// each method's WCET on their virtual processor.");
+    w.line("// Constructed here, at start-up, with the options of this run (its cores and their");
+    w.line("// CPUs too). Simulated nodes model each method's WCET on their virtual processors.");
     w.line(
-        "static ::kairos::Engine engine{::kairos::EngineOptions{$ns$::kStrategy, options.cpu,"
-            + " $ns$::kSimulated}};",
+        "static ::kairos::Engine engine{"
+            + "::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated)};",
         "ns",
         ScheduleEmitter.namespace(node));
     w.open("for (const auto& segment : $ns$::kSegments) {", "ns", ScheduleEmitter.namespace(node));
