@@ -321,8 +321,9 @@ const char* kind_name(TraceKind kind) {
 }  // namespace
 
 void write_trace_csv(std::FILE* out) {
-  // The processor column appears when there is more than one to tell apart.
-  const bool processor_column = processors.load() > 1;
+  // The processor column appears when the trace has more than one processor to tell apart.
+  const bool processor_column =
+      std::any_of(trace.begin(), trace.end(), [](const TraceEvent& e) { return e.processor != 0; });
   std::fprintf(out,
                processor_column ? "time_ns,event,thread,processor\n" : "time_ns,event,thread\n");
   for (const TraceEvent& e : trace) {

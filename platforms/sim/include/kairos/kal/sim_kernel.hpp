@@ -49,8 +49,8 @@ std::size_t trace_size() noexcept;
 std::size_t trace_dropped() noexcept;
 const TraceEvent& trace_event(std::size_t index) noexcept;
 
-/// Writes the recorded events as CSV (`time_ns,event,thread`, plus `processor` on a machine of
-/// several processors) or as a JSON array (with `processor` always).
+/// Writes the recorded events as CSV (`time_ns,event,thread`, plus `processor` when events of
+/// more than processor 0 were recorded) or as a JSON array (with `processor` always).
 void write_trace_csv(std::FILE* out);
 void write_trace_json(std::FILE* out);
 
