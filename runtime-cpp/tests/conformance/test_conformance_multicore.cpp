@@ -8,6 +8,7 @@
 #include <string>
 
 #include <kairos/kal/thread.hpp>
+#include <kairos/node.hpp>
 
 #include "scenario.hpp"
 
@@ -232,4 +233,12 @@ TEST_CASE("lanes are per (core, band), and a node needing more than kMaxLanes is
     REQUIRE(engine->add_spm(rows[i], &servant, &no_work, nullptr) == Status::kOk);
   }
   REQUIRE(engine->run_for(unit(), nullptr, nullptr) == Status::kCapacityExceeded);
+}
+
+TEST_CASE("an activation line says the core of its method", "[conformance][multicore]") {
+  static const kairos::SpmEntry entry = row("nav", 1);
+  kairos::ActivationRecord record{};
+  std::array<char, kairos::kLineCapacity> line{};
+  const std::string text(line.data(), kairos::format_activation(line, entry, record));
+  REQUIRE(text.find(" method=tick core=1 seq=0 ") != std::string::npos);
 }
