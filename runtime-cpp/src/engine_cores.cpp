@@ -2,6 +2,11 @@
 // ODS segments and its BCC on one core.
 #include <kairos/engine.hpp>
 
+#include <algorithm>
+#include <array>
+#include <cstdio>
+
+#include <kairos/kal/error.hpp>
 #include <kairos/kal/thread.hpp>
 
 namespace kairos {
@@ -71,14 +76,30 @@ kal::Status Engine::place_cores() noexcept {
     core_cpu_[0] = options_.cpu;
     return kal::Status::kOk;
   }
-  // Core c on the c-th CPU this process may use.
+  // Core c on the c-th CPU this process may use, for the cores that run something: core 0 (the
+  // time trigger's) and every core with a lane. A node placed on fewer cores than its hardware
+  // has runs where there are fewer CPUs.
+  std::size_t used = 1;
+  for (std::size_t l = 0; l < lane_count_; ++l) {
+    used = std::max(used, std::size_t{lanes_[l].core} + 1);
+  }
   int cpu = 0;
   for (std::size_t c = 0; c < cores; ++c, ++cpu) {
     while (cpu < kCpusLooked && !kal::cpu_available(cpu)) {
       ++cpu;
     }
     if (cpu == kCpusLooked) {
-      return kal::Status::kUnavailable;  // fewer usable CPUs than cores
+      if (c >= used) {
+        core_cpu_[c] = -1;  // nothing runs there
+        continue;
+      }
+      std::array<char, 160> message{};
+      std::snprintf(message.data(), message.size(),
+                    "the node's methods run on cores 0 to %zu, each on a CPU of its own, but this "
+                    "process may use only %zu CPU%s",
+                    used - 1, c, c == 1 ? "" : "s");
+      kal::report(kal::Severity::kError, "engine", message.data());
+      return kal::Status::kUnavailable;
     }
     core_cpu_[c] = cpu;
   }

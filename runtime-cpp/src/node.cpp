@@ -24,10 +24,9 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
                static_cast<int>(node_name.size()), node_name.data());
 }
 
-constexpr int kCpusLooked = 1024;  // the size of Linux's fixed CPU set
-
 /// Writes the CPUs this process may use as ranges, e.g. "0-3,6", into `out` (cut to fit).
 void describe_available_cpus(std::span<char> out) noexcept {
+  constexpr int kCpusLooked = 1024;  // the size of Linux's fixed CPU set
   std::size_t used = 0;
   for (int cpu = 0; cpu < kCpusLooked && used + 1 < out.size(); ++cpu) {
     if (!kal::cpu_available(cpu)) {
@@ -227,24 +226,6 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
     std::fprintf(stderr, "%.*s: error: give --cpu or --cpus, not both\n",
                  static_cast<int>(node_name.size()), node_name.data());
     return NodeCommand::kUsageError;
-  }
-  if (options.cores > 1 && options.cpu_count == 0) {
-    // Without --cpus core c runs on the c-th CPU this node may use: there must be enough.
-    int usable = 0;
-    for (int cpu = 0; cpu < kCpusLooked && usable < options.cores; ++cpu) {
-      usable += kal::cpu_available(cpu) ? 1 : 0;
-    }
-    if (usable < options.cores) {
-      std::array<char, 256> available{};
-      describe_available_cpus(available);
-      std::fprintf(stderr,
-                   "%.*s: error: this node has %u cores, each on a CPU of its own, but only %d "
-                   "CPU%s available to it (available: %s)\n",
-                   static_cast<int>(node_name.size()), node_name.data(),
-                   static_cast<unsigned>(options.cores), usable, usable == 1 ? " is" : "s are",
-                   available.data());
-      return NodeCommand::kUsageError;
-    }
   }
   return NodeCommand::kRun;
 }

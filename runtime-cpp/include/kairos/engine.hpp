@@ -57,7 +57,9 @@ struct EngineOptions {
   std::uint8_t cores = 1;
   /// The CPU each core runs on (core c on core_cpus[c]), all different. Empty: a single-core
   /// engine uses `cpu`; a multicore one puts core c on the c-th CPU this process may use
-  /// (kal::cpu_available), and run_for returns kUnavailable if there are fewer than `cores`.
+  /// (kal::cpu_available), for core 0 (the time trigger's) up to the highest core a row uses:
+  /// when there are fewer, run_for says so (kal::report) and returns kUnavailable. Cores above
+  /// that run nothing and need no CPU.
   /// run_for refuses (kInvalidArgument) a list whose size is not `cores`, a CPU named twice or a
   /// CPU this process cannot use. On sim, run_for first provisions one virtual processor per
   /// core (kal::provision_processors), so cores 0..cores-1 run on processors 0..cores-1.
