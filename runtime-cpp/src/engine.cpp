@@ -64,7 +64,9 @@ kal::Status Engine::add_spm(const SpmEntry& entry, void* servant, MethodInvoker 
   }
   if (invoke == nullptr || entry.window_close < entry.window_open ||
       entry.period < kal::Duration::zero() || entry.deadline < entry.window_close ||
-      (segment_count_ < kMaxSegments && (entry.segments >> segment_count_) != 0)) {
+      (segment_count_ < kMaxSegments && (entry.segments >> segment_count_) != 0) ||
+      entry.core >= options_.cores ||
+      shares_across_cores(entry.instance, entry.segments, entry.core)) {
     return kal::Status::kInvalidArgument;
   }
   Binding& binding = bindings_[binding_count_++];
@@ -90,16 +92,17 @@ kal::Status Engine::set_release_table(std::span<const ReleaseEntry> table,
   return kal::Status::kOk;
 }
 
-kal::Status Engine::add_lane_for(kal::PriorityBand band, Criticality criticality,
+kal::Status Engine::add_lane_for(std::uint8_t core, kal::PriorityBand band, Criticality criticality,
                                  std::size_t& lane) noexcept {
   lane = 0;
-  while (lane < lane_count_ && lanes_[lane].band != band) {
+  while (lane < lane_count_ && (lanes_[lane].core != core || lanes_[lane].band != band)) {
     ++lane;
   }
   if (lane == lane_count_) {
     if (lane_count_ == kMaxLanes) {
       return kal::Status::kCapacityExceeded;
     }
+    lanes_[lane].core = core;
     lanes_[lane].band = band;
     lanes_[lane].engine = this;
     lanes_[lane].discipline = discipline_for(options_.strategy, criticality);
@@ -109,17 +112,25 @@ kal::Status Engine::add_lane_for(kal::PriorityBand band, Criticality criticality
 }
 
 kal::Status Engine::assign_lanes() noexcept {
-  // Thread-per-priority: one lane for every distinct band, SpMs and SvMs alike.
+  // Thread-per-priority on each core: one lane for every distinct (core, band), SpMs and SvMs
+  // alike.
   for (std::size_t i = 0; i < binding_count_; ++i) {
     const SpmEntry& entry = *bindings_[i].entry;
-    if (const auto status = add_lane_for(entry.band, entry.criticality, bindings_[i].lane);
+    if (const auto status =
+            add_lane_for(entry.core, entry.band, entry.criticality, bindings_[i].lane);
         status != kal::Status::kOk) {
       return status;
     }
   }
   for (std::size_t i = 0; i < service_count_; ++i) {
     const SvmEntry& entry = *services_[i].entry;
-    if (const auto status = add_lane_for(entry.band, entry.criticality, services_[i].lane);
+    for (std::size_t k = 0; k < binding_count_; ++k) {
+      if ((entry.conflicts >> k & 1U) != 0 && bindings_[k].entry->core != entry.core) {
+        return kal::Status::kInvalidArgument;  // BCC admission holds within one core
+      }
+    }
+    if (const auto status =
+            add_lane_for(entry.core, entry.band, entry.criticality, services_[i].lane);
         status != kal::Status::kOk) {
       return status;
     }
@@ -161,7 +172,8 @@ kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler
     return kal::Status::kCapacityExceeded;
   }
   if (handler == nullptr || entry.gct < entry.wcet || entry.wcet <= kal::Duration::zero() ||
-      entry.admission_slot <= kal::Duration::zero()) {
+      entry.admission_slot <= kal::Duration::zero() || entry.core >= options_.cores ||
+      shares_across_cores(entry.instance, entry.segments, entry.core)) {
     return kal::Status::kInvalidArgument;
   }
   ServiceBinding& service = services_[service_count_++];
@@ -198,11 +210,14 @@ kal::Status Engine::request(std::size_t svm, void* request) noexcept {
 
 kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
                             void* observer_context) noexcept {
-  if (duration <= kal::Duration::zero() ||
-      (options_.cpu >= 0 && !kal::cpu_available(options_.cpu))) {
+  if (duration <= kal::Duration::zero()) {
     return kal::Status::kInvalidArgument;
   }
+  // The rows first, then the machine: a node the engine cannot hold is refused alike everywhere.
   if (const kal::Status status = assign_lanes(); status != kal::Status::kOk) {
+    return status;
+  }
+  if (const kal::Status status = place_cores(); status != kal::Status::kOk) {
     return status;
   }
   if (kal::lock_memory() != kal::Status::kOk) {
@@ -222,12 +237,12 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
     std::snprintf(lane.name.data(), lane.name.size(), "kairos-lane%u",
                   static_cast<unsigned>(i & 0xFFU));  // kMaxLanes <= 32
     status = lane.thread.start(
-        {lane.name.data(), lane.band, options_.cpu, 256 * 1024, options_.real_time},
+        {lane.name.data(), lane.band, core_cpu_[lane.core], 256 * 1024, options_.real_time},
         &Engine::lane_main, &lane);
   }
   if (status == kal::Status::kOk) {
     status = time_trigger_.start(
-        {"kairos-trigger", kal::kHighestBand, options_.cpu, 256 * 1024, options_.real_time},
+        {"kairos-trigger", kal::kHighestBand, core_cpu_[0], 256 * 1024, options_.real_time},
         &Engine::time_trigger_main, this);
   }
   if (status == kal::Status::kOk) {

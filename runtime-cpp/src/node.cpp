@@ -13,10 +13,13 @@ namespace kairos {
 namespace {
 void print_usage(std::FILE* stream, std::string_view node_name) {
   std::fprintf(stream,
-               "usage: %.*s [--duration <time>] [--cpu <n>] [--quiet]\n"
+               "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--quiet]\n"
                "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s)\n"
-               "  --cpu <n>          run the engine's threads on CPU n (releases are handed to\n"
-               "                     lanes without a cross-CPU wake-up)\n"
+               "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
+               "                     (releases are handed to lanes without a cross-CPU wake-up)\n"
+               "  --cpus <list>      one CPU per core of the node, e.g. --cpus 2,3 runs core 0 on\n"
+               "                     CPU 2 and core 1 on CPU 3 (default: the first CPUs this\n"
+               "                     node may use, in order)\n"
                "  --quiet            print only the summary line\n",
                static_cast<int>(node_name.size()), node_name.data());
 }
@@ -43,6 +46,32 @@ void describe_available_cpus(std::span<char> out) noexcept {
   if (used == 0 && !out.empty()) {
     std::snprintf(out.data(), out.size(), "none");
   }
+}
+
+/// Writes an example CPU list for `cores` cores, "0,1,...", into `out`.
+void example_cpus(std::span<char> out, std::size_t cores) noexcept {
+  std::size_t used = 0;
+  for (std::size_t c = 0; c < cores && used + 1 < out.size(); ++c) {
+    const int length =
+        std::snprintf(out.data() + used, out.size() - used, "%s%zu", c == 0 ? "" : ",", c);
+    used = std::min(out.size() - 1, used + static_cast<std::size_t>(std::max(length, 0)));
+  }
+}
+
+/// Parses a CPU number: digits only, fitting an int.
+bool parse_cpu(std::string_view text, int& cpu) noexcept {
+  const auto [rest, error] = std::from_chars(text.data(), text.data() + text.size(), cpu);
+  return !text.empty() && error == std::errc{} && rest == text.data() + text.size() && cpu >= 0;
+}
+
+void explain_unavailable(std::string_view node_name, const char* option, std::string_view value,
+                         int cpu) noexcept {
+  std::array<char, 256> available{};
+  describe_available_cpus(available);
+  std::fprintf(stderr,
+               "%.*s: error: %s %.*s: CPU %d is not available to this node (available: %s)\n",
+               static_cast<int>(node_name.size()), node_name.data(), option,
+               static_cast<int>(value.size()), value.data(), cpu, available.data());
 }
 }  // namespace
 
@@ -77,6 +106,9 @@ bool parse_duration(std::string_view text, kal::Duration& out) noexcept {
 
 NodeCommand parse_node_options(int argc, const char* const* argv, std::string_view node_name,
                                NodeOptions& options) noexcept {
+  // CPUs are checked against the machine the node will run on: on sim, one virtual processor
+  // per core. (A node of more cores than the runtime holds is refused by its engine.)
+  kal::provision_processors(options.cores);
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -88,8 +120,17 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
     } else if (arg == "--cpu") {
       int cpu = -1;
       const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
-      const auto [rest, error] = std::from_chars(value.data(), value.data() + value.size(), cpu);
-      if (value.empty() || error != std::errc{} || rest != value.data() + value.size() || cpu < 0) {
+      if (options.cores > 1) {
+        std::array<char, 32> example{};
+        example_cpus(example, options.cores);
+        std::fprintf(stderr,
+                     "%.*s: error: --cpu pins a single-core node; this node has %u cores: give "
+                     "each core its CPU with --cpus, e.g. --cpus %s\n",
+                     static_cast<int>(node_name.size()), node_name.data(),
+                     static_cast<unsigned>(options.cores), example.data());
+        return NodeCommand::kUsageError;
+      }
+      if (!parse_cpu(value, cpu)) {
         std::fprintf(stderr, "%.*s: error: --cpu needs a CPU number, e.g. --cpu 1\n",
                      static_cast<int>(node_name.size()), node_name.data());
         return NodeCommand::kUsageError;
@@ -104,6 +145,59 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
         return NodeCommand::kUsageError;
       }
       options.cpu = cpu;
+      ++i;
+    } else if (arg == "--cpus") {
+      const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
+      std::array<char, 32> example{};
+      example_cpus(example, options.cores);
+      std::array<int, Engine::kMaxCores> cpus{};
+      std::size_t count = 0;
+      bool well_formed = !value.empty();
+      for (std::size_t at = 0; well_formed && at <= value.size();) {
+        const std::size_t comma = std::min(value.find(',', at), value.size());
+        int cpu = -1;
+        well_formed = parse_cpu(value.substr(at, comma - at), cpu);
+        if (well_formed && count < cpus.size()) {
+          cpus[count] = cpu;
+        }
+        ++count;
+        at = comma + 1;
+      }
+      if (!well_formed) {
+        std::fprintf(stderr,
+                     "%.*s: error: --cpus needs one CPU number per core, separated by commas, "
+                     "e.g. --cpus %s\n",
+                     static_cast<int>(node_name.size()), node_name.data(), example.data());
+        return NodeCommand::kUsageError;
+      }
+      if (count != options.cores) {
+        std::fprintf(stderr,
+                     "%.*s: error: --cpus %.*s names %zu CPU%s; this node has %u core%s: give "
+                     "one CPU per core, e.g. --cpus %s\n",
+                     static_cast<int>(node_name.size()), node_name.data(),
+                     static_cast<int>(value.size()), value.data(), count, count == 1 ? "" : "s",
+                     static_cast<unsigned>(options.cores), options.cores == 1 ? "" : "s",
+                     example.data());
+        return NodeCommand::kUsageError;
+      }
+      for (std::size_t c = 0; c < count; ++c) {
+        if (!kal::cpu_available(cpus[c])) {
+          explain_unavailable(node_name, "--cpus", value, cpus[c]);
+          return NodeCommand::kUsageError;
+        }
+        for (std::size_t d = 0; d < c; ++d) {
+          if (cpus[d] == cpus[c]) {
+            std::fprintf(stderr,
+                         "%.*s: error: --cpus %.*s: CPU %d is named twice; each core needs a "
+                         "CPU of its own\n",
+                         static_cast<int>(node_name.size()), node_name.data(),
+                         static_cast<int>(value.size()), value.data(), cpus[c]);
+            return NodeCommand::kUsageError;
+          }
+        }
+      }
+      options.cpus = cpus;
+      options.cpu_count = count;
       ++i;
     } else if (arg == "--duration") {
       if (i + 1 == argc) {
@@ -128,7 +222,23 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
       return NodeCommand::kUsageError;
     }
   }
+  if (options.cpu >= 0 && options.cpu_count > 0) {
+    std::fprintf(stderr, "%.*s: error: give --cpu or --cpus, not both\n",
+                 static_cast<int>(node_name.size()), node_name.data());
+    return NodeCommand::kUsageError;
+  }
   return NodeCommand::kRun;
+}
+
+EngineOptions engine_options(const NodeOptions& options, Strategy strategy,
+                             bool model_execution_time) noexcept {
+  EngineOptions engine{};
+  engine.strategy = strategy;
+  engine.cpu = options.cpu;
+  engine.model_execution_time = model_execution_time;
+  engine.cores = options.cores;
+  engine.core_cpus = options.core_cpus();
+  return engine;
 }
 
 namespace {
@@ -166,19 +276,20 @@ std::size_t format_activation(std::span<char> out, const SpmEntry& entry,
   const long long earliest_start = record.release_ns + entry.window_open.count();
   const OutcomeWords words = words_of(record.outcome);
   return written(
-      std::snprintf(out.data(), out.size(),
-                    "activation instance=%.*s method=%.*s seq=%llu release_ns=%lld start_ns=%lld "
-                    "start_lateness_ns=%lld handoff_ns=%lld finish_ns=%lld window=%s "
-                    "deadline=%s source=%.*s\n",
-                    static_cast<int>(entry.instance.size()), entry.instance.data(),
-                    static_cast<int>(entry.method.size()), entry.method.data(),
-                    static_cast<unsigned long long>(record.sequence),
-                    static_cast<long long>(record.release_ns),
-                    static_cast<long long>(record.start_ns),
-                    static_cast<long long>(record.start_ns) - earliest_start,
-                    static_cast<long long>(record.start_ns - record.dispatch_ns),
-                    static_cast<long long>(record.finish_ns), words.window, words.deadline,
-                    static_cast<int>(entry.source.size()), entry.source.data()),
+      std::snprintf(
+          out.data(), out.size(),
+          "activation instance=%.*s method=%.*s core=%u seq=%llu release_ns=%lld "
+          "start_ns=%lld "
+          "start_lateness_ns=%lld handoff_ns=%lld finish_ns=%lld window=%s "
+          "deadline=%s source=%.*s\n",
+          static_cast<int>(entry.instance.size()), entry.instance.data(),
+          static_cast<int>(entry.method.size()), entry.method.data(),
+          static_cast<unsigned>(entry.core), static_cast<unsigned long long>(record.sequence),
+          static_cast<long long>(record.release_ns), static_cast<long long>(record.start_ns),
+          static_cast<long long>(record.start_ns) - earliest_start,
+          static_cast<long long>(record.start_ns - record.dispatch_ns),
+          static_cast<long long>(record.finish_ns), words.window, words.deadline,
+          static_cast<int>(entry.source.size()), entry.source.data()),
       out);
 }
 

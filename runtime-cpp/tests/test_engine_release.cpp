@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <atomic>
+#include <memory>
 #include <vector>
 
 #include <kairos/engine.hpp>
@@ -83,4 +87,41 @@ TEST_CASE("the engine refuses rows it cannot honour", "[unit][engine]") {
           kairos::kal::Status::kInvalidArgument);
   REQUIRE(engine.add_spm(kInverted, &counter, nullptr, &count_miss) ==
           kairos::kal::Status::kInvalidArgument);
+}
+
+TEST_CASE("a multicore engine needs CPUs only for the cores its methods use",
+          "[integration][engine][multicore]") {
+  // Confine this thread (whose affinity mask cpu_available reads, and which the engine's threads
+  // inherit) to one CPU, as a container of one CPU would.
+  cpu_set_t saved;
+  REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0);
+
+  kairos::EngineOptions options{kairos::Strategy::kRms, -1, false};
+  options.cores = 2;
+  static constexpr kairos::SpmEntry kOnCore0 = periodic("here", 10ms, 1);
+  static kairos::SpmEntry on_core_1 = periodic("there", 10ms, 1);
+  on_core_1.instance = "elsewhere";
+  on_core_1.core = 1;
+  Counter counter;
+
+  auto placed_on_core_0 = std::make_unique<kairos::Engine>(options);
+  REQUIRE(placed_on_core_0->add_spm(kOnCore0, &counter, &count_run, &count_miss) ==
+          kairos::kal::Status::kOk);
+  const auto runs_on_one_cpu = placed_on_core_0->run_for(30ms, nullptr, nullptr);
+
+  auto using_core_1 = std::make_unique<kairos::Engine>(options);
+  REQUIRE(using_core_1->add_spm(kOnCore0, &counter, &count_run, &count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(using_core_1->add_spm(on_core_1, &counter, &count_run, &count_miss) ==
+          kairos::kal::Status::kOk);
+  const auto refused = using_core_1->run_for(30ms, nullptr, nullptr);
+
+  REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof saved, &saved) == 0);
+  REQUIRE(runs_on_one_cpu == kairos::kal::Status::kOk);
+  REQUIRE(counter.runs == 3);
+  REQUIRE(refused == kairos::kal::Status::kUnavailable);
 }

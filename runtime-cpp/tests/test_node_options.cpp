@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <kairos/engine.hpp>
 #include <kairos/kal/thread.hpp>
@@ -73,4 +77,64 @@ TEST_CASE("the --cpu option names a CPU this node may run on", "[unit][node]") {
   static kairos::Engine engine{kairos::EngineOptions{kairos::Strategy::kRms, missing, false}};
   REQUIRE(engine.run_for(std::chrono::milliseconds{1}, nullptr, nullptr) ==
           kairos::kal::Status::kInvalidArgument);
+}
+
+TEST_CASE("the --cpus option gives each core of a multicore node its CPU",
+          "[unit][node][multicore]") {
+  auto parse = [](std::uint8_t cores, std::initializer_list<const char*> args,
+                  kairos::NodeOptions& options) {
+    options.cores = cores;
+    std::array<const char*, 8> argv{"node"};
+    std::copy(args.begin(), args.end(), argv.begin() + 1);
+    return kairos::parse_node_options(static_cast<int>(args.size() + 1), argv.data(), "node",
+                                      options);
+  };
+  kairos::NodeOptions options;
+  // --cpu pins single-core nodes only; a multicore node is told to use --cpus.
+  REQUIRE(parse(2, {"--cpu", "0"}, options) == kairos::NodeCommand::kUsageError);
+  REQUIRE(options.cpu == -1);
+  for (const char* bad : {"", "0", "0,", ",0", "0,,1", "0;1", "a,b", "0,-1", "0,1,2"}) {
+    INFO("--cpus '" << bad << "'");
+    kairos::NodeOptions fresh;
+    REQUIRE(parse(2, {"--cpus", bad}, fresh) == kairos::NodeCommand::kUsageError);
+    REQUIRE(fresh.cpu_count == 0);
+  }
+  REQUIRE(parse(2, {"--cpus"}, options) == kairos::NodeCommand::kUsageError);
+  REQUIRE(parse(2, {"--cpus", "0,0"}, options) == kairos::NodeCommand::kUsageError);  // twice
+  REQUIRE(parse(2, {"--cpus", "0,1048576"}, options) == kairos::NodeCommand::kUsageError);
+
+  // A single-core node may name its one CPU either way, but not both ways.
+  kairos::NodeOptions single;
+  REQUIRE(parse(1, {"--cpus", "0"}, single) == kairos::NodeCommand::kRun);
+  REQUIRE(single.core_cpus().size() == 1);
+  kairos::NodeOptions both;
+  REQUIRE(parse(1, {"--cpu", "0", "--cpus", "0"}, both) == kairos::NodeCommand::kUsageError);
+
+  // The first two CPUs this process may use, when it has two.
+  std::vector<int> usable;
+  for (int cpu = 0; cpu < 1024 && usable.size() < 2; ++cpu) {
+    if (kairos::kal::cpu_available(cpu)) {
+      usable.push_back(cpu);
+    }
+  }
+  // Without --cpus the engine places the cores (and needs CPUs only for cores with methods).
+  kairos::NodeOptions placed_by_kairos;
+  REQUIRE(parse(2, {}, placed_by_kairos) == kairos::NodeCommand::kRun);
+  REQUIRE(placed_by_kairos.core_cpus().empty());
+  if (usable.size() < 2) {
+    WARN("skipped the accepted --cpus case: it needs 2 CPUs this process may use");
+    return;
+  }
+  const std::string list = std::to_string(usable[1]) + "," + std::to_string(usable[0]);
+  kairos::NodeOptions pair;
+  REQUIRE(parse(2, {"--cpus", list.c_str()}, pair) == kairos::NodeCommand::kRun);
+  REQUIRE(pair.cpu_count == 2);
+  const auto engine = kairos::engine_options(pair, kairos::Strategy::kEdf, true);
+  REQUIRE(engine.strategy == kairos::Strategy::kEdf);
+  REQUIRE(engine.model_execution_time);
+  REQUIRE(engine.cores == 2);
+  REQUIRE(engine.cpu == -1);
+  REQUIRE(engine.core_cpus.size() == 2);
+  REQUIRE(engine.core_cpus[0] == usable[1]);
+  REQUIRE(engine.core_cpus[1] == usable[0]);
 }

@@ -119,4 +119,8 @@ bool cpu_available(int cpu) noexcept {
          CPU_ISSET(static_cast<std::size_t>(cpu), &set);
 }
 
+Status provision_processors(int count) noexcept {
+  return count < 1 ? Status::kInvalidArgument : Status::kOk;  // the machine is what it is
+}
+
 }  // namespace kairos::kal

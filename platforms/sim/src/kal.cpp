@@ -76,7 +76,14 @@ Status CeilingMutex::init(PriorityBand ceiling) noexcept {
 void CeilingMutex::lock() noexcept {
   auto lock = sim::enter();
   sim::SimThread* self = sim::current(lock);
+  if (native_.depth > 0 && native_.owner->processor != self->processor) {
+    // Raising the band keeps a lock free only on one processor; Kairos keeps every user of an
+    // ODS segment on one core, so this is a broken binding, not a wait.
+    report(Severity::kError, "sim", "a ceiling lock was taken on two virtual processors at once");
+    std::abort();
+  }
   if (native_.depth++ == 0) {
+    native_.owner = self;
     native_.saved_band = self->band;
     if (ceiling_ > self->band) {
       self->band = ceiling_;
@@ -88,6 +95,7 @@ void CeilingMutex::unlock() noexcept {
   auto lock = sim::enter();
   sim::SimThread* self = sim::current(lock);
   if (--native_.depth == 0) {
+    native_.owner = nullptr;
     self->band = native_.saved_band;
     sim::yield_to_more_urgent(lock, self);
   }
@@ -184,8 +192,12 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
   }
   native_.thread->name = attributes.name;
   native_.thread->band = attributes.band;
+  native_.thread->processor = attributes.cpu < 0 ? 0 : attributes.cpu;
 
   auto lock = sim::enter();
+  if (attributes.cpu >= sim::processor_count()) {
+    return Status::kInvalidArgument;  // no such virtual processor
+  }
   sim::admit(lock, native_.thread);
   if (pthread_create(&native_.thread->handle, nullptr, &Thread::run, this) != 0) {
     return Status::kResourceExhausted;
@@ -213,7 +225,15 @@ SchedulingMode scheduling_mode() noexcept {
 }
 
 bool cpu_available(int cpu) noexcept {
-  return cpu == 0;
+  return cpu >= 0 && cpu < sim::processor_count();
+}
+
+Status provision_processors(int count) noexcept {
+  if (count < 1) {
+    return Status::kInvalidArgument;
+  }
+  auto lock = sim::enter();
+  return sim::provision(lock, count) ? Status::kOk : Status::kCapacityExceeded;
 }
 
 // ---------------------------------------------------------------- events

@@ -1,6 +1,7 @@
 #include "kernel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <vector>
 
@@ -15,7 +16,9 @@ std::atomic<std::int64_t> now_ns{0};
 namespace {
 std::mutex kernel_mutex;
 SimThread main_thread;
-SimThread* running = nullptr;
+SimThread* active = nullptr;                       // the one thread whose pthread executes now
+std::array<SimThread*, kMaxProcessors> running{};  // per virtual processor, or nullptr: idle
+std::atomic<int> processors{1};
 std::vector<SimThread*> threads;  // every live thread; grows only at thread start-up
 std::uint64_t next_ready_order = 1;
 
@@ -29,7 +32,7 @@ void record(TraceKind kind, const SimThread* thread) {
     ++preemption_count;
   }
   if (trace.size() < trace_capacity) {
-    TraceEvent event{detail::now_ns.load(), kind, {}};
+    TraceEvent event{detail::now_ns.load(), kind, {}, thread->processor};
     std::snprintf(event.thread.data(), event.thread.size(), "%s", thread->name);
     trace.push_back(event);
   } else if (trace_capacity > 0) {
@@ -37,11 +40,12 @@ void record(TraceKind kind, const SimThread* thread) {
   }
 }
 
-/// The most urgent ready thread: highest band, then earliest ready order.
-SimThread* pick() {
+/// The most urgent ready thread of processor `processor`: highest band, then earliest ready
+/// order.
+SimThread* pick(int processor) {
   SimThread* best = nullptr;
   for (SimThread* t : threads) {
-    if (t->state != State::kReady) {
+    if (t->state != State::kReady || t->processor != processor) {
       continue;
     }
     if (best == nullptr || t->band > best->band ||
@@ -81,41 +85,104 @@ void expire_timeouts() {
   }
 }
 
-/// Hands the processor to the most urgent ready thread, advancing virtual time while nobody
-/// is ready. Called by the running thread, which has already left the running state.
-void dispatch() {
-  SimThread* next = pick();
-  while (next == nullptr) {
+/// Gives `thread` processor `processor`; one preempted inside busy_for goes on computing.
+void start_on(int processor, SimThread* thread) {
+  thread->state = State::kRunning;
+  running[static_cast<std::size_t>(processor)] = thread;
+  if (thread->busy_left > 0) {
+    thread->busy_until = detail::now_ns.load() + thread->busy_left;
+    thread->busy_left = 0;
+  }
+  record(TraceKind::kSwitchIn, thread);
+}
+
+/// Takes its processor from a running thread that a more urgent one outranks.
+void preempt(SimThread* thread) {
+  running[static_cast<std::size_t>(thread->processor)] = nullptr;
+  thread->state = State::kReady;
+  // A preempted thread resumes before others of its band that became ready later.
+  thread->ready_order = 0;
+  if (thread->busy_until >= 0) {
+    thread->busy_left = thread->busy_until - detail::now_ns.load();
+    thread->busy_until = -1;
+  }
+  record(TraceKind::kPreempt, thread);
+}
+
+/// Gives every processor its most urgent thread: an idle one takes its best ready thread, and
+/// a running thread that a ready one of its processor outranks is preempted. Processors never
+/// take threads from each other.
+void settle() {
+  const int count = processors.load();
+  for (int p = 0; p < count; ++p) {
+    SimThread* best = pick(p);
+    if (best == nullptr) {
+      continue;
+    }
+    SimThread* holder = running[static_cast<std::size_t>(p)];
+    if (holder == nullptr) {
+      start_on(p, best);
+    } else if (best->band > holder->band) {
+      preempt(holder);
+      start_on(p, best);
+    }
+  }
+}
+
+/// Chooses the next thread to execute, called by the one that stops executing (it blocked,
+/// ended, was preempted or computes inside busy_for). Running threads that need to execute at
+/// the current virtual time go first, lowest processor first; when every running thread
+/// computes, virtual time advances to the next event: the end of a computation (first, on a
+/// tie) or of a timed wait.
+void reschedule() {
+  for (;;) {
+    settle();
+    const int count = processors.load();
+    for (int p = 0; p < count; ++p) {
+      SimThread* t = running[static_cast<std::size_t>(p)];
+      if (t != nullptr && t->busy_until < 0) {
+        active = t;
+        t->turn.notify_one();
+        return;
+      }
+    }
+    std::int64_t busy = -1;
+    for (int p = 0; p < count; ++p) {
+      const SimThread* t = running[static_cast<std::size_t>(p)];
+      if (t != nullptr && (busy < 0 || t->busy_until < busy)) {
+        busy = t->busy_until;
+      }
+    }
     const std::int64_t timeout = next_timeout();
-    if (timeout < 0) {
+    if (busy >= 0 && (timeout < 0 || busy <= timeout)) {
+      detail::now_ns.store(busy);
+      for (int p = 0; p < count; ++p) {
+        SimThread* t = running[static_cast<std::size_t>(p)];
+        if (t != nullptr && t->busy_until == busy) {
+          t->busy_until = -1;
+        }
+      }
+    } else if (timeout >= 0) {
+      detail::now_ns.store(std::max(timeout, detail::now_ns.load()));
+      expire_timeouts();
+    } else {
       report(Severity::kError, "sim",
              "every simulated thread is blocked and no timer is pending: the program can never "
              "continue");
       std::abort();
     }
-    detail::now_ns.store(std::max(timeout, detail::now_ns.load()));
-    expire_timeouts();
-    next = pick();
   }
-  next->state = State::kRunning;
-  running = next;
-  record(TraceKind::kSwitchIn, next);
-  next->turn.notify_one();
 }
 
 void wait_for_turn(std::unique_lock<std::mutex>& lock, SimThread* self) {
-  self->turn.wait(lock, [self] { return running == self; });
+  self->turn.wait(lock, [self] { return active == self; });
 }
 
-/// After a thread became ready: if it outranks the running one, the running one is preempted.
-void preempt_if_outranked(std::unique_lock<std::mutex>& lock, SimThread* self) {
-  const SimThread* best = pick();
-  if (best != nullptr && best->band > self->band) {
-    self->state = State::kReady;
-    // A preempted thread resumes before others of its band that became ready later.
-    self->ready_order = 0;
-    record(TraceKind::kPreempt, self);
-    dispatch();
+/// After threads became ready: the caller waits for its turn again if it lost its processor.
+void settle_then_continue(std::unique_lock<std::mutex>& lock, SimThread* self) {
+  settle();
+  if (self->state != State::kRunning) {
+    reschedule();
     wait_for_turn(lock, self);
   }
 }
@@ -126,49 +193,59 @@ std::unique_lock<std::mutex> enter() {
 }
 
 SimThread* current(std::unique_lock<std::mutex>& /*lock*/) {
-  if (running == nullptr) {
-    // The first thread to use the kernel is the program's main thread.
+  if (active == nullptr) {
+    // The first thread to use the kernel is the program's main thread, on processor 0.
     main_thread.handle = pthread_self();
     main_thread.state = State::kRunning;
     threads.push_back(&main_thread);
-    running = &main_thread;
+    running[0] = &main_thread;
+    active = &main_thread;
   }
-  return running;
+  return active;
+}
+
+int processor_count() noexcept {
+  return processors.load();
+}
+
+bool provision(std::unique_lock<std::mutex>& /*lock*/, int count) {
+  if (count < 1 || count > kMaxProcessors) {
+    return false;
+  }
+  processors.store(std::max(count, processors.load()));
+  return true;
 }
 
 void make_ready(std::unique_lock<std::mutex>& lock, SimThread* thread) {
+  SimThread* self = current(lock);
   thread->state = State::kReady;
   thread->wake_at = -1;
   thread->ready_order = next_ready_order++;
-  preempt_if_outranked(lock, current(lock));
+  settle_then_continue(lock, self);
 }
 
 void yield_to_more_urgent(std::unique_lock<std::mutex>& lock, SimThread* self) {
-  preempt_if_outranked(lock, self);
+  settle_then_continue(lock, self);
 }
 
 void block(std::unique_lock<std::mutex>& lock, SimThread* self) {
   self->state = State::kBlocked;
   self->timed_out = false;
+  running[static_cast<std::size_t>(self->processor)] = nullptr;
   record(TraceKind::kBlock, self);
-  dispatch();
+  reschedule();
   wait_for_turn(lock, self);
 }
 
 void consume(std::unique_lock<std::mutex>& lock, SimThread* self, std::int64_t duration) {
-  std::int64_t remaining = duration;
-  while (remaining > 0) {
-    const std::int64_t now = detail::now_ns.load();
-    const std::int64_t timeout = next_timeout();
-    if (timeout < 0 || now + remaining <= timeout) {
-      detail::now_ns.store(now + remaining);
-      return;
-    }
-    remaining -= timeout - now;
-    detail::now_ns.store(timeout);
-    expire_timeouts();
-    preempt_if_outranked(lock, self);
+  if (duration <= 0) {
+    return;
   }
+  // Still running, but computing: the kernel hands the turn back when the work is done, which
+  // takes longer if more urgent threads of its processor preempt it meanwhile.
+  self->busy_until = detail::now_ns.load() + duration;
+  reschedule();
+  wait_for_turn(lock, self);
 }
 
 void admit(std::unique_lock<std::mutex>& lock, SimThread* thread) {
@@ -186,6 +263,7 @@ void wait_first_turn(SimThread* self) {
 void finish(SimThread* self) {
   auto lock = enter();
   self->state = State::kDone;
+  running[static_cast<std::size_t>(self->processor)] = nullptr;
   record(TraceKind::kExit, self);
   if (self->joiner != nullptr) {
     SimThread* joiner = self->joiner;
@@ -194,7 +272,7 @@ void finish(SimThread* self) {
     joiner->ready_order = next_ready_order++;
   }
   threads.erase(std::find(threads.begin(), threads.end(), self));
-  dispatch();
+  reschedule();
 }
 
 void join(std::unique_lock<std::mutex>& lock, SimThread* self, SimThread* target) {
@@ -243,10 +321,18 @@ const char* kind_name(TraceKind kind) {
 }  // namespace
 
 void write_trace_csv(std::FILE* out) {
-  std::fprintf(out, "time_ns,event,thread\n");
+  // The processor column appears when the trace has more than one processor to tell apart.
+  const bool processor_column =
+      std::any_of(trace.begin(), trace.end(), [](const TraceEvent& e) { return e.processor != 0; });
+  std::fprintf(out,
+               processor_column ? "time_ns,event,thread,processor\n" : "time_ns,event,thread\n");
   for (const TraceEvent& e : trace) {
-    std::fprintf(out, "%lld,%s,%s\n", static_cast<long long>(e.time_ns), kind_name(e.kind),
+    std::fprintf(out, "%lld,%s,%s", static_cast<long long>(e.time_ns), kind_name(e.kind),
                  e.thread.data());
+    if (processor_column) {
+      std::fprintf(out, ",%d", e.processor);
+    }
+    std::fprintf(out, "\n");
   }
 }
 
@@ -254,9 +340,11 @@ void write_trace_json(std::FILE* out) {
   std::fprintf(out, "[");
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const TraceEvent& e = trace[i];
-    std::fprintf(out, "%s\n  {\"time_ns\": %lld, \"event\": \"%s\", \"thread\": \"%s\"}",
+    std::fprintf(out,
+                 "%s\n  {\"time_ns\": %lld, \"event\": \"%s\", \"thread\": \"%s\", "
+                 "\"processor\": %d}",
                  i == 0 ? "" : ",", static_cast<long long>(e.time_ns), kind_name(e.kind),
-                 e.thread.data());
+                 e.thread.data(), e.processor);
   }
   std::fprintf(out, "\n]\n");
 }

@@ -15,12 +15,17 @@ enum class State : std::uint8_t { kReady, kRunning, kBlocked, kDone };
 
 struct SimThread {
   const char* name = "main";
-  int band = -1;  ///< the adopted main thread sits below every band
+  int band = -1;      ///< the adopted main thread sits below every band
+  int processor = 0;  ///< the virtual processor it runs on (its affinity; 0 without one)
   State state = State::kReady;
   std::uint64_t ready_order = 0;  ///< FIFO position within a band
   std::condition_variable turn;
   std::int64_t wake_at = -1;  ///< virtual time of a timed wait, or -1
   bool timed_out = false;
+  /// While running inside busy_for: the virtual time its work is done, or -1. A running thread
+  /// without it needs its pthread to execute at the current virtual time.
+  std::int64_t busy_until = -1;
+  std::int64_t busy_left = 0;  ///< work still to do when it was preempted inside busy_for
   NativeEvent* waiting_on = nullptr;
   NativeEvent* woken_by = nullptr;  ///< which event's set() readied this thread
   SimThread* joiner = nullptr;
@@ -29,22 +34,29 @@ struct SimThread {
   void* context = nullptr;
 };
 
-/// The kernel lock: held by the running thread while it is inside the kernel.
+/// The kernel lock: held by the executing thread while it is inside the kernel.
 std::unique_lock<std::mutex> enter();
 
-/// The running thread (adopting the caller as the main thread on first use).
+/// The executing thread (adopting the caller as the main thread on first use).
 SimThread* current(std::unique_lock<std::mutex>& lock);
 
-/// Makes `thread` ready; preempts the caller if `thread` is more urgent.
+/// Virtual processors the simulated machine has now (1 until provisioned).
+int processor_count() noexcept;
+
+/// Grows the machine to `count` processors (never shrinks it); false beyond kMaxProcessors.
+bool provision(std::unique_lock<std::mutex>& lock, int count);
+
+/// Makes `thread` ready; it takes its processor at once if that is idle or runs a less urgent
+/// thread (which may be the caller: then the caller waits for its turn again).
 void make_ready(std::unique_lock<std::mutex>& lock, SimThread* thread);
 
-/// After the caller's band dropped: hands the processor to a more urgent ready thread.
+/// After the caller's band dropped: hands its processor to a more urgent ready thread.
 void yield_to_more_urgent(std::unique_lock<std::mutex>& lock, SimThread* self);
 
 /// Blocks the caller (its state already set up) until the kernel hands it the processor again.
 void block(std::unique_lock<std::mutex>& lock, SimThread* self);
 
-/// Consumes `duration` of virtual processor time on the caller, preemptibly.
+/// Consumes `duration` of virtual processor time on the caller's processor, preemptibly.
 void consume(std::unique_lock<std::mutex>& lock, SimThread* self, std::int64_t duration);
 
 /// Registers a new thread (ready); its pthread waits for its first turn in `wait_first_turn`.

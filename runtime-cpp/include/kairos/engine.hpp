@@ -1,5 +1,6 @@
 // The TMO engine: a time-trigger thread releases spontaneous methods from the node's release
-// table onto per-priority worker lanes and watches every start window and deadline.
+// table onto per-priority worker lanes (one set per core of the node) and watches every start
+// window and deadline.
 #pragma once
 
 #include <array>
@@ -7,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include <kairos/capacities.hpp>
 #include <kairos/kal/clock.hpp>
@@ -33,8 +35,9 @@ enum class MissKind : std::uint8_t {
 struct EngineOptions {
   /// Dispatching strategy of the node; decides the queue discipline inside each band.
   Strategy strategy = Strategy::kRms;
-  /// Pin every engine thread to this CPU (-1: let the OS place them); run_for refuses a CPU
-  /// that kal::cpu_available says this process cannot use.
+  /// Single-core nodes: pin every engine thread to this CPU (-1: let the OS place them); run_for
+  /// refuses a CPU that kal::cpu_available says this process cannot use, and refuses the option
+  /// on a multicore engine or beside `core_cpus` (place cores with `core_cpus` there).
   int cpu = -1;
   /// After each method body, occupy the processor for the row's WCET. For simulated nodes,
   /// whose method bodies take no virtual time of their own.
@@ -47,6 +50,20 @@ struct EngineOptions {
   /// not two. Negative: the platform's default (200 us on real time, 1 ns on simulated time).
   /// Never less than 1 ns: a lane choosing at the instant a window opens must see its activation.
   kal::Duration dispatch_ahead = kal::Duration{-1};
+  /// The node's cores (partitioned scheduling): each row runs on its `core`, in lanes of that
+  /// core only. 1 is the engine as it always was. run_for refuses 0 (kInvalidArgument) and more
+  /// than Engine::kMaxCores (kCapacityExceeded); add_spm and add_svm refuse a row whose core is
+  /// not below it (kInvalidArgument).
+  std::uint8_t cores = 1;
+  /// The CPU each core runs on (core c on core_cpus[c]), all different. Empty: a single-core
+  /// engine uses `cpu`; a multicore one puts core c on the c-th CPU this process may use
+  /// (kal::cpu_available), for core 0 (the time trigger's) up to the highest core a row uses:
+  /// when there are fewer, run_for says so (kal::report) and returns kUnavailable. Cores above
+  /// that run nothing and need no CPU.
+  /// run_for refuses (kInvalidArgument) a list whose size is not `cores`, a CPU named twice or a
+  /// CPU this process cannot use. On sim, run_for first provisions one virtual processor per
+  /// core (kal::provision_processors), so cores 0..cores-1 run on processors 0..cores-1.
+  std::span<const int> core_cpus{};
 };
 
 struct MissReport {
@@ -120,12 +137,17 @@ class Engine {
  public:
   // What a node may hold (runtime-cpp/capacities.properties; models are checked against it).
   static constexpr std::size_t kMaxSpms = capacity::kSpms;
-  static constexpr std::size_t kMaxLanes = capacity::kBands;
+  /// Lanes per node, one for each (core, band) some row uses: a single-core node has a lane per
+  /// band; run_for returns kCapacityExceeded when the rows need more.
+  static constexpr std::size_t kMaxLanes = capacity::kLanes;
+  static constexpr std::size_t kMaxCores = capacity::kCores;
   static constexpr std::size_t kMaxSvms = capacity::kSvms;
   static constexpr std::size_t kMaxSegments = capacity::kSegments;
   static_assert(kMaxSpms <= 64, "SvmEntry::conflicts holds one bit per SpM row");
   static_assert(kMaxSegments <= 64, "a row's `segments` holds one bit per segment");
   static_assert(kMaxLanes <= 32, "the time trigger marks lanes to wake in 32 bits");
+  static_assert(kMaxLanes >= capacity::kBands, "a single-core node has a lane for every band");
+  static_assert(kMaxCores >= 1 && kMaxCores <= 8, "a simulated machine has at most 8 processors");
   static_assert(kMaxSpms <= 65536 && kMaxSvms <= 65536, "rows are numbered in 16 bits");
 
   static constexpr std::size_t kLaneQueueCapacity = 64;
@@ -137,6 +159,8 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   /// Registers one row of the release table with the servant whose method it runs.
+  /// kInvalidArgument when its core is not below EngineOptions::cores, or when it would share
+  /// its TMO instance or an ODS segment with a row registered on another core.
   kal::Status add_spm(const SpmEntry& entry, void* servant, MethodInvoker invoke,
                       MissHandler on_miss) noexcept;
 
@@ -152,7 +176,9 @@ class Engine {
   kal::Status add_segment(const SegmentEntry& entry) noexcept;
   std::size_t segment_count() const noexcept { return segment_count_; }
 
-  /// Registers a service method with the servant that serves it.
+  /// Registers a service method with the servant that serves it; refused as add_spm refuses
+  /// SpM rows. run_for refuses (kInvalidArgument) an SvM that conflicts with an SpM on another
+  /// core: BCC admission holds within one core.
   kal::Status add_svm(const SvmEntry& entry, void* servant, ServiceHandler handler,
                       MissHandler on_miss) noexcept;
 
@@ -173,7 +199,11 @@ class Engine {
 
   /// Runs the node: releases every activation due in [epoch, epoch + duration), lets the
   /// lanes finish them, then stops all threads. `observer` sees every activation record on
-  /// the calling thread, while the run is going on.
+  /// the calling thread, while the run is going on. Threads: one lane per (core, band) in use,
+  /// pinned to its core's CPU at its band; the time trigger at the top band, pinned to core 0's
+  /// CPU. Before it starts a thread it refuses the options and rows that EngineOptions::cores,
+  /// EngineOptions::core_cpus and add_svm describe, and kCapacityExceeded when the rows need
+  /// more than kMaxLanes lanes.
   kal::Status run_for(kal::Duration duration, ActivationObserver observer,
                       void* observer_context) noexcept;
 
@@ -231,6 +261,7 @@ class Engine {
   struct Lane {
     Engine* engine = nullptr;
     std::array<char, 16> name{};  ///< the thread's name, e.g. "kairos-lane3"
+    std::uint8_t core = 0;
     kal::PriorityBand band = kal::kLowestBand;
     QueueDiscipline discipline = QueueDiscipline::kFifo;
     kal::Thread thread;
@@ -256,8 +287,11 @@ class Engine {
                        kal::TimePoint observed) noexcept;
   void lock_segments(std::uint64_t segments) noexcept;
   void unlock_segments(std::uint64_t segments) noexcept;
-  kal::Status add_lane_for(kal::PriorityBand band, Criticality criticality,
+  kal::Status add_lane_for(std::uint8_t core, kal::PriorityBand band, Criticality criticality,
                            std::size_t& lane) noexcept;
+  bool shares_across_cores(std::string_view instance, std::uint64_t segments,
+                           std::uint8_t core) const noexcept;
+  kal::Status place_cores() noexcept;
   void serve(Lane& lane) noexcept;
   ReadyKey key_of(const Lane& lane, const Activation& activation) const noexcept;
   void execute(Lane& lane, const Activation& activation) noexcept;
@@ -285,6 +319,7 @@ class Engine {
   std::span<const ReleaseEntry> release_table_{};
   kal::Duration hyperperiod_{};
   std::array<Lane, kMaxLanes> lanes_{};
+  std::array<int, kMaxCores> core_cpu_{};  ///< the CPU of each core (-1: any), set by run_for
   /// Records of activations the time trigger dropped at release (overruns); its own ring, as
   /// each lane has its own.
   SpscRing<ActivationRecord, kTraceCapacity> dropped_trace_;

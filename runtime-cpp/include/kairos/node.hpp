@@ -1,7 +1,9 @@
 // What every generated node `main` shares: command-line options and the activation log.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -13,15 +15,31 @@ namespace kairos {
 struct NodeOptions {
   kal::Duration duration = std::chrono::seconds{10};
   bool quiet = false;  ///< no line per activation, only the summary
-  int cpu = -1;        ///< pin the engine's threads to this CPU (-1: any)
+  int cpu = -1;        ///< `--cpu`: single-core nodes pin the engine's threads to it (-1: any)
+  /// The node's cores, from its schedule: the generated main sets it before parsing, which
+  /// checks `--cpu` and `--cpus` against it.
+  std::uint8_t cores = 1;
+  /// `--cpus`: core c runs on cpus[c]; `cpu_count` is 0 when the option was not given.
+  std::array<int, Engine::kMaxCores> cpus{};
+  std::size_t cpu_count = 0;
+
+  std::span<const int> core_cpus() const noexcept { return {cpus.data(), cpu_count}; }
 };
 
 enum class NodeCommand { kRun, kHelp, kUsageError };
 
-/// Parses `--duration <time>` (e.g. 2s, 1500ms), `--cpu <n>`, `--quiet` and `--help`. Problems are
-/// explained on stderr; the caller exits with 2 on kUsageError.
+/// Parses `--duration <time>` (e.g. 2s, 1500ms), `--cpu <n>` (single-core nodes), `--cpus <list>`
+/// (one CPU per core, e.g. 2,3), `--quiet` and `--help`, for a node of `options.cores` cores. It
+/// first provisions a machine of that many processors (kal::provision_processors: on sim, one
+/// virtual processor per core), so that CPUs are checked against the machine the node runs on.
+/// Problems are explained on stderr; the caller exits with 2 on kUsageError.
 NodeCommand parse_node_options(int argc, const char* const* argv, std::string_view node_name,
                                NodeOptions& options) noexcept;
+
+/// The engine options of a node run with `options`: its strategy, whether it models WCETs, its
+/// cores and their CPUs (`core_cpus` refers to `options`, which must outlive the run).
+EngineOptions engine_options(const NodeOptions& options, Strategy strategy,
+                             bool model_execution_time) noexcept;
 
 /// Parses a duration with a unit: ns, us, ms, s or min. False on any malformed text.
 bool parse_duration(std::string_view text, kal::Duration& out) noexcept;
@@ -30,8 +48,9 @@ bool parse_duration(std::string_view text, kal::Duration& out) noexcept;
 inline constexpr std::size_t kLineCapacity = 1024;
 
 /// Writes the `activation ...` line of one record, newline included, into `out` (cut to fit,
-/// always terminated); returns its length. `window=` and `deadline=` follow from the outcome:
-/// met/met, met/missed, missed/not-run (start window missed) or overrun/not-run.
+/// always terminated); returns its length. `core=` is the core the method is bound to. `window=`
+/// and `deadline=` follow from the outcome: met/met, met/missed, missed/not-run (start window
+/// missed) or overrun/not-run.
 std::size_t format_activation(std::span<char> out, const SpmEntry& entry,
                               const ActivationRecord& record) noexcept;
 

@@ -65,6 +65,10 @@ struct SpmEntry {
   kal::PriorityBand band;
   std::uint8_t importance = 0;  ///< MUF tie-breaker: higher is more important
   std::uint64_t segments = 0;   ///< bit k: uses ODS segment k of the node's segment table
+  /// Every method of a TMO is bound to the same core, so its ODS segments, their ceiling locks
+  /// and the BCC between its methods stay within one core (the engine refuses rows that would
+  /// share them across cores).
+  std::uint8_t core = 0;  ///< the node's core the method is bound to (partitioned scheduling)
 };
 
 /// One ODS segment of a deployed TMO: the unit of locking, with its priority ceiling (the
@@ -93,6 +97,8 @@ struct SvmEntry {
   std::uint64_t conflicts = 0;
   kal::Duration admission_slot{};  ///< room needed before the next conflicting window opens
   std::uint64_t segments = 0;      ///< bit k: uses ODS segment k of the node's segment table
+  /// As for SpmEntry::core: the SvM's TMO is on this core, and so is every SpM it conflicts with.
+  std::uint8_t core = 0;  ///< the node's core the method is bound to (partitioned scheduling)
 };
 
 /// One release of the static release table: the start window of SpM row `spm` opens `open`

@@ -61,6 +61,7 @@ struct Task {
   int band = 1;
   std::uint8_t importance = 0;
   std::int64_t deadline_units = 0;  ///< 0: implicit deadline (the period)
+  std::uint8_t core = 0;            ///< the engine's core it is bound to
 };
 
 struct Outcome {
@@ -88,20 +89,25 @@ inline void collect(void* context, const kairos::SpmEntry&, const kairos::Activa
   static_cast<Outcome*>(context)->records.push_back(r);
 }
 
-/// Runs a task set (implicit deadlines, start window = the whole period) for `units` time units.
-inline Outcome run(kairos::Strategy strategy, const std::vector<Task>& tasks, std::int64_t units) {
+/// Runs a task set (implicit deadlines, start window = the whole period) for `units` time units,
+/// each task a TMO of its own. One core: every thread on one processor; several: core c on the
+/// c-th CPU this process may use (on sim, virtual processor c).
+inline Outcome run(kairos::Strategy strategy, const std::vector<Task>& tasks, std::int64_t units,
+                   std::uint8_t cores = 1) {
   auto entries = std::make_unique<std::vector<kairos::SpmEntry>>();
   entries->reserve(tasks.size());
   Outcome outcome;
   outcome.records.reserve(8192);
-  auto engine = std::make_unique<kairos::Engine>(
-      kairos::EngineOptions{strategy, kOneCpu, /*model_execution_time=*/false});
+  kairos::EngineOptions options{strategy, cores == 1 ? kOneCpu : -1,
+                                /*model_execution_time=*/false};
+  options.cores = cores;
+  auto engine = std::make_unique<kairos::Engine>(options);
   for (const Task& task : tasks) {
     const Duration period = unit() * task.period_units;
     const Duration deadline = task.deadline_units > 0 ? unit() * task.deadline_units : period;
-    entries->push_back(kairos::SpmEntry{"conformance", task.name, "scenario", 0ms, kairos::kForever,
-                                        period, 0ms, deadline, deadline, unit() * task.wcet_units,
-                                        task.criticality, task.band, task.importance});
+    entries->push_back(kairos::SpmEntry{
+        task.name, task.name, "scenario", 0ms, kairos::kForever, period, 0ms, deadline, deadline,
+        unit() * task.wcet_units, task.criticality, task.band, task.importance, 0, task.core});
     auto worker = std::make_unique<Worker>();
     worker->work = unit() * task.wcet_units;
     REQUIRE(engine->add_spm(entries->back(), worker.get(), &work, &count_miss) ==

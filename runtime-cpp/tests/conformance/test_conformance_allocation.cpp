@@ -58,3 +58,44 @@ TEST_CASE("a steady-state run allocates nothing", "[conformance][allocation]") {
   REQUIRE(fast_probe.at_warm > 0);
   REQUIRE(fast_probe.at_last == fast_probe.at_warm);
 }
+
+TEST_CASE("a steady-state run of a 2-core engine allocates nothing",
+          "[conformance][allocation][multicore]") {
+  // As above, with the slow method's TMO on core 1: lanes on both cores, the trigger handing
+  // activations across.
+  int cpus = 0;
+  for (int cpu = 0; cpu < 1024; ++cpu) {
+    cpus += kairos::kal::cpu_available(cpu) ? 1 : 0;
+  }
+  if (!kairos::kal::kSimulatedTime && cpus < 2) {
+    WARN("skipped: a 2-core engine needs 2 CPUs this process may use; it has " << cpus);
+    return;
+  }
+  static const kairos::SpmEntry fast{
+      "fast", "tick", "scenario", 0ms,         kairos::kForever,           unit(),
+      0ms,    unit(), unit(),     unit() / 10, kairos::Criticality::kHard, 2};
+  static kairos::SpmEntry slow{
+      "slow", "tick",     "scenario", 0ms,        kairos::kForever,           unit() * 3,
+      0ms,    unit() * 3, unit() * 3, unit() / 5, kairos::Criticality::kSoft, 1};
+  slow.core = 1;
+  kairos::EngineOptions options{kairos::Strategy::kRms, -1, false};
+  options.cores = 2;
+  auto engine = std::make_unique<kairos::Engine>(options);
+  Probe fast_probe;
+  fast_probe.worker.work = unit() / 10;
+  fast_probe.last_run = 40;
+  conformance::Worker slow_worker;
+  slow_worker.work = unit() / 5;
+  REQUIRE(engine->add_spm(fast, &fast_probe, &probe, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(slow, &slow_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(4096);
+  REQUIRE(engine->run_for(unit() * 45, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(fast_probe.runs >= 40);
+  REQUIRE(slow_worker.runs >= 14);
+  REQUIRE(fast_probe.at_warm > 0);
+  REQUIRE(fast_probe.at_last == fast_probe.at_warm);
+}

@@ -24,7 +24,9 @@ enum class SchedulingMode {
 struct ThreadAttributes {
   const char* name = "kairos";  ///< shown by the OS (truncated to its limit)
   PriorityBand band = kLowestBand;
-  int cpu = -1;  ///< CPU to pin the thread to, or -1 for any
+  /// CPU to pin the thread to, or -1 for any (on a simulated platform: its virtual processor,
+  /// -1 meaning processor 0).
+  int cpu = -1;
   /// Stack reserved (and, with locked memory, faulted in) at creation; small by default
   /// because method bodies must not recurse deeply or keep large buffers on the stack.
   std::size_t stack_bytes = 256 * 1024;
@@ -65,8 +67,14 @@ class Thread {
 SchedulingMode scheduling_mode() noexcept;
 
 /// True when this process may run threads on processor `cpu` (ThreadAttributes::cpu): on Linux,
-/// when it is in the process's affinity mask; on a simulated platform only CPU 0, its one
-/// virtual processor.
+/// when it is in the process's affinity mask; on a simulated platform, when the simulated machine
+/// has that virtual processor (only CPU 0 until provision_processors asks for more).
 bool cpu_available(int cpu) noexcept;
+
+/// Asks for a machine of at least `count` processors. A simulated machine starts with one
+/// virtual processor and grows to `count` (it never shrinks; kCapacityExceeded beyond its
+/// limit of 8). A real machine has the CPUs it has: kOk, and cpu_available says which of them
+/// this process may use. kInvalidArgument when `count` < 1.
+Status provision_processors(int count) noexcept;
 
 }  // namespace kairos::kal

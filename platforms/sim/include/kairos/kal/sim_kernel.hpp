@@ -1,5 +1,7 @@
-// The simulation kernel behind platforms/sim: virtual time, one processor, strict priority
-// preemption between bands, FIFO within a band. Everything here is deterministic: the same
+// The simulation kernel behind platforms/sim: virtual time, virtual processors (one until
+// kal::provision_processors asks for more), strict priority preemption between bands on each
+// processor, FIFO within a band. A thread runs only on the processor of its affinity
+// (ThreadAttributes::cpu; processor 0 without one). Everything here is deterministic: the same
 // program gives the same virtual times and the same interleaving on every run.
 #pragma once
 
@@ -13,6 +15,9 @@ namespace kairos::kal::sim {
 namespace detail {
 extern std::atomic<std::int64_t> now_ns;
 }
+
+/// The most virtual processors a simulated machine can have.
+inline constexpr int kMaxProcessors = 8;
 
 /// Virtual nanoseconds since the simulation began.
 inline std::int64_t virtual_now_ns() noexcept {
@@ -33,6 +38,7 @@ struct TraceEvent {
   /// The thread's name as given at start, copied: the trace outlives the threads (and whatever
   /// held their names).
   std::array<char, 24> thread;
+  int processor;  ///< the virtual processor it happened on
 };
 
 /// Starts recording processor events (up to `capacity`, preallocated now); clears old ones.
@@ -43,7 +49,8 @@ std::size_t trace_size() noexcept;
 std::size_t trace_dropped() noexcept;
 const TraceEvent& trace_event(std::size_t index) noexcept;
 
-/// Writes the recorded events as CSV (`time_ns,event,thread`) or as a JSON array.
+/// Writes the recorded events as CSV (`time_ns,event,thread`, plus `processor` when events of
+/// more than processor 0 were recorded) or as a JSON array (with `processor` always).
 void write_trace_csv(std::FILE* out);
 void write_trace_json(std::FILE* out);
 
