@@ -19,6 +19,7 @@ namespace deployed {
 int main(int argc, char** argv) {
   constexpr const char* kNode = "board";
   ::kairos::NodeOptions options;
+  options.cores = board_node::kCores;
   switch (::kairos::parse_node_options(argc, argv, kNode, options)) {
     case ::kairos::NodeCommand::kHelp:
       return 0;
@@ -28,9 +29,9 @@ int main(int argc, char** argv) {
       break;
   }
 
-  // Constructed here, at start-up, with the options of this run. Simulated nodes model
-  // each method's WCET on their virtual processor.
-  static ::kairos::Engine engine{::kairos::EngineOptions{board_node::kStrategy, options.cpu, board_node::kSimulated}};
+  // Constructed here, at start-up, with the options of this run (its cores and their
+  // CPUs too). Simulated nodes model each method's WCET on their virtual processors.
+  static ::kairos::Engine engine{::kairos::engine_options(options, board_node::kStrategy, board_node::kSimulated)};
   for (const auto& segment : board_node::kSegments) {
     if (engine.add_segment(segment) != ::kairos::kal::Status::kOk) {
       ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "segment table rejected");

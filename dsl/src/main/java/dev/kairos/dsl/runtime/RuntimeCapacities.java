@@ -22,8 +22,14 @@ public final class RuntimeCapacities {
   /** ODS segments (ceiling locks) per node. */
   public static final int SEGMENTS = value("segments");
 
-  /** Priority bands per node, one worker lane each. */
+  /** Priority bands per core, one worker lane each. */
   public static final int BANDS = value("bands");
+
+  /** Cores per node (partitioned scheduling). */
+  public static final int CORES = value("cores");
+
+  /** Worker lanes per node: one per (core, band) in use. */
+  public static final int LANES = value("lanes");
 
   private RuntimeCapacities() {}
 

@@ -42,6 +42,23 @@ public class CapacityValidator extends ConcernValidator {
     exceeds(node, segments, RuntimeCapacities.SEGMENTS, "ODS segments");
   }
 
+  /** A machine with more cores than the runtime schedules on one node. */
+  @Check
+  public void checkHardwareFitsTheRuntime(dev.kairos.dsl.kairos.Hardware hardware) {
+    if (hardware.getCores() > RuntimeCapacities.CORES) {
+      error(
+          "hardware '"
+              + hardware.getName()
+              + "' has "
+              + hardware.getCores()
+              + " cores; the runtime schedules at most "
+              + RuntimeCapacities.CORES
+              + " per node: model the machine as several nodes",
+          Literals.HARDWARE__CORES,
+          IssueCodes.NODE_EXCEEDS_RUNTIME);
+    }
+  }
+
   private void exceeds(Node node, int count, int capacity, String what) {
     if (count > capacity) {
       error(

@@ -56,6 +56,23 @@ class CapacityValidationTest {
   }
 
   @Test
+  void moreCoresThanTheRuntimeSchedules() throws Exception {
+    final int cores = RuntimeCapacities.CORES + 1;
+    final String text = "hardware Big { cores " + cores + "; }\n";
+    validation.assertError(
+        parser.parse(text),
+        Literals.HARDWARE,
+        IssueCodes.NODE_EXCEEDS_RUNTIME,
+        text.indexOf(String.valueOf(cores)),
+        String.valueOf(cores).length(),
+        "the runtime schedules at most " + RuntimeCapacities.CORES + " per node");
+    validation.assertNoIssue(
+        parser.parse("hardware Fits { cores " + RuntimeCapacities.CORES + "; }\n"),
+        Literals.HARDWARE,
+        IssueCodes.NODE_EXCEEDS_RUNTIME);
+  }
+
+  @Test
   void moreSpmsThanTheRuntimeHolds() throws Exception {
     assertRefused(
         node(RuntimeCapacities.SPMS + 1, 0, 0), "spontaneous methods", RuntimeCapacities.SPMS + 1);

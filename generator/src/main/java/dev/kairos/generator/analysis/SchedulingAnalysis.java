@@ -26,6 +26,14 @@ public final class SchedulingAnalysis {
   /** Lanes the runtime can run per node; bands beyond this are merged at the bottom. */
   public static final int MAX_BANDS = RuntimeCapacities.BANDS;
 
+  /**
+   * Bands each core of a node with this many cores may use: the runtime's bands per core, and no
+   * more than its lanes per node allow with every core in use (a lane per core and band).
+   */
+  static int bandsPerCore(int cores) {
+    return Math.max(1, Math.min(MAX_BANDS, RuntimeCapacities.LANES / Math.max(1, cores)));
+  }
+
   private SchedulingAnalysis() {}
 
   public static AnalysisReport analyse(SystemModel system) {
@@ -210,7 +218,7 @@ public final class SchedulingAnalysis {
                 segmentsOf(deployment.instance(), svm.uses())));
       }
     }
-    assignBands(node.strategy(), drafts);
+    assignBands(node.strategy(), drafts, bandsPerCore(node.hardware().cores()));
     assignBlocking(drafts);
     drafts.sort(
         Comparator.comparingInt((Draft d) -> -d.band)
@@ -651,28 +659,28 @@ public final class SchedulingAnalysis {
    * ordered there by deadline or laxity; MUF gives hard methods the upper band and soft ones the
    * lower; RMS+MLF ranks hard methods by rate above one band of soft methods.
    */
-  static void assignBands(Strategy strategy, List<Draft> drafts) {
+  static void assignBands(Strategy strategy, List<Draft> drafts, int maxBands) {
     switch (strategy) {
       case EDF, MLF -> drafts.forEach(d -> d.band = 1);
       case MUF -> drafts.forEach(d -> d.band = d.criticality == Criticality.HARD ? 2 : 1);
-      case RMS -> byRate(drafts, 1);
+      case RMS -> byRate(drafts, 1, maxBands);
       case RMS_MLF -> {
         final List<Draft> hard =
             drafts.stream().filter(d -> d.criticality == Criticality.HARD).toList();
         drafts.stream().filter(d -> d.criticality != Criticality.HARD).forEach(d -> d.band = 1);
-        byRate(hard, 2);
+        byRate(hard, 2, maxBands);
       }
     }
   }
 
   /** One band per distinct period from `lowest` up, the shortest period highest. */
-  private static void byRate(List<Draft> drafts, int lowest) {
+  private static void byRate(List<Draft> drafts, int lowest, int maxBands) {
     final TreeSet<Long> periods = new TreeSet<>(Comparator.reverseOrder());
     for (Draft d : drafts) {
       periods.add(d.periodNs == 0 ? Long.MAX_VALUE : d.periodNs);
     }
     final List<Long> descending = new ArrayList<>(periods);
-    final int overflow = Math.max(0, descending.size() - (MAX_BANDS - lowest + 1));
+    final int overflow = Math.max(0, descending.size() - (maxBands - lowest + 1));
     for (Draft d : drafts) {
       final long key = d.periodNs == 0 ? Long.MAX_VALUE : d.periodNs;
       final int rank = descending.indexOf(key); // 0 = longest period
