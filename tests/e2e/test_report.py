@@ -86,7 +86,13 @@ def test_the_rendered_page_shows_every_node_task_and_timeline(avionics_page, tmp
     nodes = {attrs["data-node"] for attrs in dom.having("section", "node")}
     assert nodes == AVIONICS_NODES
     timelines = dom.having("svg", "timeline")
-    assert len(timelines) == len(AVIONICS_NODES), "one SVG timeline per node"
+    # A timeline per core that runs SpMs: mission1 on both of its cores (hud is pinned to core
+    # 1), mission2 on core 0.
+    assert len(timelines) == 3, "one SVG timeline per core in use"
+    cores = [h for h in result.stdout.split("<h4>")[1:]]
+    assert [c.split("</h4>")[0] for c in cores] == [
+        "core 0: nav, planner", "core 1: hud", "core 0: sensors, tracker, weapons", "core 1 (idle)"
+    ]
     executions = dom.having("rect", "exec")
     assert len(executions) >= 2, "execution bars on both timelines"
     assert all(float(attrs["width"]) > 0 for attrs in executions)
