@@ -40,6 +40,15 @@ public record TaskReport(
 
   /** The same task with another response time and verdict (a later analysis refined it). */
   public TaskReport withVerdict(long response, boolean meets) {
+    return copy(response, meets, core);
+  }
+
+  /** The same task on another core. */
+  public TaskReport onCore(int other) {
+    return copy(responseTimeNs, schedulable, other);
+  }
+
+  private TaskReport copy(long response, boolean meets, int onCore) {
     return new TaskReport(
         instance,
         method,
@@ -52,24 +61,7 @@ public record TaskReport(
         response,
         meets,
         source,
-        core);
-  }
-
-  /** The same task on another core. */
-  public TaskReport onCore(int other) {
-    return new TaskReport(
-        instance,
-        method,
-        kind,
-        criticality,
-        periodNs,
-        wcetNs,
-        deadlineNs,
-        band,
-        responseTimeNs,
-        schedulable,
-        source,
-        other);
+        onCore);
   }
 
   public double utilization() {

@@ -649,26 +649,11 @@ class SchedulingAnalysisTest {
             List.of(new Tmos.SegmentAccess("s", Tmos.Access.READ)),
             Optional.empty(),
             HERE);
-    final Tmos.TmoClass tmo =
-        new Tmos.TmoClass(
-            List.of(),
-            "Brake",
-            List.of(),
-            List.of(),
-            List.of(hold),
-            List.of(get),
-            List.of(),
-            List.of(),
-            HERE);
     final Platform.Node node =
-        new Platform.Node(
-            "n",
-            Platform.OperatingSystem.LINUX,
+        onNode(
             Platform.Strategy.RMS,
-            new Platform.Hardware("h", 1, BigDecimal.ONE),
-            null,
-            List.of(new Platform.Deployment("brake", tmo, HERE)),
-            HERE);
+            1,
+            new Platform.Deployment("brake", tmo("Brake", List.of(hold), List.of(get)), HERE));
     final NodeReport report = SchedulingAnalysis.analyse(node);
     final NodeReport.ServiceAdmission admission = report.admissions().get(0);
     assertTrue(admission.conflicts());
@@ -735,26 +720,11 @@ class SchedulingAnalysisTest {
             List.of(),
             Optional.empty(),
             HERE);
-    final Tmos.TmoClass tmo =
-        new Tmos.TmoClass(
-            List.of(),
-            "T",
-            List.of(),
-            List.of(),
-            List.of(narrow),
-            List.of(slow),
-            List.of(),
-            List.of(),
-            HERE);
     final Platform.Node node =
-        new Platform.Node(
-            "n",
-            Platform.OperatingSystem.SIM,
+        onNode(
             Platform.Strategy.EDF,
-            new Platform.Hardware("h", 1, BigDecimal.ONE),
-            null,
-            List.of(new Platform.Deployment("t", tmo, HERE)),
-            HERE);
+            1,
+            new Platform.Deployment("t", tmo("T", List.of(narrow), List.of(slow)), HERE));
     final NodeReport report = SchedulingAnalysis.analyse(node);
     assertFalse(report.schedulable());
     assertTrue(
@@ -763,30 +733,34 @@ class SchedulingAnalysisTest {
         report.notes().toString());
   }
 
-  private static Platform.Deployment deployed(String instance, int core, Tmos.Spm... spms) {
-    final Tmos.TmoClass tmo =
-        new Tmos.TmoClass(
-            List.of(),
-            instance.toUpperCase(java.util.Locale.ROOT),
-            List.of(),
-            List.of(),
-            List.of(spms),
-            List.of(),
-            List.of(),
-            List.of(),
-            HERE);
-    return new Platform.Deployment(instance, tmo, core, HERE);
+  private static Tmos.TmoClass tmo(String name, List<Tmos.Spm> spms, List<Tmos.Svm> svms) {
+    return new Tmos.TmoClass(
+        List.of(), name, List.of(), List.of(), spms, svms, List.of(), List.of(), HERE);
   }
 
-  private static Platform.Node multicore(int cores, Platform.Deployment... deployments) {
+  /** A simulated node of the reference speed with this many cores. */
+  private static Platform.Node onNode(
+      Platform.Strategy strategy, int cores, Platform.Deployment... deployments) {
     return new Platform.Node(
         "n",
         Platform.OperatingSystem.SIM,
-        Platform.Strategy.RMS,
+        strategy,
         new Platform.Hardware("h", cores, BigDecimal.ONE),
         null,
         List.of(deployments),
         HERE);
+  }
+
+  private static Platform.Deployment deployed(String instance, int core, Tmos.Spm... spms) {
+    return new Platform.Deployment(
+        instance,
+        tmo(instance.toUpperCase(java.util.Locale.ROOT), List.of(spms), List.of()),
+        core,
+        HERE);
+  }
+
+  private static Platform.Node multicore(int cores, Platform.Deployment... deployments) {
+    return onNode(Platform.Strategy.RMS, cores, deployments);
   }
 
   /**
