@@ -72,15 +72,17 @@ e2e:
 	python3 -m pytest -v tests/e2e
 
 # Formatters: clang-format for C++, google-java-format (through Spotless) for Java.
-# Golden files are the emitters' raw output, compared byte for byte: not reformatted.
+# clang-format is the pinned one that kairos generate uses too (installed on first use), never the
+# one on the PATH. Golden files are compared byte for byte by their tests: not reformatted.
+CLANG_FORMAT := scripts/clang-format.sh
 CPP_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' ':!:generator/src/test/resources/golden/**')
 
 format:
-	clang-format -i $(CPP_SOURCES)
+	$(CLANG_FORMAT) -i $(CPP_SOURCES)
 	$(MVN) -q spotless:apply
 
 check-format:
-	clang-format --dry-run -Werror $(CPP_SOURCES)
+	$(CLANG_FORMAT) --dry-run -Werror $(CPP_SOURCES)
 	$(MVN) -q spotless:check
 
 clean:

@@ -2,9 +2,12 @@
 # Installs what Kairos needs beyond the base machine (Debian 12 with JDK 17, Maven, CMake,
 # Ninja, g++): only what is missing, only from Debian's and PyPI's registries.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 # chromium and a font: the e2e test renders `kairos check --html` headless and keeps a screenshot.
-packages=(catch2 clang clang-format chromium fonts-dejavu-core)
+# pip installs the pinned clang-format and pytest from PyPI. clang-format itself is not taken from
+# Debian: its version would follow the Debian release (see scripts/clang-format.sh).
+packages=(catch2 clang chromium fonts-dejavu-core python3-pip)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -28,7 +31,7 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-for tool in java mvn cmake ninja g++ clang++ clang-format chromium python3; do
+for tool in java mvn cmake ninja g++ clang++ chromium python3; do
   command -v "$tool" >/dev/null || { echo "setup: error: '$tool' is not installed" >&2; exit 1; }
 done
 
@@ -36,3 +39,6 @@ if ! python3 -m pytest --version >/dev/null 2>&1; then
   echo "setup: installing pytest from PyPI"
   python3 -m pip install --quiet pytest
 fi
+
+# The one clang-format of the project, at the pinned version (generation, make format, tests).
+scripts/clang-format.sh --path >/dev/null

@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 KAIROS = ROOT / "kairos"
 PREFIX = ROOT / "build" / "prefix"
 CLANG_FORMAT_STYLE = ROOT / ".clang-format"
+# The project's pinned clang-format, the one kairos generate formats with (never the PATH's).
+CLANG_FORMAT = ROOT / "scripts" / "clang-format.sh"
 
 # Two SpMs of 6 ms every 10 ms on one processor: a model that validates and can never be scheduled.
 OVERLOADED_MODEL = (
@@ -33,10 +35,10 @@ OVERLOADED_MODEL = (
 TIMEOUT_S = 300
 
 
-def run(args, cwd=ROOT, check=True, timeout=TIMEOUT_S):
+def run(args, cwd=ROOT, check=True, timeout=TIMEOUT_S, env=None):
     """Runs a command, returns the CompletedProcess; on unexpected failure shows its output."""
     result = subprocess.run(
-        [str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+        [str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
     )
     if check and result.returncode != 0:
         pytest.fail(
@@ -46,8 +48,8 @@ def run(args, cwd=ROOT, check=True, timeout=TIMEOUT_S):
     return result
 
 
-def kairos(*args, cwd=ROOT, check=False):
-    return run([KAIROS, *args], cwd=cwd, check=check)
+def kairos(*args, cwd=ROOT, check=False, env=None):
+    return run([KAIROS, *args], cwd=cwd, check=check, env=env)
 
 
 def build_node_project(generated: Path, build_dir: Path, impl_dir: Path | None = None):
@@ -134,7 +136,7 @@ def copy_example(name: str, destination: Path) -> Path:
 def clang_format_problems(paths) -> str:
     """clang-format's complaints about files that are not formatted in the project style."""
     result = run(
-        ["clang-format", f"--style=file:{CLANG_FORMAT_STYLE}", "--dry-run", "-Werror", *paths],
+        [CLANG_FORMAT, f"--style=file:{CLANG_FORMAT_STYLE}", "--dry-run", "-Werror", *paths],
         check=False,
     )
     return result.stderr if result.returncode != 0 else ""

@@ -1,6 +1,6 @@
 """examples/hello end to end: check, generate, build with CMake + Ninja, run on Linux, assert."""
 
-import filecmp
+import os
 import shutil
 
 from conftest import (
@@ -65,13 +65,31 @@ def test_hello_runs_its_spm_every_period_inside_its_windows(workdir):
     assert summary["trace_drops"] == "0"
 
 
+def file_bytes(root):
+    """Every file below root by its relative path, with its bytes."""
+    return {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
 def test_generated_code_is_formatted_and_deterministic(workdir):
     example = copy_example("hello", workdir)
     first, second = workdir / "first", workdir / "second"
     assert kairos("generate", example / "hello.tmo", "-o", first).returncode == 0
-    assert kairos("generate", example / "hello.tmo", "-o", second).returncode == 0
-    comparison = filecmp.dircmp(first, second)
-    assert not comparison.diff_files and not comparison.left_only and not comparison.right_only
+    # The second run has a clang-format of another version first on its PATH, one that garbles
+    # what it formats: generation uses the pinned clang-format only, so the bytes are the same.
+    hostile = workdir / "hostile-bin"
+    hostile.mkdir()
+    (hostile / "clang-format").write_text(
+        "#!/bin/sh\n"
+        '[ "$1" = --version ] && { echo "clang-format version 99.0.0"; exit 0; }\n'
+        'for f in "$@"; do [ -f "$f" ] && echo "// garbled" > "$f"; done\n'
+        'echo "// garbled"\n'
+    )
+    (hostile / "clang-format").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "KAIROS_CLANG_FORMAT"}
+    env["PATH"] = f"{hostile}{os.pathsep}{env.get('PATH', '')}"
+    assert kairos("generate", example / "hello.tmo", "-o", second, env=env).returncode == 0
+    assert file_bytes(first) == file_bytes(second)
+    assert (first / "hello" / "Greeter.base.hpp").is_file()
 
     again = kairos("generate", example / "hello.tmo", "-o", first)
     assert again.returncode == 0

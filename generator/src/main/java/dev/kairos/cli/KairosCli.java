@@ -431,7 +431,9 @@ public final class KairosCli implements Callable<Integer> {
     @Option(
         names = "--clang-format",
         paramLabel = "COMMAND",
-        description = "clang-format to format generated C++ with (default: from PATH)")
+        description =
+            "clang-format to format generated C++ with; it must be the pinned version (default:"
+                + " $KAIROS_CLANG_FORMAT, else the one `make setup` installs; never the PATH's)")
     String clangFormat;
 
     @Override
@@ -477,9 +479,13 @@ public final class KairosCli implements Callable<Integer> {
       final CppGenerator.Output generated =
           CppGenerator.generate(system, report, implFromOutput.isEmpty() ? "." : implFromOutput);
 
-      final Optional<ClangFormat> formatter = ClangFormat.find(clangFormat);
-      if (formatter.isEmpty()) {
-        err().println("kairos: warning: clang-format not found; generated C++ is left unformatted");
+      final ClangFormat formatter;
+      try {
+        formatter = ClangFormat.pinned(clangFormat);
+      } catch (ClangFormat.Unavailable e) {
+        err().println("kairos: error: " + e.getMessage());
+        err().println("kairos: nothing generated");
+        return USAGE;
       }
       final List<String> clashes =
           OutputWriter.clashes(
@@ -575,19 +581,14 @@ public final class KairosCli implements Callable<Integer> {
       return path.startsWith(workingDirectory) ? workingDirectory.relativize(path) : path;
     }
 
-    private static List<GeneratedFile> format(
-        List<GeneratedFile> files, Optional<ClangFormat> formatter) throws IOException {
-      if (formatter.isEmpty()) {
-        return files;
-      }
+    private static List<GeneratedFile> format(List<GeneratedFile> files, ClangFormat formatter)
+        throws IOException {
       final List<GeneratedFile> cpp =
           files.stream().filter(GeneratedFile::needsFormatting).toList();
       final List<String> formatted =
-          formatter
-              .get()
-              .formatAll(
-                  cpp.stream().map(GeneratedFile::path).toList(),
-                  cpp.stream().map(GeneratedFile::content).toList());
+          formatter.formatAll(
+              cpp.stream().map(GeneratedFile::path).toList(),
+              cpp.stream().map(GeneratedFile::content).toList());
       final List<GeneratedFile> result = new ArrayList<>();
       int next = 0;
       for (GeneratedFile file : files) {

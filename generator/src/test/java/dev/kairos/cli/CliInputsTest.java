@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kairos.generator.emit.ClangFormat;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -191,8 +192,6 @@ class CliInputsTest {
             out.toString(),
             "--impl",
             temp.resolve("impl").toString(),
-            "--clang-format",
-            "/nonexistent/clang-format",
             model.toString());
     assertEquals(0, run.exit, run.all());
     final String types = Files.readString(out.resolve("types.hpp"));
@@ -205,5 +204,44 @@ class CliInputsTest {
             "inline constexpr ::k::Mode START = ::k::Mode::COMBAT;")) {
       assertTrue(types.contains(expected), expected + " in\n" + types);
     }
+  }
+
+  @Test
+  void generateRefusesAClangFormatOfAnotherVersionAndWritesNothing() throws IOException {
+    final Path model = write("w.tmo", worker("w", "n"));
+    final Path other = write("bin/clang-format", "#!/bin/sh\necho 'clang-format version 15.0.7'\n");
+    assertTrue(other.toFile().setExecutable(true));
+    final Path out = temp.resolve("out");
+    final Run run =
+        kairos(
+            "generate",
+            "-o",
+            out.toString(),
+            "--impl",
+            temp.resolve("impl").toString(),
+            "--clang-format",
+            other.toString(),
+            model.toString());
+    assertEquals(2, run.exit, run.all());
+    assertTrue(
+        run.err.contains(
+            "is clang-format 15.0.7, but generated C++ is formatted with clang-format "
+                + ClangFormat.VERSION
+                + " only"),
+        run.err);
+    assertTrue(run.err.contains("kairos: nothing generated"), run.err);
+    assertFalse(Files.exists(out), "wrote " + out);
+    assertFalse(Files.exists(temp.resolve("impl")), "wrote starters");
+
+    final Run missing =
+        kairos(
+            "generate",
+            "-o",
+            out.toString(),
+            "--clang-format",
+            temp.resolve("no-such-clang-format").toString(),
+            model.toString());
+    assertEquals(2, missing.exit, missing.all());
+    assertTrue(missing.err.contains("no-such-clang-format: no such executable"), missing.err);
   }
 }
