@@ -31,6 +31,7 @@ if ! pinned; then
     # Into a scratch directory first, then moved into place: a run that stops half way never
     # leaves a half-installed tool where the others look for it.
     scratch=$(mktemp -d "$tools/.clang-format-$version.XXXXXX")
+    chmod 755 "$scratch"
     trap 'rm -rf "$scratch"' EXIT
     # --target keeps the wheel out of every Python environment (Debian's python3 refuses
     # system-wide installs); --only-binary never builds LLVM from source where no wheel fits.

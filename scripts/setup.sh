@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # chromium and a font: the e2e test renders `kairos check --html` headless and keeps a screenshot.
-# pip installs the pinned clang-format and pytest from PyPI. clang-format itself is not taken from
-# Debian: its version would follow the Debian release (see scripts/clang-format.sh).
-packages=(catch2 clang chromium fonts-dejavu-core python3-pip)
+# pip installs the pinned clang-format from PyPI (and pytest, for a python3 that is not Debian's).
+# clang-format is not taken from Debian: its version would follow the Debian release
+# (see scripts/clang-format.sh).
+packages=(catch2 clang chromium fonts-dejavu-core python3-pip python3-pytest)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
