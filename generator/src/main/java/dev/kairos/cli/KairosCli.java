@@ -478,6 +478,7 @@ public final class KairosCli implements Callable<Integer> {
       final String implFromOutput = outputDir.relativize(implDir).toString().replace('\\', '/');
       final CppGenerator.Output generated =
           CppGenerator.generate(system, report, implFromOutput.isEmpty() ? "." : implFromOutput);
+      lap("emit " + (generated.generated().size() + generated.userStarters().size()) + " files");
 
       final ClangFormat formatter;
       try {
@@ -499,6 +500,7 @@ public final class KairosCli implements Callable<Integer> {
       }
       final List<GeneratedFile> files = format(generated.generated(), formatter);
       final List<GeneratedFile> starters = format(generated.userStarters(), formatter);
+      lap("format with clang-format " + ClangFormat.VERSION);
       final List<OutputWriter.Written> written = new ArrayList<>();
       try {
         written.addAll(OutputWriter.write(outputDir, files));
@@ -516,7 +518,7 @@ public final class KairosCli implements Callable<Integer> {
             };
         out().println(String.format("%-9s %s", what, shown(file.path())));
       }
-      lap("emit, format and write " + written.size() + " files");
+      lap("write " + written.size() + " files");
       warnAboutStaleHeaders(system, loaded.get(), implDir, written);
       reportTimings();
       return OK;
