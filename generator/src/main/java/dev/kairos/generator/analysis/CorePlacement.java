@@ -34,7 +34,30 @@ public final class CorePlacement {
     }
   }
 
+  /**
+   * First-fit decreasing by utilization alone (a core holds up to 100%), then each core analysed
+   * once; only where a core so packed misses a deadline are the TMOs placed again, each tried
+   * against the cores' analyses ({@link #placeByAnalysis}). Most systems take the first path, in
+   * time linear in the analyses of their cores.
+   */
   public static Result place(Node node) {
+    final Result packed = pack(node, false);
+    for (int core = 0; core < node.hardware().cores(); core++) {
+      final Node mine = packed.onCore(node, core);
+      if (!mine.deployments().isEmpty()
+          && !SchedulingAnalysis.analyseProcessor(mine).schedulable()) {
+        return pack(node, true);
+      }
+    }
+    return packed;
+  }
+
+  /** First-fit decreasing, each TMO on the lowest core whose analysis still holds. */
+  static Result placeByAnalysis(Node node) {
+    return pack(node, true);
+  }
+
+  private static Result pack(Node node, boolean analysed) {
     final int cores = node.hardware().cores();
     final List<Deployment> deployments = node.deployments();
     final int[] coreOf = new int[deployments.size()];
@@ -64,6 +87,10 @@ public final class CorePlacement {
       for (int core = 0; core < cores && chosen < 0; core++) {
         if (load[core] + utilization[i] > 1.0) {
           continue; // cannot fit whatever the order
+        }
+        if (!analysed) {
+          chosen = core;
+          break;
         }
         final List<Deployment> trial = new ArrayList<>(onCore.get(core));
         trial.add(deployments.get(i));

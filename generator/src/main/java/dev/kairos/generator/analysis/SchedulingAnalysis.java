@@ -311,9 +311,10 @@ public final class SchedulingAnalysis {
     if (!table.unrolled()) {
       notes.add(new Finding.TableNotUnrolled(Math.max(0, table.hyperperiodNs())));
     }
+    final ServiceLoad serviceLoad = new ServiceLoad(node, drafts);
     for (ReleaseTableAnalysis.SpmTiming played : table.timings()) {
       // The table plays SpMs only: service requests can still delay each activation.
-      final ReleaseTableAnalysis.SpmTiming timing = withServiceDelay(node, drafts, played);
+      final ReleaseTableAnalysis.SpmTiming timing = serviceLoad.delay(played);
       if (timing.meets()) {
         continue;
       }
@@ -408,72 +409,81 @@ public final class SchedulingAnalysis {
   }
 
   /**
-   * An SpM's worst start and response in the release table, delayed further by service requests:
+   * Service requests as they can delay SpMs on one processor. The release table plays SpMs only;
    * within a window of length L an SvM of max-rate period T of the same or a higher band can run
    * ceil(L / T) + 1 times (the +1 for a request already running or queued ahead in the band, whose
    * lane does not preempt), and one lower-band SvM holding a segment with a ceiling at or above the
    * SpM's band can block it once. L is the SpM's whole span from opening to deadline, which bounds
-   * both its start and its finish. SvMs without max-rate are not part of the analysis.
+   * both its start and its finish. SvMs without max-rate are not part of the analysis. Prepared
+   * once per processor: each SpM then costs one pass over the SvMs.
    */
-  static ReleaseTableAnalysis.SpmTiming withServiceDelay(
-      Node node, List<Draft> drafts, ReleaseTableAnalysis.SpmTiming timing) {
-    final Draft spm =
-        drafts.stream()
-            .filter(
-                d ->
-                    d.kind == TaskReport.Kind.SPM
-                        && d.instance.equals(timing.instance())
-                        && d.method.equals(timing.method()))
-            .findFirst()
-            .orElse(null);
-    if (spm == null || timing.activations() == 0) {
-      return timing;
-    }
-    final java.util.Map<String, Integer> ceilings = new java.util.HashMap<>();
-    for (Draft d : drafts) {
-      for (String segment : d.segments) {
-        ceilings.merge(segment, d.band, Math::max);
+  static final class ServiceLoad {
+    private final List<Draft> services = new ArrayList<>();
+    private final List<Integer> raisesTo = new ArrayList<>();
+    private final java.util.Map<String, Draft> spms = new java.util.HashMap<>();
+    private final java.util.Map<String, Spm> models = new java.util.HashMap<>();
+
+    ServiceLoad(Node node, List<Draft> drafts) {
+      final java.util.Map<String, Integer> ceilings = new java.util.HashMap<>();
+      for (Draft d : drafts) {
+        for (String segment : d.segments) {
+          ceilings.merge(segment, d.band, Math::max);
+        }
+      }
+      for (Draft d : drafts) {
+        if (d.kind == TaskReport.Kind.SPM) {
+          spms.putIfAbsent(d.instance + "." + d.method, d);
+        } else if (d.periodNs > 0) {
+          services.add(d);
+          raisesTo.add(d.segments.stream().mapToInt(ceilings::get).max().orElse(d.band));
+        }
+      }
+      for (Deployment deployment : node.deployments()) {
+        for (Spm spm : deployment.tmo().spms()) {
+          models.putIfAbsent(deployment.instance() + "." + spm.name(), spm);
+        }
       }
     }
-    final long span = spm.deadlineNs;
-    long delay = 0;
-    long blocking = 0;
-    try {
-      for (Draft svm : drafts) {
-        if (svm.kind != TaskReport.Kind.SVM || svm.periodNs <= 0) {
-          continue;
-        }
-        if (svm.band >= spm.band) {
-          delay =
-              Math.addExact(delay, Math.multiplyExact(ceilDiv(span, svm.periodNs) + 1, svm.wcetNs));
-        } else {
-          final int holds = svm.band;
-          final boolean raises =
-              svm.segments.stream().anyMatch(g -> ceilings.getOrDefault(g, holds) >= spm.band);
-          if (raises) {
+
+    /** The SpM's timing in the table with the service requests' delay added. */
+    ReleaseTableAnalysis.SpmTiming delay(ReleaseTableAnalysis.SpmTiming timing) {
+      final String name = timing.instance() + "." + timing.method();
+      final Draft spm = spms.get(name);
+      if (spm == null || timing.activations() == 0 || services.isEmpty()) {
+        return timing;
+      }
+      long delay = 0;
+      long blocking = 0;
+      try {
+        for (int i = 0; i < services.size(); i++) {
+          final Draft svm = services.get(i);
+          if (svm.band >= spm.band) {
+            final long runs = ceilDiv(spm.deadlineNs, svm.periodNs) + 1;
+            delay = Math.addExact(delay, Math.multiplyExact(runs, svm.wcetNs));
+          } else if (raisesTo.get(i) >= spm.band) {
             blocking = Math.max(blocking, svm.wcetNs);
           }
         }
+        delay = Math.addExact(delay, blocking);
+      } catch (ArithmeticException beyond64Bits) {
+        delay = Long.MAX_VALUE / 4;
       }
-      delay = Math.addExact(delay, blocking);
-    } catch (ArithmeticException beyond64Bits) {
-      delay = Long.MAX_VALUE / 4;
+      if (delay == 0) {
+        return timing;
+      }
+      final Spm model = models.get(name);
+      final long window = model.windowCloseNs() - model.windowOpenNs();
+      final boolean lateStart = timing.worstStartLatencyNs() + delay > window;
+      final boolean lateFinish = timing.worstResponseNs() + delay > model.deadlineNs();
+      return new ReleaseTableAnalysis.SpmTiming(
+          timing.instance(),
+          timing.method(),
+          timing.activations(),
+          timing.worstStartLatencyNs() + delay,
+          timing.worstResponseNs() + delay,
+          Math.max(timing.windowMisses(), lateStart ? 1 : 0),
+          Math.max(timing.deadlineMisses(), lateFinish ? 1 : 0));
     }
-    if (delay == 0) {
-      return timing;
-    }
-    final Spm model = spmOf(node, spm.instance, spm.method);
-    final long window = model.windowCloseNs() - model.windowOpenNs();
-    final boolean lateStart = timing.worstStartLatencyNs() + delay > window;
-    final boolean lateFinish = timing.worstResponseNs() + delay > model.deadlineNs();
-    return new ReleaseTableAnalysis.SpmTiming(
-        timing.instance(),
-        timing.method(),
-        timing.activations(),
-        timing.worstStartLatencyNs() + delay,
-        timing.worstResponseNs() + delay,
-        Math.max(timing.windowMisses(), lateStart ? 1 : 0),
-        Math.max(timing.deadlineMisses(), lateFinish ? 1 : 0));
   }
 
   private static Svm svmOf(Deployment deployment, String method) {
@@ -481,19 +491,6 @@ public final class SchedulingAnalysis {
         .filter(svm -> svm.name().equals(method))
         .findFirst()
         .orElseThrow();
-  }
-
-  private static Spm spmOf(Node node, String instance, String method) {
-    for (Deployment deployment : node.deployments()) {
-      if (deployment.instance().equals(instance)) {
-        for (Spm spm : deployment.tmo().spms()) {
-          if (spm.name().equals(method)) {
-            return spm;
-          }
-        }
-      }
-    }
-    throw new IllegalStateException("no SpM " + instance + "." + method);
   }
 
   /**
