@@ -14,9 +14,6 @@ public final class BusyIntervals {
   /** A periodic busy interval: [offset, offset + length) once per period, from 0. */
   public record Periodic(long periodNs, long offsetNs, long lengthNs) {}
 
-  /** The result: the hyperperiod examined and the longest free gap in it (cyclic). */
-  public record Gap(long hyperperiodNs, long longestFreeNs, boolean exhaustive) {}
-
   /**
    * A free window [startNs, endNs) of one hyperperiod; the last one may wrap past its end ({@code
    * endNs > hyperperiodNs}) into the next.
@@ -28,27 +25,10 @@ public final class BusyIntervals {
   }
 
   /** Every free window of one hyperperiod, in order; not exhaustive when too long to unroll. */
-  public record Free(long hyperperiodNs, List<Window> windows, boolean exhaustive) {
-    /** The longest window (Long.MAX_VALUE without busy intervals, 0 when not exhaustive). */
-    public long longestFreeNs() {
-      if (hyperperiodNs == 0) {
-        return Long.MAX_VALUE;
-      }
-      long longest = 0;
-      for (Window window : windows) {
-        longest = Math.max(longest, window.lengthNs());
-      }
-      return longest;
-    }
-  }
+  public record Free(long hyperperiodNs, List<Window> windows, boolean exhaustive) {}
 
   /** Releases examined at most; beyond this the hyperperiod is not unrolled. */
   public static final int MAX_RELEASES = 200_000;
-
-  public static Gap longestFreeGap(List<Periodic> busy) {
-    final Free free = freeWindows(busy);
-    return new Gap(free.hyperperiodNs(), free.longestFreeNs(), free.exhaustive());
-  }
 
   /** The windows of one hyperperiod that no busy interval covers (none for no busy intervals). */
   public static Free freeWindows(List<Periodic> busy) {

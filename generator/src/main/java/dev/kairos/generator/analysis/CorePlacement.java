@@ -37,8 +37,8 @@ public final class CorePlacement {
   /**
    * First-fit decreasing by utilization alone (a core holds up to 100%), then each core analysed
    * once; only where a core so packed misses a deadline are the TMOs placed again, each tried
-   * against the cores' analyses ({@link #placeByAnalysis}). Most systems take the first path, in
-   * time linear in the analyses of their cores.
+   * against the cores' analyses. Most systems take the first path, in time linear in the analyses
+   * of their cores.
    */
   public static Result place(Node node) {
     final Result packed = pack(node, false);
@@ -52,11 +52,10 @@ public final class CorePlacement {
     return packed;
   }
 
-  /** First-fit decreasing, each TMO on the lowest core whose analysis still holds. */
-  static Result placeByAnalysis(Node node) {
-    return pack(node, true);
-  }
-
+  /**
+   * First-fit decreasing: each TMO on the lowest core with room for it by utilization, or ({@code
+   * analysed}) on the lowest core whose analysis still holds with it.
+   */
   private static Result pack(Node node, boolean analysed) {
     final int cores = node.hardware().cores();
     final List<Deployment> deployments = node.deployments();

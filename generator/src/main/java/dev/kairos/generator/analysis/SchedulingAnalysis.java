@@ -424,12 +424,7 @@ public final class SchedulingAnalysis {
     private final java.util.Map<String, Spm> models = new java.util.HashMap<>();
 
     ServiceLoad(Node node, List<Draft> drafts) {
-      final java.util.Map<String, Integer> ceilings = new java.util.HashMap<>();
-      for (Draft d : drafts) {
-        for (String segment : d.segments) {
-          ceilings.merge(segment, d.band, Math::max);
-        }
-      }
+      final java.util.Map<String, Integer> ceilings = segmentCeilings(drafts);
       for (Draft d : drafts) {
         if (d.kind == TaskReport.Kind.SPM) {
           spms.putIfAbsent(d.instance + "." + d.method, d);
@@ -599,6 +594,17 @@ public final class SchedulingAnalysis {
     return segments;
   }
 
+  /** Each segment's priority ceiling: the highest band of the methods that use it. */
+  private static java.util.Map<String, Integer> segmentCeilings(List<Draft> drafts) {
+    final java.util.Map<String, Integer> ceilings = new java.util.HashMap<>();
+    for (Draft d : drafts) {
+      for (String segment : d.segments) {
+        ceilings.merge(segment, d.band, Math::max);
+      }
+    }
+    return ceilings;
+  }
+
   /**
    * Blocking under the immediate priority-ceiling protocol: a method can be delayed, once per
    * activation, by at most one method of a lower band that holds a segment whose ceiling is at
@@ -606,14 +612,8 @@ public final class SchedulingAnalysis {
    * is the longest such method's WCET.
    */
   static void assignBlocking(List<Draft> drafts) {
-    final java.util.Map<String, Integer> ceilings = new java.util.HashMap<>();
-    int highestBand = 0;
-    for (Draft d : drafts) {
-      highestBand = Math.max(highestBand, d.band);
-      for (String segment : d.segments) {
-        ceilings.merge(segment, d.band, Math::max);
-      }
-    }
+    final java.util.Map<String, Integer> ceilings = segmentCeilings(drafts);
+    final int highestBand = drafts.stream().mapToInt(d -> d.band).max().orElse(0);
     // A method of band b can block every band in (b, highest ceiling of its segments]; per band,
     // the longest such method is the blocking term. Bands are few: linear in the methods.
     final long[] blockingOfBand = new long[highestBand + 2];
