@@ -639,8 +639,21 @@ ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const no
   return ReadyKey{0, 0, activation.arrival};
 }
 
+namespace {
+thread_local LaneIdentity this_lane{};
+}  // namespace
+
+LaneIdentity current_lane() noexcept {
+  return this_lane;
+}
+
+void set_current_lane(LaneIdentity lane) noexcept {
+  this_lane = lane;
+}
+
 void Engine::lane_main(void* lane_pointer) noexcept {
   Lane& lane = *static_cast<Lane*>(lane_pointer);
+  this_lane = LaneIdentity{lane.core, lane.band, true};
   lane.engine->serve(lane);
 }
 

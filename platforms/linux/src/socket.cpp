@@ -36,9 +36,14 @@ bool address_of(const Endpoint& endpoint, sockaddr_storage& storage, socklen_t& 
   return inet_pton(AF_INET, host, &inet->sin_addr) == 1;
 }
 
-int open_socket(Endpoint::Kind kind) {
+int open_socket(Endpoint::Kind kind, Transfer transfer) {
   const int domain = kind == Endpoint::Kind::kUnix ? AF_UNIX : AF_INET;
-  const int type = kind == Endpoint::Kind::kUdp ? SOCK_DGRAM : SOCK_STREAM;
+  int type = SOCK_STREAM;
+  if (kind == Endpoint::Kind::kUdp) {
+    type = SOCK_DGRAM;
+  } else if (transfer == Transfer::kMessages) {
+    type = SOCK_SEQPACKET;
+  }
   return ::socket(domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
@@ -54,12 +59,15 @@ int milliseconds_until(TimePoint deadline) {
 
 /// A new non-blocking socket for `endpoint` and its address; a status other than kOk if the
 /// address does not parse or no socket can be had.
-Status open_for(const Endpoint& endpoint, int& handle, sockaddr_storage& address,
+Status open_for(const Endpoint& endpoint, Transfer transfer, int& handle, sockaddr_storage& address,
                 socklen_t& length) {
   if (!address_of(endpoint, address, length)) {
     return Status::kInvalidArgument;
   }
-  handle = open_socket(endpoint.kind);
+  if (transfer == Transfer::kMessages && endpoint.kind == Endpoint::Kind::kTcp) {
+    return Status::kInvalidArgument;  // a TCP stream has no message boundaries
+  }
+  handle = open_socket(endpoint.kind, transfer);
   return handle < 0 ? Status::kResourceExhausted : Status::kOk;
 }
 
@@ -82,14 +90,16 @@ void Socket::close() noexcept {
   }
 }
 
-Status Socket::listen(const Endpoint& endpoint) noexcept {
+Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
   close();
   sockaddr_storage address{};
   socklen_t length = 0;
-  if (const Status status = open_for(endpoint, handle_, address, length); status != Status::kOk) {
+  if (const Status status = open_for(endpoint, transfer, handle_, address, length);
+      status != Status::kOk) {
     return status;
   }
   kind_ = endpoint.kind;
+  transfer_ = transfer;
   const int on = 1;
   setsockopt(handle_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
   if (endpoint.kind == Endpoint::Kind::kUnix) {
@@ -107,14 +117,16 @@ Status Socket::listen(const Endpoint& endpoint) noexcept {
   return Status::kOk;
 }
 
-Status Socket::connect(const Endpoint& endpoint, TimePoint deadline) noexcept {
+Status Socket::connect(const Endpoint& endpoint, TimePoint deadline, Transfer transfer) noexcept {
   close();
   sockaddr_storage address{};
   socklen_t length = 0;
-  if (const Status status = open_for(endpoint, handle_, address, length); status != Status::kOk) {
+  if (const Status status = open_for(endpoint, transfer, handle_, address, length);
+      status != Status::kOk) {
     return status;
   }
   kind_ = endpoint.kind;
+  transfer_ = transfer;
   if (::connect(handle_, reinterpret_cast<sockaddr*>(&address), length) == 0) {
     tune_stream(handle_, kind_);
     return Status::kOk;
@@ -144,12 +156,13 @@ Status Socket::accept(Socket& connection) noexcept {
   connection.close();
   connection.handle_ = handle;
   connection.kind_ = kind_;
+  connection.transfer_ = transfer_;
   tune_stream(handle, kind_);
   return Status::kOk;
 }
 
 std::int64_t Socket::send(std::span<const std::byte> data) noexcept {
-  const ssize_t sent = ::send(handle_, data.data(), data.size(), MSG_NOSIGNAL);
+  const ssize_t sent = ::send(handle_, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (sent < 0) {
     return errno == EAGAIN ? 0 : -1;
   }
@@ -157,7 +170,7 @@ std::int64_t Socket::send(std::span<const std::byte> data) noexcept {
 }
 
 std::int64_t Socket::receive(std::span<std::byte> buffer) noexcept {
-  const ssize_t received = ::recv(handle_, buffer.data(), buffer.size(), 0);
+  const ssize_t received = ::recv(handle_, buffer.data(), buffer.size(), MSG_DONTWAIT);
   if (received < 0) {
     return errno == EAGAIN ? 0 : -1;
   }
@@ -165,6 +178,30 @@ std::int64_t Socket::receive(std::span<std::byte> buffer) noexcept {
     return -1;  // the peer closed the stream
   }
   return received;
+}
+
+void Socket::shutdown() noexcept {
+  if (handle_ >= 0) {
+    ::shutdown(handle_, SHUT_RDWR);
+  }
+}
+
+bool Socket::wait_readable(TimePoint deadline) noexcept {
+  pollfd waiting{handle_, POLLIN, 0};
+  for (;;) {
+    // ppoll, not poll: a call's deadline is kept to the nanosecond, not rounded to milliseconds.
+    const auto remaining = deadline - MonotonicClock::now();
+    const std::int64_t nanoseconds = remaining.count() > 0 ? remaining.count() : 0;
+    const timespec timeout{static_cast<time_t>(nanoseconds / 1'000'000'000),
+                           static_cast<long>(nanoseconds % 1'000'000'000)};
+    const int ready = ::ppoll(&waiting, 1, &timeout, nullptr);
+    if (ready > 0) {
+      return true;
+    }
+    if (ready == 0 || errno != EINTR) {
+      return false;
+    }
+  }
 }
 
 Poller::~Poller() {
@@ -186,6 +223,12 @@ Status Poller::add(const Socket& socket, std::uint64_t tag) noexcept {
   return epoll_ctl(handle_, EPOLL_CTL_ADD, socket.native_handle(), &event) == 0
              ? Status::kOk
              : Status::kPlatformError;
+}
+
+void Poller::remove(const Socket& socket) noexcept {
+  if (handle_ >= 0 && socket.is_open()) {
+    epoll_ctl(handle_, EPOLL_CTL_DEL, socket.native_handle(), nullptr);
+  }
 }
 
 std::size_t Poller::wait(TimePoint deadline, std::span<std::uint64_t> ready) noexcept {

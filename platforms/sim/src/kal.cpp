@@ -140,10 +140,10 @@ Socket::~Socket() = default;
 void Socket::close() noexcept {
   handle_ = -1;
 }
-Status Socket::listen(const Endpoint&) noexcept {
+Status Socket::listen(const Endpoint&, Transfer) noexcept {
   return Status::kPlatformError;
 }
-Status Socket::connect(const Endpoint&, TimePoint) noexcept {
+Status Socket::connect(const Endpoint&, TimePoint, Transfer) noexcept {
   return Status::kPlatformError;
 }
 Status Socket::accept(Socket&) noexcept {
@@ -155,7 +155,13 @@ std::int64_t Socket::send(std::span<const std::byte>) noexcept {
 std::int64_t Socket::receive(std::span<std::byte>) noexcept {
   return -1;
 }
+void Socket::shutdown() noexcept {}
+bool Socket::wait_readable(TimePoint deadline) noexcept {
+  sleep_until(deadline);
+  return false;
+}
 Poller::~Poller() = default;
+void Poller::remove(const Socket&) noexcept {}
 Status Poller::add(const Socket&, std::uint64_t) noexcept {
   return Status::kPlatformError;
 }

@@ -66,6 +66,20 @@ struct EngineOptions {
   std::span<const int> core_cpus{};
 };
 
+/// Which worker lane the calling thread is: code inside a method body (a generated stub calling a
+/// gate) uses it to pick the connection of its own lane, so that no two threads ever share one.
+struct LaneIdentity {
+  std::uint8_t core = 0;
+  kal::PriorityBand band = kal::kLowestBand;
+  bool on_lane = false;  ///< false for threads that are not an engine's lane
+};
+
+/// The calling thread's lane (set by the engine as each lane starts).
+LaneIdentity current_lane() noexcept;
+/// Declares the calling thread to be `lane`: for threads that call through the ORB without being
+/// an engine's lane (tests, tools, benchmarks), which then stand for that lane.
+void set_current_lane(LaneIdentity lane) noexcept;
+
 struct MissReport {
   const SpmEntry* entry;  ///< the SpM, or nullptr for a service method (see `service`)
   std::uint64_t sequence;

@@ -1,0 +1,279 @@
+// The ORB core: remote calls between nodes, on connections that each carry one priority and are
+// set up before the run (the real-time ORB design of TAO: no multiplexing across priorities, a
+// reader per band at that band's priority, preallocated buffers).
+//
+// Client side: a route is one connection to a peer for the requests of one server band from one
+// calling lane, so a connection always has exactly one calling thread: it sends, then waits for
+// its reply reading the connection itself (TAO's wait-on-read), with no lock and no handoff.
+// Server side: an acceptor takes connections in and learns their band from the client's hello;
+// the reader of that band reads requests, hands each to the dispatch of its object (which admits
+// it to the engine), and the lane that served it sends the reply. Message bodies are opaque here:
+// generated stubs and skeletons marshal them (docs/orb.md).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include <kairos/capacities.hpp>
+#include <kairos/kal/clock.hpp>
+#include <kairos/kal/error.hpp>
+#include <kairos/kal/socket.hpp>
+#include <kairos/kal/thread.hpp>
+#include <kairos/orb/frame.hpp>
+
+namespace kairos::orb {
+
+inline constexpr std::size_t kMaxBody = capacity::kBody;
+inline constexpr std::size_t kMaxPeers = capacity::kPeers;
+inline constexpr std::size_t kMaxRoutes = capacity::kRoutes;
+inline constexpr std::size_t kMaxConnections = capacity::kConnections;
+inline constexpr std::size_t kMaxRequests = capacity::kRequests;
+/// Objects (deployed TMO instances) a server serves.
+inline constexpr std::size_t kMaxObjects = 64;
+/// Calls one route has in flight at once: one blocking call, or a few non-blocking ones.
+inline constexpr std::size_t kMaxPendingCalls = 4;
+/// Bands a server serves (one reader thread each).
+inline constexpr std::size_t kMaxServedBands = capacity::kBands;
+/// Longest node name a hello carries.
+inline constexpr std::size_t kMaxNodeName = 32;
+
+/// How a call ended, as its caller sees it.
+enum class CallStatus : std::uint8_t {
+  kOk,               ///< the reply is there
+  kUserException,    ///< the server raised a declared exception (Call::exception says which)
+  kDeadlineExpired,  ///< no reply by the call's deadline: a reply that comes later is discarded
+  kOverloaded,       ///< the server had no room for it
+  kUnavailable,      ///< the server's engine is not running
+  kNoSuchTarget,     ///< the server has no such object or operation
+  kMalformed,        ///< the server could not decode the request, or the reply did not decode
+  kDisconnected,     ///< no connection to the peer (lost or refused): not sent, or never answered
+  kNoRoute,          ///< no route from the calling lane to that peer and band was set up
+  kTooLarge,         ///< the request body exceeds kMaxBody
+  kBusy,             ///< the route already has kMaxPendingCalls calls in flight
+  kPending,          ///< a non-blocking call whose reply has not come yet
+};
+
+const char* to_string(CallStatus status) noexcept;
+
+/// Where a call goes: a peer (as add_peer numbered it), the server band its service method runs
+/// at, and the object and operation there.
+struct Target {
+  std::uint8_t peer = 0;
+  std::uint8_t band = 0;
+  std::uint16_t object = 0;
+  std::uint16_t operation = 0;
+};
+
+/// Counts since start(); read with Orb::counters().
+struct OrbCounters {
+  // client side
+  std::uint64_t calls = 0;             ///< requests sent (two-way and oneway)
+  std::uint64_t replies = 0;           ///< replies received in time (ok or a declared exception)
+  std::uint64_t deadline_expired = 0;  ///< calls that saw no reply by their deadline
+  std::uint64_t late_replies = 0;      ///< replies that came after their call's deadline: dropped
+  std::uint64_t failed = 0;    ///< calls ended otherwise (refused by the server, disconnected, ...)
+  std::uint64_t connects = 0;  ///< connections established (first ones and reconnections)
+  std::uint64_t connect_failures = 0;
+  // server side
+  std::uint64_t requests = 0;  ///< requests received
+  std::uint64_t refused = 0;   ///< answered at once with an error (overloaded, unknown...)
+  std::uint64_t replies_sent = 0;
+  std::uint64_t replies_dropped = 0;   ///< could not be sent (connection gone or not reading)
+  std::uint64_t malformed_frames = 0;  ///< frames that did not decode: their connection is closed
+  std::uint64_t connections_accepted = 0;
+  std::uint64_t connections_closed = 0;
+};
+
+class Orb;
+struct ServerConnection;
+
+/// One request a server received, from the reader that took it in to the lane that answers it.
+/// The dispatch either answers it at once (by returning an error status) or hands it on (by
+/// returning kOk), and then exactly one complete() answers it later.
+class ServerRequest {
+ public:
+  const FrameHeader& header() const noexcept { return header_; }
+  /// The request's body as received, in the sender's byte order (header().little_endian).
+  std::span<const std::byte> body() const noexcept { return {body_, header_.body_size}; }
+  /// Where the reply body is written (kMaxBody bytes).
+  std::span<std::byte> reply_body() noexcept { return {reply_ + kHeaderSize, kMaxBody}; }
+  kal::TimePoint arrival() const noexcept { return arrival_; }
+  /// When the caller stops waiting: arrival plus the time it had left when it sent the request.
+  kal::TimePoint deadline() const noexcept { return arrival_ + kal::Duration{header_.budget_ns}; }
+  bool oneway() const noexcept { return header_.kind == FrameKind::kOneway; }
+
+  /// Answers the request with `reply_size` bytes of reply_body() (nothing is sent for a oneway)
+  /// and releases it: the request must not be touched afterwards. `exception` is the 1-based
+  /// index of the declared exception a kUserException reply carries.
+  void complete(ReplyStatus status, std::size_t reply_size, std::uint8_t exception = 0) noexcept;
+
+ private:
+  friend class Orb;
+  Orb* orb_ = nullptr;
+  ServerConnection* connection_ = nullptr;
+  FrameHeader header_{};
+  kal::TimePoint arrival_{};
+  std::byte* body_ = nullptr;
+  std::byte* reply_ = nullptr;  ///< kHeaderSize + kMaxBody bytes
+  std::atomic<bool> busy_{false};
+};
+
+/// Takes one request for an object in: returns kOk once the request is handed on (complete()
+/// answers it later), or the status to answer at once (e.g. kNoSuchTarget, kOverloaded).
+using Dispatch = ReplyStatus (*)(void* context, ServerRequest& request) noexcept;
+
+struct PendingCall;
+struct ClientConnection;
+
+/// One call from the calling lane: begin() gives it a request body to marshal into, invoke()
+/// (or send() and poll()) carries it out, and its reply body stays readable until the next call
+/// that reuses its slot.
+class Call {
+ public:
+  /// Where the request body is written (kMaxBody bytes).
+  std::span<std::byte> request_body() const noexcept { return request_body_; }
+  std::span<const std::byte> reply_body() const noexcept;
+  /// The byte order of the reply body.
+  bool reply_little_endian() const noexcept;
+  /// For kUserException: the 1-based index of the exception among the operation's `raises`.
+  std::uint8_t exception() const noexcept;
+  CallStatus status() const noexcept { return status_; }
+
+ private:
+  friend class Orb;
+  ClientConnection* connection_ = nullptr;
+  PendingCall* pending_ = nullptr;
+  Target target_{};
+  std::span<std::byte> request_body_{};
+  CallStatus status_ = CallStatus::kNoRoute;
+};
+
+struct OrbOptions {
+  const char* node = "node";  ///< this node's name, told to servers in each hello
+  /// How long start() and a reconnection wait for a peer to accept and answer the hello.
+  kal::Duration connect_timeout = std::chrono::milliseconds{200};
+  /// After a failed connection, calls fail at once (kDisconnected) for this long before the
+  /// next attempt, so a dead peer costs its callers nothing but the failure.
+  kal::Duration reconnect_interval = std::chrono::milliseconds{50};
+  bool real_time = true;  ///< readers at real-time priorities where the OS permits
+};
+
+class Orb {
+ public:
+  explicit Orb(OrbOptions options = {}) noexcept;
+  Orb(const Orb&) = delete;
+  Orb& operator=(const Orb&) = delete;
+  ~Orb();
+
+  // ------------------------------------------------------------ configuration (before start)
+  /// Listens on `endpoint` (uds:/path, tcp:host:port) for calls from other nodes.
+  kal::Status listen(std::string_view endpoint) noexcept;
+  /// Serves `object` with `dispatch`, which checks each request's operation and band (a request
+  /// travels on the band of the service method it calls).
+  kal::Status add_object(std::uint16_t object, Dispatch dispatch, void* context) noexcept;
+  /// Takes requests on `band` (the band of some service method served here): start() creates its
+  /// reader thread, at that band.
+  kal::Status serve_band(kal::PriorityBand band) noexcept;
+  /// Names a peer node at `endpoint`; `peer` is its number in Target.
+  kal::Status add_peer(std::string_view endpoint, std::uint8_t& peer) noexcept;
+  /// Sets up the connection for calls from lane (`core`, `caller_band`) to `band` of `peer`.
+  kal::Status add_route(std::uint8_t peer, std::uint8_t band, std::uint8_t core,
+                        kal::PriorityBand caller_band) noexcept;
+
+  /// Allocates every buffer, starts the acceptor and one reader per served band, and connects
+  /// every route (a peer that is not up yet is connected on first use). After it, nothing
+  /// allocates.
+  kal::Status start() noexcept;
+  /// Stops the threads and closes every connection; calls after it fail.
+  void stop() noexcept;
+
+  // ------------------------------------------------------------ calls (from the calling lane)
+  /// Prepares a call from the calling thread's lane (current_lane()) to `target`; the returned
+  /// call's status is kNoRoute, kDisconnected or kBusy if it cannot be made, else kPending.
+  Call begin(const Target& target) noexcept;
+  /// Sends the request (`body_size` bytes of request_body()) and waits for its reply until
+  /// `deadline`: a two-way call, blocking.
+  CallStatus invoke(Call& call, std::size_t body_size, kal::TimePoint deadline) noexcept;
+  /// Sends the request without waiting: poll() collects the reply later. With `oneway`, no reply
+  /// is expected and the call is over once sent (kOk).
+  CallStatus send(Call& call, std::size_t body_size, kal::TimePoint deadline,
+                  bool oneway = false) noexcept;
+  /// Reads what has arrived without blocking; kPending until the reply or the deadline.
+  CallStatus poll(Call& call) noexcept;
+  /// Gives up a non-blocking call (its reply, if it comes, is dropped and counted late).
+  void abandon(Call& call) noexcept;
+
+  OrbCounters counters() const noexcept;
+
+ private:
+  friend class ServerRequest;
+  struct Reader;
+
+  static void acceptor_main(void* self) noexcept;
+  static void reader_main(void* reader) noexcept;
+
+  ClientConnection* route_for(const Target& target) noexcept;
+  bool connect(ClientConnection& connection) noexcept;
+  void disconnect(ClientConnection& connection) noexcept;
+  CallStatus transmit(Call& call, std::size_t body_size, kal::TimePoint deadline,
+                      bool oneway) noexcept;
+  /// Reads and files every complete reply on `connection`; false if the connection failed.
+  bool take_replies(ClientConnection& connection) noexcept;
+  void finish(Call& call) noexcept;
+
+  void accept_connections() noexcept;
+  void greet(ServerConnection& connection, kal::Poller& acceptor) noexcept;
+  void serve(Reader& reader) noexcept;
+  /// Reads and dispatches every complete request on `connection`; false if it must be closed.
+  bool take_requests(ServerConnection& connection) noexcept;
+  void handle_request(ServerConnection& connection, const FrameHeader& header,
+                      std::span<const std::byte> body) noexcept;
+  void send_error(ServerConnection& connection, const FrameHeader& request,
+                  ReplyStatus status) noexcept;
+  void close_connection(ServerConnection& connection) noexcept;
+  void release(ServerConnection& connection) noexcept;
+  bool send_frame(kal::Socket& socket, std::span<const std::byte> frame) noexcept;
+
+  struct Object {
+    Dispatch dispatch = nullptr;
+    void* context = nullptr;
+  };
+  struct Peer {
+    kal::Endpoint endpoint{};
+  };
+  struct Counter {
+    std::atomic<std::uint64_t> value{0};
+    void add() noexcept { value.fetch_add(1, std::memory_order_relaxed); }
+  };
+
+  OrbOptions options_;
+  bool started_ = false;
+  std::atomic<bool> stopping_{false};
+
+  bool listening_ = false;
+  kal::Endpoint listen_endpoint_{};
+  kal::Socket listener_;
+  kal::Thread acceptor_;
+  std::array<Object, kMaxObjects> objects_{};
+  std::array<std::unique_ptr<Reader>, kMaxServedBands> readers_;
+  std::size_t reader_count_ = 0;
+  std::unique_ptr<ServerConnection[]> connections_;
+  std::unique_ptr<ServerRequest[]> requests_;
+  std::unique_ptr<std::byte[]> request_storage_;
+
+  std::array<Peer, kMaxPeers> peers_{};
+  std::size_t peer_count_ = 0;
+  std::array<std::unique_ptr<ClientConnection>, kMaxRoutes> routes_;
+  std::size_t route_count_ = 0;
+
+  Counter calls_, replies_, deadline_expired_, late_replies_, failed_, connects_, connect_failures_,
+      requests_received_, refused_, replies_sent_, replies_dropped_, malformed_frames_,
+      connections_accepted_, connections_closed_;
+};
+
+}  // namespace kairos::orb
