@@ -125,7 +125,7 @@ void run_transport(Stack& stack, const Transport& transport, const Options& opti
     rows.push_back(row);
   }
   for (const Payload& payload : options.payloads) {
-    if (failed || options.oneway == 0 || !payload.small()) {
+    if (failed || options.oneway == 0 || !payload.small() || !connection->has_oneway()) {
       continue;
     }
     Row row;

@@ -35,6 +35,8 @@ class Connection {
   virtual ~Connection() = default;
   /// One two-way call: `reply` receives the server's answer to `request`.
   virtual bool call(const Value& request, Value& reply) = 0;
+  /// Whether this stack's oneway throughput is measured.
+  virtual bool has_oneway() const { return true; }
   /// Sends `request` without waiting for an answer.
   virtual bool send_oneway(const Value& request) = 0;
   /// Waits until the server has handled every oneway message sent before, then reports what
