@@ -71,7 +71,8 @@ int serve(const Options& options) {
           std::fprintf(stderr, "cubit server: cannot pin to CPU %d\n", options.cpu_server);
           return 2;
         }
-        return stack->serve(transport, {options.run_dir, options.token, options.ready_fd});
+        return stack->serve(
+            transport, {options.run_dir, options.token, options.ready_fd, options.wrong_reply});
       }
     }
   }
@@ -95,6 +96,9 @@ void run_transport(Stack& stack, const Transport& transport, const Options& opti
                                      std::to_string(getpid()) + "-" + std::to_string(serial)};
   if (options.cpu_server >= 0) {
     arguments.insert(arguments.end(), {"--cpu-server", std::to_string(options.cpu_server)});
+  }
+  if (options.wrong_reply >= 0) {
+    arguments.insert(arguments.end(), {"--wrong-reply", std::to_string(options.wrong_reply)});
   }
   ServerProcess server;
   std::string endpoint;

@@ -160,6 +160,11 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error) 
         return std::nullopt;
       }
       (flag == "--cpu-client" ? options.cpu_client : options.cpu_server) = cpu;
+    } else if (flag == "--wrong-reply") {
+      if (!value(text) || !parse_int(text, 0, kMaxCount, options.wrong_reply)) {
+        error = error.empty() ? "--wrong-reply takes a call number" : error;
+        return std::nullopt;
+      }
     } else if (flag == "--serve") {
       std::string_view stack;
       std::string_view transport;

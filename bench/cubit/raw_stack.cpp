@@ -303,6 +303,9 @@ int serve_socket(SocketKind kind, const ServeContext& context) {
   set_timeouts(fd, kServerIdleMs);
 
   wire::Responder responder;
+  if (context.wrong_reply >= 0) {
+    responder.inject_wrong_reply(static_cast<std::uint64_t>(context.wrong_reply));
+  }
   static unsigned char in[kMaxMessage];
   static unsigned char out[kMaxMessage];
   auto framer = std::make_unique<StreamFramer>();
@@ -594,6 +597,9 @@ int serve_shm(bool spin, const ServeContext& context) {
   }
 
   wire::Responder responder;
+  if (context.wrong_reply >= 0) {
+    responder.inject_wrong_reply(static_cast<std::uint64_t>(context.wrong_reply));
+  }
   Ring& ring = region->ring;
   std::uint32_t handled = 0;
   unsigned char unused[kMaxMessage];

@@ -145,6 +145,13 @@ Responder::Outcome Responder::handle(const unsigned char* data, std::size_t size
   switch (op) {
     case Op::kCall:
       cube(value_);
+      if (calls_++ == wrong_call_) {
+        value_.octet = static_cast<std::uint8_t>(value_.octet + 1);
+        value_.shrt = static_cast<std::int16_t>(value_.shrt + 1);
+        value_.lng += 1;
+        value_.composite.lng += 1;
+        value_.sequence[0] += 1;
+      }
       reply_size = encode(Op::kCall, value_, reply);
       return Outcome::kReply;
     case Op::kOneway:

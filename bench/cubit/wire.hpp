@@ -37,8 +37,13 @@ class Responder {
   /// Handles one message; on kReply the answer is in `reply` with `reply_size` bytes.
   Outcome handle(const unsigned char* data, std::size_t size, unsigned char* reply,
                  std::size_t& reply_size);
+  /// For the benchmark's own test: the answer to call number `call` is off by one, which the
+  /// client must notice.
+  void inject_wrong_reply(std::uint64_t call) { wrong_call_ = call; }
 
  private:
+  std::uint64_t calls_ = 0;
+  std::uint64_t wrong_call_ = UINT64_MAX;
   Value value_;
   std::uint64_t oneway_count_ = 0;
   std::uint64_t oneway_digest_ = 0;
