@@ -10,7 +10,7 @@ DEMO_OUT   := $(BUILD)/demo/avionics
 MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all setup build java java-test cpp cpp-clang demo test test-java test-cpp test-e2e e2e bench \
+.PHONY: all setup build java java-test cpp cpp-clang demo test test-java test-cpp test-e2e e2e bench bench-peers \
         format check-format clean
 
 all: build
@@ -50,10 +50,25 @@ demo: build
 	  tail -n 1 $(DEMO_OUT)/mission2.log; exit $$status
 
 # Benchmarks print figures beside baselines measured in the same run (see bench/README.md).
-bench: setup cpp
+# The cubit peers (gRPC C++, Cyclone DDS) are built only when their packages are installed; this
+# target installs them first, so that `make bench` always runs them beside the raw baselines.
+BENCH_PEER_PACKAGES := libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libprotobuf-dev \
+                       cyclonedds-dev cyclonedds-tools
+CUBIT_JSON := $(BUILD)/bench/cubit.json
+
+bench: setup bench-peers cpp
 	@command -v cyclictest >/dev/null || (apt-get update -q && apt-get install -y -q rt-tests)
 	$(CPP_GCC)/bench/kairos_bench_handoff_latency
 	$(CPP_GCC)/bench/kairos_bench_release_lateness
+	@mkdir -p $(dir $(CUBIT_JSON))
+	$(CPP_GCC)/bench/kairos_bench_cubit --samples 20000 --json $(CUBIT_JSON)
+	python3 bench/cubit_plot.py $(CUBIT_JSON)
+
+bench-peers:
+	@missing=$$(for p in $(BENCH_PEER_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \
+	  | grep -q "install ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then echo "bench: installing $$missing"; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; fi
 
 test: setup check-format test-java test-cpp e2e
 	@echo "== all test suites passed"
