@@ -187,8 +187,7 @@ TEST_CASE("cdr decode checks a length against its bound before the elements", "[
   CHECK(within.size() == 0);
 }
 
-TEST_CASE("cdr decode rejects a bool other than 0 or 1 and an enum out of range",
-          "[unit][cdr]") {
+TEST_CASE("cdr decode rejects a bool other than 0 or 1 and an enum out of range", "[unit][cdr]") {
   const std::vector<std::uint8_t> two{2};
   cdr::Reader reader(as_bytes(two), cdr::kNativeLittleEndian);
   bool flag = false;

@@ -432,15 +432,15 @@ Status decode(Reader& reader, BoundedSequence<T, N>& values) noexcept {
 
 /// An enumeration travels as the uint32 of its literal's position.
 template <typename E>
-  requires std::is_enum_v<E>
-Status encode_enum(Writer& writer, E value) noexcept {
+requires std::is_enum_v<E> Status encode_enum(Writer& writer, E value)
+noexcept {
   return writer.write(static_cast<std::uint32_t>(value));
 }
 
 /// Decodes an enumeration of `count` literals; a number beyond them is invalid.
 template <typename E>
-  requires std::is_enum_v<E>
-Status decode_enum(Reader& reader, E& value, std::uint32_t count) noexcept {
+requires std::is_enum_v<E> Status decode_enum(Reader& reader, E& value, std::uint32_t count)
+noexcept {
   std::uint32_t raw = 0;
   if (reader.read(raw) != Status::kOk) {
     return reader.status();
@@ -474,7 +474,8 @@ struct OperationInfo {
   std::string_view name;
   bool oneway;
   std::size_t max_request_size;
-  std::size_t max_reply_size;  ///< 0 for a oneway operation: it has no reply
+  std::size_t max_reply_size;      ///< 0 for a oneway operation: it has no reply
+  std::size_t max_exception_size;  ///< 0 for an operation that raises nothing
 };
 
 }  // namespace kairos::cdr
