@@ -62,6 +62,9 @@ concept Primitive =
     std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> ||
     std::same_as<T, std::uint64_t> || std::same_as<T, float> || std::same_as<T, double>;
 
+template <typename T>
+concept Enumeration = std::is_enum_v<T>;
+
 namespace detail {
 
 /// The unsigned integer of a primitive's size, in which its bytes are swapped.
@@ -431,16 +434,14 @@ Status decode(Reader& reader, BoundedSequence<T, N>& values) noexcept {
 }
 
 /// An enumeration travels as the uint32 of its literal's position.
-template <typename E>
-requires std::is_enum_v<E> Status encode_enum(Writer& writer, E value)
-noexcept {
+template <Enumeration E>
+Status encode_enum(Writer& writer, E value) noexcept {
   return writer.write(static_cast<std::uint32_t>(value));
 }
 
 /// Decodes an enumeration of `count` literals; a number beyond them is invalid.
-template <typename E>
-requires std::is_enum_v<E> Status decode_enum(Reader& reader, E& value, std::uint32_t count)
-noexcept {
+template <Enumeration E>
+Status decode_enum(Reader& reader, E& value, std::uint32_t count) noexcept {
   std::uint32_t raw = 0;
   if (reader.read(raw) != Status::kOk) {
     return reader.status();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "alltypes/Exchange.cdr.hpp"
+#include "alltypes_values.hpp"
 #include "types.cdr.hpp"
 #include "types.hpp"
 
@@ -22,6 +23,9 @@ namespace {
 
 namespace cdr = ::kairos::cdr;
 namespace ex = ::alltypes::cdr::Exchange;
+using alltypes_values::fill;
+using alltypes_values::Length;
+using alltypes_values::Rng;
 using cdr::Status;
 
 int failures = 0;
@@ -31,217 +35,6 @@ void fail(std::string_view type, std::string_view what, Status status) {
   std::printf("FAIL %.*s: %.*s (status: %.*s)\n", static_cast<int>(type.size()), type.data(),
               static_cast<int>(what.size()), what.data(),
               static_cast<int>(cdr::to_string(status).size()), cdr::to_string(status).data());
-}
-
-/// Deterministic values: a splitmix64 stream.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    state_ += 0x9E3779B97F4A7C15ULL;
-    std::uint64_t z = state_;
-    z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31U);
-  }
-  std::size_t below(std::size_t bound) { return static_cast<std::size_t>(next() % bound); }
-
- private:
-  std::uint64_t state_;
-};
-
-/// How long strings and sequences are: random, or as long as their bound allows.
-enum class Length { kRandom, kFull };
-
-// Every fill overload is declared before the templates that call it for their elements.
-void fill(alltypes::Color& value, Rng& rng, Length length);
-void fill(alltypes::Single& value, Rng& rng, Length length);
-void fill(alltypes::Primitives& value, Rng& rng, Length length);
-void fill(alltypes::Point& value, Rng& rng, Length length);
-void fill(alltypes::Empty& value, Rng& rng, Length length);
-void fill(alltypes::Segment& value, Rng& rng, Length length);
-void fill(alltypes::Grid& value, Rng& rng, Length length);
-void fill(alltypes::Collections& value, Rng& rng, Length length);
-void fill(alltypes::Typedefs& value, Rng& rng, Length length);
-void fill(alltypes::Overload& value, Rng& rng, Length length);
-void fill(alltypes::Unavailable& value, Rng& rng, Length length);
-void fill(alltypes::Everything& value, Rng& rng, Length length);
-
-void fill(bool& value, Rng& rng, Length /*length*/) {
-  value = (rng.next() & 1U) == 1U;
-}
-void fill(char& value, Rng& rng, Length /*length*/) {
-  value = static_cast<char>('a' + static_cast<int>(rng.below(26)));
-}
-void fill(float& value, Rng& rng, Length /*length*/) {
-  value = static_cast<float>(static_cast<int>(rng.below(20001)) - 10000) / 8.0F;
-}
-void fill(double& value, Rng& rng, Length /*length*/) {
-  value = static_cast<double>(static_cast<std::int64_t>(rng.below(2000001)) - 1000000) / 1024.0;
-}
-template <typename T>
-requires std::is_integral_v<T>
-void fill(T& value, Rng& rng, Length /*length*/) {
-  value = static_cast<T>(rng.next());
-}
-
-std::size_t length_of(std::size_t bound, Rng& rng, Length length) {
-  return length == Length::kFull ? bound : rng.below(bound + 1);
-}
-
-template <std::size_t N>
-void fill(kairos::BoundedString<N>& value, Rng& rng, Length length);
-template <typename T, std::size_t N>
-void fill(kairos::BoundedSequence<T, N>& value, Rng& rng, Length length);
-template <typename T, std::size_t N>
-void fill(std::array<T, N>& value, Rng& rng, Length length);
-
-template <std::size_t N>
-void fill(kairos::BoundedString<N>& value, Rng& rng, Length length) {
-  value.resize(length_of(N, rng, length));
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    fill(value.data()[i], rng, length);
-  }
-}
-
-template <typename T, std::size_t N>
-void fill(kairos::BoundedSequence<T, N>& value, Rng& rng, Length length) {
-  value.resize(length_of(N, rng, length));
-  for (T& element : value) {
-    fill(element, rng, length);
-  }
-}
-
-template <typename T, std::size_t N>
-void fill(std::array<T, N>& value, Rng& rng, Length length) {
-  for (T& element : value) {
-    fill(element, rng, length);
-  }
-}
-
-void fill(alltypes::Color& value, Rng& rng, Length /*length*/) {
-  value = static_cast<alltypes::Color>(rng.below(3));
-}
-void fill(alltypes::Single& value, Rng& /*rng*/, Length /*length*/) {
-  value = alltypes::Single::ONLY;
-}
-void fill(alltypes::Primitives& v, Rng& r, Length l) {
-  fill(v.o, r, l);
-  fill(v.flag, r, l);
-  fill(v.i64, r, l);
-  fill(v.c, r, l);
-  fill(v.i16, r, l);
-  fill(v.i8, r, l);
-  fill(v.i32, r, l);
-  fill(v.u8, r, l);
-  fill(v.d, r, l);
-  fill(v.u16, r, l);
-  fill(v.f, r, l);
-  fill(v.u32, r, l);
-  fill(v.u64, r, l);
-}
-void fill(alltypes::Point& v, Rng& r, Length l) {
-  fill(v.x, r, l);
-  fill(v.y, r, l);
-}
-void fill(alltypes::Empty& /*v*/, Rng& /*r*/, Length /*l*/) {}
-void fill(alltypes::Segment& v, Rng& r, Length l) {
-  fill(v.start, r, l);
-  fill(v.end, r, l);
-  fill(v.color, r, l);
-  fill(v.nothing, r, l);
-}
-void fill(alltypes::Grid& v, Rng& r, Length l) {
-  fill(v.tag, r, l);
-  fill(v.cells, r, l);
-  fill(v.rows, r, l);
-  fill(v.corners, r, l);
-  fill(v.labels, r, l);
-  fill(v.flags, r, l);
-  fill(v.colors, r, l);
-}
-void fill(alltypes::Collections& v, Rng& r, Length l) {
-  fill(v.shortName, r, l);
-  fill(v.name, r, l);
-  fill(v.numbers, r, l);
-  fill(v.blob, r, l);
-  fill(v.bits, r, l);
-  fill(v.points, r, l);
-  fill(v.words, r, l);
-  fill(v.matrix, r, l);
-  fill(v.segments, r, l);
-  fill(v.palette, r, l);
-}
-void fill(alltypes::Typedefs& v, Rng& r, Length l) {
-  fill(v.count, r, l);
-  fill(v.path, r, l);
-  fill(v.velocity, r, l);
-  fill(v.both, r, l);
-  fill(v.vectors, r, l);
-  fill(v.counts, r, l);
-  fill(v.home, r, l);
-}
-void fill(alltypes::Overload& v, Rng& r, Length l) {
-  fill(v.queued, r, l);
-  fill(v.reason, r, l);
-}
-void fill(alltypes::Unavailable& /*v*/, Rng& /*r*/, Length /*l*/) {}
-void fill(alltypes::Everything& v, Rng& r, Length l) {
-  fill(v.primitives, r, l);
-  fill(v.segment, r, l);
-  fill(v.grid, r, l);
-  fill(v.collections, r, l);
-  fill(v.typedefs, r, l);
-  fill(v.single, r, l);
-}
-
-void fill(ex::RoundTripRequest& v, Rng& r, Length l) {
-  fill(v.sent, r, l);
-  fill(v.hops, r, l);
-}
-void fill(ex::RoundTripReply& v, Rng& r, Length l) {
-  fill(v.result_, r, l);
-  fill(v.hops, r, l);
-  fill(v.echoed, r, l);
-}
-void fill(ex::RoundTripException& v, Rng& r, Length l) {
-  switch (l == Length::kFull ? 1 : r.below(3)) {
-    case 1:
-      fill(v.raised.emplace<1>(), r, l);
-      break;
-    case 2:
-      v.raised.emplace<2>();
-      break;
-    default:
-      v.raised.emplace<0>();
-  }
-}
-void fill(ex::StoreRequest& v, Rng& r, Length l) {
-  fill(v.path, r, l);
-  fill(v.where, r, l);
-}
-void fill(ex::StoreReply& /*v*/, Rng& /*r*/, Length /*l*/) {}
-void fill(ex::StoreException& v, Rng& r, Length l) {
-  if (l == Length::kFull || r.below(2) == 1) {
-    fill(v.raised.emplace<1>(), r, l);
-  } else {
-    v.raised.emplace<0>();
-  }
-}
-void fill(ex::PickRequest& v, Rng& r, Length l) {
-  fill(v.options, r, l);
-}
-void fill(ex::PickReply& v, Rng& r, Length l) {
-  fill(v.result_, r, l);
-  fill(v.picked, r, l);
-}
-void fill(ex::NotifyRequest& v, Rng& r, Length l) {
-  fill(v.message, r, l);
-  fill(v.color, r, l);
-}
-void fill(ex::CountRequest& /*v*/, Rng& /*r*/, Length /*l*/) {}
-void fill(ex::CountReply& v, Rng& r, Length l) {
-  fill(v.result_, r, l);
 }
 
 constexpr std::size_t kTrials = 40;
@@ -434,35 +227,10 @@ void check_malformed() {
 }  // namespace
 
 int main() {
-  check_type<alltypes::Primitives>("Primitives", alltypes::cdr::max_size::Primitives, false);
-  check_type<alltypes::Point>("Point", alltypes::cdr::max_size::Point, false);
-  check_type<alltypes::Empty>("Empty", alltypes::cdr::max_size::Empty, false);
-  check_type<alltypes::Segment>("Segment", alltypes::cdr::max_size::Segment, false);
-  check_type<alltypes::Grid>("Grid", alltypes::cdr::max_size::Grid, false);
-  check_type<alltypes::Collections>("Collections", alltypes::cdr::max_size::Collections, false);
-  check_type<alltypes::Typedefs>("Typedefs", alltypes::cdr::max_size::Typedefs, false);
-  check_type<alltypes::Overload>("Overload", alltypes::cdr::max_size::Overload, false);
-  check_type<alltypes::Unavailable>("Unavailable", alltypes::cdr::max_size::Unavailable, false);
-  check_type<alltypes::Everything>("Everything", alltypes::cdr::max_size::Everything, false);
-  check_type<alltypes::Color>("Color", alltypes::cdr::max_size::Color, false);
-  check_type<alltypes::Single>("Single", alltypes::cdr::max_size::Single, false);
-  check_type<alltypes::Count>("Count", alltypes::cdr::max_size::Count, false);
-  check_type<alltypes::Path>("Path", alltypes::cdr::max_size::Path, false);
-  check_type<alltypes::Vector>("Vector", alltypes::cdr::max_size::Vector, false);
-  check_type<alltypes::Paths>("Paths", alltypes::cdr::max_size::Paths, false);
-  check_type<alltypes::Location>("Location", alltypes::cdr::max_size::Location, false);
-
-  check_type<ex::RoundTripRequest>("RoundTripRequest", ex::RoundTripRequest::kMaxSize, true);
-  check_type<ex::RoundTripReply>("RoundTripReply", ex::RoundTripReply::kMaxSize, true);
-  check_type<ex::RoundTripException>("RoundTripException", ex::RoundTripException::kMaxSize, true);
-  check_type<ex::StoreRequest>("StoreRequest", ex::StoreRequest::kMaxSize, true);
-  check_type<ex::StoreReply>("StoreReply", ex::StoreReply::kMaxSize, true);
-  check_type<ex::StoreException>("StoreException", ex::StoreException::kMaxSize, true);
-  check_type<ex::PickRequest>("PickRequest", ex::PickRequest::kMaxSize, true);
-  check_type<ex::PickReply>("PickReply", ex::PickReply::kMaxSize, true);
-  check_type<ex::NotifyRequest>("NotifyRequest", ex::NotifyRequest::kMaxSize, true);
-  check_type<ex::CountRequest>("CountRequest", ex::CountRequest::kMaxSize, true);
-  check_type<ex::CountReply>("CountReply", ex::CountReply::kMaxSize, true);
+  alltypes_values::for_each_type(
+      []<typename T>(std::string_view name, std::size_t max_size, bool is_message) {
+        check_type<T>(name, max_size, is_message);
+      });
 
   static_assert(ex::kOperationCount == 5);
   static_assert(static_cast<std::size_t>(ex::Operation::count) == 4);

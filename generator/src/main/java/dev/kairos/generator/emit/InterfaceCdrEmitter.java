@@ -52,11 +52,16 @@ final class InterfaceCdrEmitter {
     final CodeWriter w = new CodeWriter();
     w.line(Banner.cpp(file, List.of(iface.source().file())));
     w.line("#pragma once").blank();
-    w.line("#include <algorithm>");
+    if (sizeTerms(iface, true).size() > 1 || sizeTerms(iface, false).size() > 1) {
+      w.line("#include <algorithm>"); // std::max of the operations' sizes
+    }
     w.line("#include <array>");
     w.line("#include <cstddef>");
     w.line("#include <cstdint>");
-    w.line("#include <variant>").blank();
+    if (iface.operations().stream().anyMatch(o -> !o.raises().isEmpty())) {
+      w.line("#include <variant>");
+    }
+    w.blank();
     w.line("#include <kairos/cdr.hpp>").blank();
     w.line("#include \"$types$\"", "types", FileLayout.TYPES);
     w.line("#include \"$cdr$\"", "cdr", FileLayout.TYPES_CDR).blank();
@@ -269,6 +274,15 @@ final class InterfaceCdrEmitter {
   }
 
   private static String maxOver(Interface iface, boolean request) {
+    final List<String> terms = sizeTerms(iface, request);
+    if (terms.isEmpty()) {
+      return "0";
+    }
+    return terms.size() == 1 ? terms.get(0) : "::std::max({" + String.join(", ", terms) + "})";
+  }
+
+  /** The maximum sizes of every request, or of every reply and exception, of an interface. */
+  private static List<String> sizeTerms(Interface iface, boolean request) {
     final List<String> terms = new ArrayList<>();
     for (Operation operation : iface.operations()) {
       if (request) {
@@ -282,9 +296,6 @@ final class InterfaceCdrEmitter {
         }
       }
     }
-    if (terms.isEmpty()) {
-      return "0";
-    }
-    return terms.size() == 1 ? terms.get(0) : "::std::max({" + String.join(", ", terms) + "})";
+    return terms;
   }
 }
