@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # pip installs the pinned clang-format from PyPI (and pytest, for a python3 that is not Debian's).
 # clang-format is not taken from Debian: its version would follow the Debian release
 # (see scripts/clang-format.sh).
-packages=(catch2 clang chromium fonts-dejavu-core python3-pip python3-pytest)
+packages=(catch2 clang libclang-rt-14-dev chromium fonts-dejavu-core python3-pip python3-pytest)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -25,7 +25,21 @@ class BoundedString {
     return true;
   }
 
+  /// Sets the length to `length` characters, the new ones NUL; false (and unchanged) beyond
+  /// the capacity. Decoders resize, then fill data().
+  constexpr bool resize(std::size_t length) noexcept {
+    if (length > Capacity) {
+      return false;
+    }
+    std::fill(chars_.begin() + static_cast<std::ptrdiff_t>(std::min(size_, length)),
+              chars_.begin() + static_cast<std::ptrdiff_t>(length), '\0');
+    size_ = length;
+    return true;
+  }
+
   constexpr std::string_view view() const noexcept { return {chars_.data(), size_}; }
+  constexpr char* data() noexcept { return chars_.data(); }
+  constexpr const char* data() const noexcept { return chars_.data(); }
   constexpr std::size_t size() const noexcept { return size_; }
   static constexpr std::size_t capacity() noexcept { return Capacity; }
 
@@ -50,6 +64,18 @@ class BoundedSequence {
       return false;
     }
     items_[size_++] = value;
+    return true;
+  }
+
+  /// Sets the size to `count`, the new elements value-initialised; false (and unchanged) beyond
+  /// the capacity.
+  constexpr bool resize(std::size_t count) noexcept {
+    if (count > Capacity) {
+      return false;
+    }
+    std::fill(items_.begin() + static_cast<std::ptrdiff_t>(std::min(size_, count)),
+              items_.begin() + static_cast<std::ptrdiff_t>(count), T{});
+    size_ = count;
     return true;
   }
 

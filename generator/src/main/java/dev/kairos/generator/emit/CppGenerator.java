@@ -5,6 +5,7 @@ import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.generator.ir.Types.Interface;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,6 +33,11 @@ public final class CppGenerator {
     final List<GeneratedFile> generated = new ArrayList<>();
     final List<GeneratedFile> starters = new ArrayList<>();
     generated.add(TypesEmitter.emit(system, files));
+    final MaxEncodedSize sizes = new MaxEncodedSize(system);
+    generated.add(TypesCdrEmitter.emit(system, sizes, files));
+    for (Interface iface : system.interfaces()) {
+      generated.add(InterfaceCdrEmitter.emit(iface, sizes));
+    }
     for (TmoClass tmo : system.tmos()) {
       generated.add(ServantEmitter.emit(tmo));
       starters.addAll(UserCodeEmitter.emit(tmo));

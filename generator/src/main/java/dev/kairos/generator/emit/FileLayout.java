@@ -2,6 +2,7 @@ package dev.kairos.generator.emit;
 
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.generator.ir.Types.Interface;
 import java.util.List;
 
 /**
@@ -18,6 +19,10 @@ public final class FileLayout {
   private FileLayout() {}
 
   public static final String TYPES = "types.hpp";
+
+  /** Marshalling of every declared type: encode/decode overloads and maximum sizes. */
+  public static final String TYPES_CDR = "types.cdr.hpp";
+
   public static final String CMAKE = "CMakeLists.txt";
 
   /** The folder of a package, with a trailing slash; empty without a package. */
@@ -39,6 +44,14 @@ public final class FileLayout {
 
   public static String userSource(TmoClass tmo) {
     return folder(tmo.namespace()) + tmo.name() + ".cpp";
+  }
+
+  /**
+   * Marshalling of an interface's operations: {@code <package>/<Interface>.cdr.hpp} (operation ids,
+   * request and reply structs).
+   */
+  public static String interfaceCdr(Interface iface) {
+    return folder(iface.namespace()) + iface.name() + ".cdr.hpp";
   }
 
   public static String schedule(Node node) {
