@@ -44,10 +44,11 @@ demo: build
 	cmake -S $(DEMO_OUT) -B $(DEMO_OUT)/build $(CMAKE_GEN) -DCMAKE_PREFIX_PATH=$(PREFIX)
 	cmake --build $(DEMO_OUT)/build
 	@echo "== the same verdict as a page with a timeline per node: $(DEMO_OUT)/report.html"
-	@echo "== run mission1 (MUF) and mission2 (RMS+MLF) side by side for 2 s"
+	@echo "== run mission1 (MUF) and mission2 (RMS+MLF) side by side for 2 s, calling each other"
+	@echo "== through their gates (mission1 over TCP to mission2, mission2 over UDS to mission1)"
 	$(DEMO_OUT)/build/mission2 --duration 2s --quiet > $(DEMO_OUT)/mission2.log & \
 	  $(DEMO_OUT)/build/mission1 --duration 2s; status=$$?; wait $$! || status=1; \
-	  tail -n 1 $(DEMO_OUT)/mission2.log; exit $$status
+	  grep -E '^(summary|gate) ' $(DEMO_OUT)/mission2.log; exit $$status
 
 # Benchmarks print figures beside baselines measured in the same run (see bench/README.md).
 # The cubit peers (gRPC C++, Cyclone DDS) are built only when their packages are installed; this

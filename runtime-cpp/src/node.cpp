@@ -12,16 +12,21 @@ namespace kairos {
 
 namespace {
 void print_usage(std::FILE* stream, std::string_view node_name) {
-  std::fprintf(stream,
-               "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--quiet]\n"
-               "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s)\n"
-               "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
-               "                     (releases are handed to lanes without a cross-CPU wake-up)\n"
-               "  --cpus <list>      one CPU per core of the node, e.g. --cpus 2,3 runs core 0 on\n"
-               "                     CPU 2 and core 1 on CPU 3 (default: the first CPUs this\n"
-               "                     node may use, in order)\n"
-               "  --quiet            print only the summary line\n",
-               static_cast<int>(node_name.size()), node_name.data());
+  std::fprintf(
+      stream,
+      "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--peer-wait <time>]\n"
+      "       [--quiet]\n"
+      "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s)\n"
+      "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
+      "                     (releases are handed to lanes without a cross-CPU wake-up)\n"
+      "  --cpus <list>      one CPU per core of the node, e.g. --cpus 2,3 runs core 0 on\n"
+      "                     CPU 2 and core 1 on CPU 3 (default: the first CPUs this\n"
+      "                     node may use, in order)\n"
+      "  --peer-wait <time> how long to wait for the nodes this one calls before it starts\n"
+      "                     (default 5s; 0s starts at once, and calls to a node not up\n"
+      "                     yet fail until it is)\n"
+      "  --quiet            print only the summary line\n",
+      static_cast<int>(node_name.size()), node_name.data());
 }
 
 /// Writes the CPUs this process may use as ranges, e.g. "0-3,6", into `out` (cut to fit).
@@ -214,6 +219,21 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
                      static_cast<int>(value.size()), value.data());
         return NodeCommand::kUsageError;
       }
+    } else if (arg == "--peer-wait") {
+      if (i + 1 == argc) {
+        std::fprintf(stderr, "%.*s: error: --peer-wait needs a value, e.g. --peer-wait 2s\n",
+                     static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      const std::string_view value = argv[++i];
+      if (!parse_duration(value, options.peer_wait)) {
+        std::fprintf(stderr,
+                     "%.*s: error: --peer-wait '%.*s' is not a time with a unit "
+                     "(ns, us, ms, s, min)\n",
+                     static_cast<int>(node_name.size()), node_name.data(),
+                     static_cast<int>(value.size()), value.data());
+        return NodeCommand::kUsageError;
+      }
     } else {
       std::fprintf(stderr, "%.*s: error: unknown argument '%.*s'\n",
                    static_cast<int>(node_name.size()), node_name.data(),
@@ -306,17 +326,52 @@ std::size_t format_summary(std::span<char> out, std::string_view node_name,
       scheduling = "simulated";
       break;
   }
+  return written(std::snprintf(out.data(), out.size(),
+                               "summary node=%.*s activations=%llu start_window_misses=%llu "
+                               "deadline_misses=%llu overruns=%llu trace_drops=%llu scheduling=%s "
+                               "requests_served=%llu requests_refused=%llu gct_misses=%llu\n",
+                               static_cast<int>(node_name.size()), node_name.data(),
+                               static_cast<unsigned long long>(counters.activations),
+                               static_cast<unsigned long long>(counters.start_window_misses),
+                               static_cast<unsigned long long>(counters.deadline_misses),
+                               static_cast<unsigned long long>(counters.overruns),
+                               static_cast<unsigned long long>(counters.trace_drops), scheduling,
+                               static_cast<unsigned long long>(counters.requests_served),
+                               static_cast<unsigned long long>(counters.requests_refused),
+                               static_cast<unsigned long long>(counters.gct_misses)),
+                 out);
+}
+
+std::size_t format_gate(std::span<char> out, std::string_view node_name, std::string_view gate,
+                        std::string_view callee, const orb::GateCounters& counters,
+                        kal::Duration analysed_bound, kal::Duration deadline) noexcept {
+  auto micros = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
+  char bound[32] = "unbounded";
+  if (analysed_bound.count() >= 0) {
+    std::snprintf(bound, sizeof bound, "%.1f", micros(analysed_bound.count()));
+  }
   return written(
       std::snprintf(out.data(), out.size(),
-                    "summary node=%.*s activations=%llu start_window_misses=%llu "
-                    "deadline_misses=%llu overruns=%llu trace_drops=%llu scheduling=%s\n",
+                    "gate node=%.*s gate=%.*s callee=%.*s calls=%llu answered=%llu late=%llu "
+                    "failed=%llu max_round_trip_us=%.1f analysed_bound_us=%s deadline_us=%.1f\n",
                     static_cast<int>(node_name.size()), node_name.data(),
-                    static_cast<unsigned long long>(counters.activations),
-                    static_cast<unsigned long long>(counters.start_window_misses),
-                    static_cast<unsigned long long>(counters.deadline_misses),
-                    static_cast<unsigned long long>(counters.overruns),
-                    static_cast<unsigned long long>(counters.trace_drops), scheduling),
+                    static_cast<int>(gate.size()), gate.data(), static_cast<int>(callee.size()),
+                    callee.data(), static_cast<unsigned long long>(counters.calls),
+                    static_cast<unsigned long long>(counters.answered),
+                    static_cast<unsigned long long>(counters.late),
+                    static_cast<unsigned long long>(counters.failed),
+                    micros(counters.max_round_trip_ns), bound, micros(deadline.count())),
       out);
+}
+
+void print_gate(std::string_view node_name, std::string_view gate, std::string_view callee,
+                const orb::GateCounters& counters, kal::Duration analysed_bound,
+                kal::Duration deadline) {
+  std::array<char, kLineCapacity> line{};
+  std::fwrite(line.data(), 1,
+              format_gate(line, node_name, gate, callee, counters, analysed_bound, deadline),
+              stdout);
+  std::fflush(stdout);
 }
 
 void print_activation(void* /*context*/, const SpmEntry& entry, const ActivationRecord& record) {

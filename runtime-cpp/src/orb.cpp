@@ -301,6 +301,23 @@ kal::Status Orb::start() noexcept {
   return kal::Status::kOk;
 }
 
+bool Orb::connect_all(kal::TimePoint until) noexcept {
+  if (!started_) {
+    return false;
+  }
+  for (;;) {
+    bool all = true;
+    for (std::size_t i = 0; i < route_count_; ++i) {
+      ClientConnection& route = *routes_[i];
+      all = (route.connected || connect(route)) && all;
+    }
+    if (all || kal::MonotonicClock::now() >= until) {
+      return all;
+    }
+    kal::sleep_until(std::min(until, kal::MonotonicClock::now() + options_.reconnect_interval));
+  }
+}
+
 void Orb::stop() noexcept {
   if (!started_) {
     return;

@@ -233,6 +233,7 @@ void Poller::remove(const Socket& socket) noexcept {
 
 std::size_t Poller::wait(TimePoint deadline, std::span<std::uint64_t> ready) noexcept {
   if (handle_ < 0 || ready.empty()) {
+    sleep_until(deadline);  // nothing to watch yet: wait as long as asked, never spin
     return 0;
   }
   constexpr std::size_t kBatch = 64;

@@ -9,13 +9,17 @@
 
 #include <kairos/engine.hpp>
 #include <kairos/kal/clock.hpp>
+#include <kairos/orb/gate.hpp>
 
 namespace kairos {
 
 struct NodeOptions {
   kal::Duration duration = std::chrono::seconds{10};
   bool quiet = false;  ///< no line per activation, only the summary
-  int cpu = -1;        ///< `--cpu`: single-core nodes pin the engine's threads to it (-1: any)
+  /// `--peer-wait`: how long a node that calls others waits for them to answer before its engine
+  /// starts (the nodes of a system start together).
+  kal::Duration peer_wait = std::chrono::seconds{5};
+  int cpu = -1;  ///< `--cpu`: single-core nodes pin the engine's threads to it (-1: any)
   /// The node's cores, from its schedule: the generated main sets it before parsing, which
   /// checks `--cpu` and `--cpus` against it.
   std::uint8_t cores = 1;
@@ -29,10 +33,11 @@ struct NodeOptions {
 enum class NodeCommand { kRun, kHelp, kUsageError };
 
 /// Parses `--duration <time>` (e.g. 2s, 1500ms), `--cpu <n>` (single-core nodes), `--cpus <list>`
-/// (one CPU per core, e.g. 2,3), `--quiet` and `--help`, for a node of `options.cores` cores. It
-/// first provisions a machine of that many processors (kal::provision_processors: on sim, one
-/// virtual processor per core), so that CPUs are checked against the machine the node runs on.
-/// Problems are explained on stderr; the caller exits with 2 on kUsageError.
+/// (one CPU per core, e.g. 2,3), `--peer-wait <time>`, `--quiet` and `--help`, for a node of
+/// `options.cores` cores. It first provisions a machine of that many processors
+/// (kal::provision_processors: on sim, one virtual processor per core), so that CPUs are checked
+/// against the machine the node runs on. Problems are explained on stderr; the caller exits with 2
+/// on kUsageError.
 NodeCommand parse_node_options(int argc, const char* const* argv, std::string_view node_name,
                                NodeOptions& options) noexcept;
 
@@ -66,5 +71,18 @@ void print_activation(void* context, const SpmEntry& entry, const ActivationReco
 
 /// Prints the closing `summary ...` line on stdout.
 void print_summary(std::string_view node_name, const EngineCounters& counters);
+
+/// Writes the `gate ...` line of one gate after the run into `out` as format_activation does:
+/// its calls made, answered, late (no reply by the deadline) and failed, the longest answered
+/// round trip beside the bound `kairos check` computed for it (callee's worst-case response plus
+/// the network both ways; negative: none) and the gate's deadline.
+std::size_t format_gate(std::span<char> out, std::string_view node_name, std::string_view gate,
+                        std::string_view callee, const orb::GateCounters& counters,
+                        kal::Duration analysed_bound, kal::Duration deadline) noexcept;
+
+/// Prints the `gate ...` line of one gate on stdout.
+void print_gate(std::string_view node_name, std::string_view gate, std::string_view callee,
+                const orb::GateCounters& counters, kal::Duration analysed_bound,
+                kal::Duration deadline);
 
 }  // namespace kairos

@@ -4,11 +4,20 @@
 namespace avionics {
 
 void DisplayTMO::refresh(RefreshAccess ods) {
-  // Stand-in for drawing the head-up display: one more frame, labelled with its number.
+  // Stand-in for drawing the head-up display: one more frame, labelled with its number and the
+  // number of tracks mission2's tracker reports through the gate (within its 40 ms).
   auto& frame = ods.frame;
   ++frame.frames;
   frame.shown.leg = frame.frames % 16;
-  frame.shown.label.assign(frame.frames % 2 == 0 ? "HUD even" : "HUD odd");
+  const auto picture = gates_.tracking.tracks();
+  const bool even = frame.frames % 2 == 0;
+  if (!picture.ok()) {
+    frame.shown.label.assign(even ? "HUD even, no tracks" : "HUD odd, no tracks");
+  } else if (picture.value().size() == 0) {
+    frame.shown.label.assign(even ? "HUD even, clear" : "HUD odd, clear");
+  } else {
+    frame.shown.label.assign(even ? "HUD even, tracking" : "HUD odd, tracking");
+  }
 }
 
 void DisplayTMO::status(StatusAccess ods) {

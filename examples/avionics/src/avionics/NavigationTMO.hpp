@@ -9,8 +9,8 @@ class NavigationTMO final : public NavigationTMOBase {
  private:
   void update(UpdateAccess ods) override;
   ::avionics::NavState current(CurrentAccess ods) override;
-  void setRoute(SetRouteAccess ods,
-                const ::kairos::BoundedSequence<::avionics::Waypoint, 16>& legs) override;
+  ::kairos::orb::Reply<void, ::avionics::Overload> setRoute(
+      SetRouteAccess ods, const ::kairos::BoundedSequence<::avionics::Waypoint, 16>& legs) override;
   void nudge(NudgeAccess ods, double dlat, double dlon) override;
 };
 

@@ -7,8 +7,10 @@ namespace avionics {
 
 void TrackTMO::fuse(FuseAccess ods) {
   // Stand-in for sensor fusion: keep a fixed picture of tracks moving on straight lines, most
-  // threatening first, so that tracks() serves them in order.
+  // threatening first, so that tracks() serves them in order. A track's threat grows as it
+  // comes near own position, asked of mission1's navigation through the gate (within 12 ms).
   auto& tracks = ods.picture.tracks;
+  const auto own = gates_.navigation.current();
   if (tracks.size() == 0) {
     for (::std::uint32_t id = 1; id <= 4; ++id) {
       tracks.push_back(Track{id, 47.0 + id * 0.01, 8.0 - id * 0.01, 0.1F * static_cast<float>(id)});
@@ -17,6 +19,11 @@ void TrackTMO::fuse(FuseAccess ods) {
   for (auto& track : tracks) {
     track.lat += 0.0001;
     track.lon -= 0.0001;
+    if (own.ok()) {
+      const double distance = (track.lat - own.value().lat) * (track.lat - own.value().lat) +
+                              (track.lon - own.value().lon) * (track.lon - own.value().lon);
+      track.threat = static_cast<float>(1.0 / (1.0 + distance));
+    }
   }
   ::std::sort(tracks.begin(), tracks.end(),
               [](const Track& a, const Track& b) { return a.threat > b.threat; });

@@ -77,7 +77,8 @@ class Poller {
   Status add(const Socket& socket, std::uint64_t tag) noexcept;
   /// Stops watching `socket` (closing a socket stops it too).
   void remove(const Socket& socket) noexcept;
-  /// Fills `ready` with the tags of readable sockets; returns how many (0 on timeout).
+  /// Fills `ready` with the tags of readable sockets; returns how many (0 on timeout). Waits
+  /// until `deadline` even when it watches nothing yet.
   std::size_t wait(TimePoint deadline, std::span<std::uint64_t> ready) noexcept;
 
  private:

@@ -189,6 +189,10 @@ class Orb {
   /// every route (a peer that is not up yet is connected on first use). After it, nothing
   /// allocates.
   kal::Status start() noexcept;
+  /// Waits until every route is connected or `until` passes, trying each again every
+  /// reconnect_interval: nodes of one system that start together meet before their engines begin.
+  /// True when all are connected.
+  bool connect_all(kal::TimePoint until) noexcept;
   /// Stops the threads and closes every connection; calls after it fail.
   void stop() noexcept;
 

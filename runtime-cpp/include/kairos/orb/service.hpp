@@ -4,6 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <kairos/cdr.hpp>
 
 #include <kairos/engine.hpp>
 #include <kairos/orb/orb.hpp>
@@ -25,6 +29,47 @@ inline ReplyStatus admit(Engine& engine, std::size_t svm, ServerRequest& request
     default:
       return ReplyStatus::kNoSuchTarget;
   }
+}
+
+/// admit() for row `row` of the node's service-method table, once the request is seen to travel
+/// on that method's band (a client generated from another model would not): kNoSuchTarget if not.
+inline ReplyStatus admit_row(Engine& engine, std::span<const SvmEntry> table, std::size_t row,
+                             ServerRequest& request) noexcept {
+  if (row >= table.size() || request.header().band != table[row].band) {
+    return ReplyStatus::kNoSuchTarget;
+  }
+  return admit(engine, row, request);
+}
+
+/// Unmarshals a request's arguments; on failure answers it as malformed and returns false.
+template <typename Arguments>
+bool unmarshal(ServerRequest& request, Arguments& arguments) noexcept {
+  if (cdr::decode_body(request.body(), request.header().little_endian, arguments) !=
+      cdr::Status::kOk) {
+    request.complete(ReplyStatus::kMalformed, 0);
+    return false;
+  }
+  return true;
+}
+
+/// Answers a request with its reply (a oneway request is only released).
+template <typename ReplyBody>
+void answer(ServerRequest& request, const ReplyBody& reply) noexcept {
+  std::size_t size = 0;
+  // Fits by construction: the model's replies are checked against the body capacity.
+  const cdr::Status status = cdr::encode_body(request.reply_body(), reply, size);
+  request.complete(status == cdr::Status::kOk ? ReplyStatus::kOk : ReplyStatus::kMalformed, size);
+}
+
+/// Answers a request with the declared exception its method raised (`exception.raised` holds it;
+/// its index, from 1, is the exception's place in the operation's `raises`).
+template <typename Exception>
+void answer_exception(ServerRequest& request, const Exception& exception) noexcept {
+  std::size_t size = 0;
+  const cdr::Status status = cdr::encode_body(request.reply_body(), exception, size);
+  request.complete(
+      status == cdr::Status::kOk ? ReplyStatus::kUserException : ReplyStatus::kMalformed, size,
+      static_cast<std::uint8_t>(exception.raised.index()));
 }
 
 }  // namespace kairos::orb

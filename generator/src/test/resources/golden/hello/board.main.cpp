@@ -43,6 +43,11 @@ int main(int argc, char** argv) {
     ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "release table row 0 rejected");
     return 1;
   }
+  const auto& services = board_node::kServiceMethods;
+  if (engine.add_svm(services[0], &deployed::greeter, &::hello::Greeter::serve_greetings<::hello::Greeter>, &::kairos::forward_miss<::hello::Greeter>) != ::kairos::kal::Status::kOk) {
+    ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "service method row 0 rejected");
+    return 1;
+  }
   // The time trigger walks the release table kairos check played out.
   if constexpr (!board_node::kReleaseTable.empty()) {
     if (engine.set_release_table(board_node::kReleaseTable, board_node::kHyperperiod) != ::kairos::kal::Status::kOk) {

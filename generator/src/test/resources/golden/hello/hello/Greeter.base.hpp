@@ -2,7 +2,9 @@
 #pragma once
 
 #include <kairos/engine.hpp>
+#include <kairos/orb/service.hpp>
 
+#include "hello/Greeting.cdr.hpp"
 #include "types.hpp"
 
 namespace hello {
@@ -45,6 +47,21 @@ class GreeterBase {
   void run_tick() { tick(TickAccess{ods_.counters}); }
   ::std::uint64_t run_greetings(::std::uint32_t extra) {
     return greetings(GreetingsAccess{ods_.counters}, extra);
+  }
+
+  // from hello.tmo:24
+  /// Skeleton of svm greetings: runs on the engine's lane once the request is admitted, with the
+  /// method's segments locked; unmarshals the request, runs the method and answers it.
+  template <typename Servant>
+  static void serve_greetings(void* servant, void* request) noexcept {
+    auto& call = *static_cast<::kairos::orb::ServerRequest*>(request);
+    ::hello::cdr::Greeting::GreetingsRequest arguments{};
+    if (!::kairos::orb::unmarshal(call, arguments)) {
+      return;
+    }
+    ::hello::cdr::Greeting::GreetingsReply reply{};
+    reply.result_ = static_cast<Servant*>(servant)->run_greetings(arguments.extra);
+    ::kairos::orb::answer(call, reply);
   }
 
   /// Runs on the method's lane when an activation misses its start window or deadline.

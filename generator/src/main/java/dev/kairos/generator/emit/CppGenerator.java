@@ -39,14 +39,14 @@ public final class CppGenerator {
       generated.add(InterfaceCdrEmitter.emit(iface, sizes));
     }
     for (TmoClass tmo : system.tmos()) {
-      generated.add(ServantEmitter.emit(tmo));
+      generated.add(ServantEmitter.emit(system, tmo));
       starters.addAll(UserCodeEmitter.emit(tmo));
     }
     for (int i = 0; i < system.nodes().size(); i++) {
       final Node node = system.nodes().get(i);
       final NodeReport report = analysis.nodes().get(i);
       generated.add(ScheduleEmitter.emit(node, report));
-      generated.add(NodeMainEmitter.emit(node));
+      generated.add(NodeMainEmitter.emit(system, analysis, node));
     }
     generated.add(CMakeEmitter.emit(system, files, implDirFromOutput));
     return new Output(generated, starters);

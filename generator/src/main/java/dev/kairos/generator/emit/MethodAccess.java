@@ -91,10 +91,24 @@ record MethodAccess(
         + ";";
   }
 
+  /**
+   * What the method returns: its operation's result, or, where the operation {@code raises}
+   * exceptions, a {@code ::kairos::orb::Reply} of that result and those exceptions, so a body
+   * raises one by returning it.
+   */
   String result() {
-    return operation
-        .map(op -> op.result() == null ? "void" : CppNames.type(op.result()))
-        .orElse("void");
+    return operation.map(MethodAccess::resultOf).orElse("void");
+  }
+
+  static String resultOf(Operation op) {
+    final String value = op.result() == null ? "void" : CppNames.type(op.result());
+    if (op.raises().isEmpty()) {
+      return value;
+    }
+    final List<String> arguments = new ArrayList<>();
+    arguments.add(value);
+    op.raises().forEach(raised -> arguments.add(CppNames.type(raised)));
+    return "::kairos::orb::Reply<" + String.join(", ", arguments) + ">";
   }
 
   /** The interface operation's parameters, without the view. */

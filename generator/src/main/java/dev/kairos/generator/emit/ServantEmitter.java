@@ -3,7 +3,10 @@ package dev.kairos.generator.emit;
 import dev.kairos.generator.ir.Tmos.Segment;
 import dev.kairos.generator.ir.Tmos.SegmentAccess;
 import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.generator.ir.SystemModel;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * {@code <Tmo>.base.hpp}: the servant base class of a TMO. It holds the object data store,
@@ -22,12 +25,24 @@ final class ServantEmitter {
     return tmo.name() + "Base";
   }
 
-  static GeneratedFile emit(TmoClass tmo) {
+  static GeneratedFile emit(SystemModel system, TmoClass tmo) {
     final CodeWriter w = new CodeWriter();
     w.line(Banner.cpp(fileName(tmo), List.of(tmo.source().file())));
     w.line("#pragma once").blank();
-    w.line("#include <kairos/engine.hpp>").blank();
-    w.line("#include \"$types$\"", "types", TypesEmitter.FILE).blank();
+    w.line("#include <kairos/engine.hpp>");
+    if (!tmo.gates().isEmpty()) {
+      w.line("#include <kairos/orb/gate.hpp>");
+    }
+    if (!tmo.svms().isEmpty()) {
+      w.line("#include <kairos/orb/service.hpp>");
+    }
+    w.blank();
+    final Set<String> headers = new TreeSet<>(RemoteEmitter.includes(system, tmo));
+    headers.add(TypesEmitter.FILE);
+    for (String header : headers) {
+      w.line("#include \"$header$\"", "header", header);
+    }
+    w.blank();
 
     final NamespaceScope scope = new NamespaceScope(w);
     scope.enter(tmo.namespace());
@@ -51,6 +66,7 @@ final class ServantEmitter {
         view(w, tmo, method);
       }
     }
+    RemoteEmitter.gates(w, system, tmo);
     w.line("$base$() = default;", "base", base);
     w.line("$base$(const $base$&) = delete;", "base", base);
     w.line("$base$& operator=(const $base$&) = delete;", "base", base);
@@ -65,10 +81,15 @@ final class ServantEmitter {
       }
     }
     w.blank();
+    RemoteEmitter.skeletons(w, system, tmo);
     w.line("/// Runs on the method's lane when an activation misses its start window or deadline.");
     w.line("/// The engine has already counted the miss; override to react (degrade, alarm).");
     w.line("virtual void on_deadline_miss(const ::kairos::MissReport& /*miss*/) noexcept {}");
     w.blank();
+    if (!tmo.gates().isEmpty()) {
+      w.outdented(" protected:");
+      w.line("Gates gates_{};").blank();
+    }
     w.outdented(" private:");
     for (MethodAccess method : methods) {
       w.comment(

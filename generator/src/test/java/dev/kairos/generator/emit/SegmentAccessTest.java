@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kairos.generator.ir.SourceRef;
+import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos;
 import dev.kairos.generator.ir.Tmos.Access;
 import dev.kairos.generator.ir.Tmos.SegmentAccess;
@@ -89,9 +90,23 @@ class SegmentAccessTest {
         line(5));
   }
 
+  /** The system around nav(): its interface Query, which declares the SvM's operation. */
+  private static SystemModel system() {
+    final Tmos.TmoClass nav = nav();
+    final Types.Operation current = nav.svms().get(0).signature().orElseThrow();
+    return new SystemModel(
+        "nav",
+        List.of(),
+        List.of(),
+        List.of(new Types.Interface(List.of("nav"), "Query", List.of(current), line(2))),
+        List.of(nav),
+        List.of(),
+        List.of());
+  }
+
   @Test
   void eachMethodGetsAViewOfExactlyItsSegmentsConstWhereItReads() {
-    final String base = ServantEmitter.emit(nav()).content();
+    final String base = ServantEmitter.emit(system(), nav()).content();
     assertTrue(
         base.contains(
             "  // from nav.tmo:10\n"
@@ -118,7 +133,7 @@ class SegmentAccessTest {
 
   @Test
   void theObjectDataStoreIsReachableOnlyThroughTheEntryPoints() {
-    final String base = ServantEmitter.emit(nav()).content();
+    final String base = ServantEmitter.emit(system(), nav()).content();
     final int privateAt = base.indexOf(" private:\n");
     assertTrue(privateAt > 0, base);
     assertFalse(base.contains(" protected:"), base);

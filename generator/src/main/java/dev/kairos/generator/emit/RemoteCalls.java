@@ -1,0 +1,170 @@
+package dev.kairos.generator.emit;
+
+import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.EndToEndAnalysis.GateReport;
+import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.ir.Platform.Deployment;
+import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.generator.ir.Tmos.Gate;
+import dev.kairos.generator.ir.Tmos.Svm;
+import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.generator.ir.Types.Interface;
+import dev.kairos.generator.ir.Types.Operation;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * How remote calls are addressed in a deployed system, decided here once for both ends: a deployed
+ * TMO instance is object number {@code i} of its node (its place among the node's deployments), a
+ * service method is operation number {@code j} of its TMO (its place among the TMO's SvMs), and a
+ * request travels on the band the analysis gave that SvM on its node. Client stubs and server
+ * dispatch are generated from the same numbers, so they agree by construction.
+ */
+final class RemoteCalls {
+  private RemoteCalls() {}
+
+  /** A calling lane of a node: the core and band of some method of the calling instance. */
+  record Lane(int core, int band) {}
+
+  /**
+   * One gate of a deployed instance, resolved: the node, object, operation and band it calls, the
+   * lanes it is called from, and the end-to-end verdict of the analysis.
+   */
+  record ResolvedGate(
+      Deployment caller,
+      Gate gate,
+      Node calleeNode,
+      Deployment callee,
+      Svm svm,
+      int object,
+      int operation,
+      int band,
+      List<Lane> callerLanes,
+      Optional<GateReport> report) {}
+
+  /** The object number of a deployed instance on its node. */
+  static int objectOf(Node node, Deployment deployment) {
+    return node.deployments().indexOf(deployment);
+  }
+
+  /** The operation number of a service method within its TMO. */
+  static int operationOf(TmoClass tmo, Svm svm) {
+    return tmo.svms().indexOf(svm);
+  }
+
+  /** The service method a gate names, if its TMO has it. */
+  static Optional<Svm> calleeMethod(TmoClass callee, Gate gate) {
+    return callee.svms().stream().filter(s -> s.name().equals(gate.calleeMethod())).findFirst();
+  }
+
+  /** The TMO class a gate calls (the model's validation makes it exist). */
+  static Optional<TmoClass> calleeClass(SystemModel system, Gate gate) {
+    return system.tmos().stream().filter(t -> qualifiedName(t).equals(gate.calleeTmo())).findFirst();
+  }
+
+  /** The interface that declares `operation` among those `tmo` implements. */
+  static Optional<Interface> interfaceOf(SystemModel system, TmoClass tmo, Operation operation) {
+    for (Interface candidate : system.interfaces()) {
+      final String name = qualified(candidate.namespace(), candidate.name());
+      if (tmo.interfaces().contains(name) && candidate.operations().contains(operation)) {
+        return Optional.of(candidate);
+      }
+    }
+    return system.interfaces().stream()
+        .filter(i -> i.operations().contains(operation))
+        .findFirst();
+  }
+
+  /** Every gate of the instances deployed on `node`, resolved against the whole system. */
+  static List<ResolvedGate> gatesOf(SystemModel system, AnalysisReport analysis, Node node) {
+    final List<ResolvedGate> gates = new ArrayList<>();
+    final NodeReport callerReport = reportOf(analysis, node);
+    for (Deployment caller : node.deployments()) {
+      for (Gate gate : caller.tmo().gates()) {
+        resolve(system, analysis, callerReport, caller, gate).ifPresent(gates::add);
+      }
+    }
+    return gates;
+  }
+
+  private static Optional<ResolvedGate> resolve(
+      SystemModel system,
+      AnalysisReport analysis,
+      NodeReport callerReport,
+      Deployment caller,
+      Gate gate) {
+    for (NodeReport calleeReport : analysis.nodes()) {
+      final Node calleeNode = calleeReport.node();
+      for (Deployment callee : calleeNode.deployments()) {
+        if (!qualifiedName(callee.tmo()).equals(gate.calleeTmo())) {
+          continue;
+        }
+        final Optional<Svm> svm = calleeMethod(callee.tmo(), gate);
+        if (svm.isEmpty()) {
+          return Optional.empty();
+        }
+        final int band = taskOf(calleeReport, callee.instance(), svm.get().name()).band();
+        final Optional<GateReport> report =
+            analysis.gates().stream()
+                .filter(g -> g.caller().equals(caller.instance()) && g.gate().equals(gate.name()))
+                .findFirst();
+        return Optional.of(
+            new ResolvedGate(
+                caller,
+                gate,
+                calleeNode,
+                callee,
+                svm.get(),
+                objectOf(calleeNode, callee),
+                operationOf(callee.tmo(), svm.get()),
+                band,
+                lanesOf(callerReport, caller.instance()),
+                report));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The distinct (core, band) lanes the methods of `instance` run on. */
+  private static List<Lane> lanesOf(NodeReport report, String instance) {
+    final Set<Lane> lanes = new LinkedHashSet<>();
+    for (TaskReport task : report.tasks()) {
+      if (task.instance().equals(instance)) {
+        lanes.add(new Lane(task.core(), task.band()));
+      }
+    }
+    return List.copyOf(lanes);
+  }
+
+  static NodeReport reportOf(AnalysisReport analysis, Node node) {
+    return analysis.nodes().stream()
+        .filter(r -> r.node().name().equals(node.name()))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  static TaskReport taskOf(NodeReport report, String instance, String method) {
+    return report.tasks().stream()
+        .filter(t -> t.instance().equals(instance) && t.method().equals(method))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** Whether any instance of `node` has service methods: then the node serves remote calls. */
+  static boolean serves(Node node) {
+    return node.deployments().stream().anyMatch(d -> !d.tmo().svms().isEmpty());
+  }
+
+  static String qualifiedName(TmoClass tmo) {
+    return qualified(tmo.namespace(), tmo.name());
+  }
+
+  private static String qualified(List<String> namespace, String name) {
+    return namespace.isEmpty() ? name : String.join(".", namespace) + "." + name;
+  }
+}
