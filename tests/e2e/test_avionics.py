@@ -20,6 +20,7 @@ SPMS = {
         ("hud", "refresh"): 50 * MS,
         ("planner", "replan"): 100 * MS,
         ("hud", "status"): 200 * MS,
+        ("hud", "survey"): 200 * MS,
         ("planner", "log"): 1000 * MS,
     },
     "mission2": {
@@ -27,6 +28,7 @@ SPMS = {
         ("tracker", "fuse"): 50 * MS,
         ("weapons", "status"): 100 * MS,
         ("tracker", "rank"): 200 * MS,
+        ("tracker", "locate"): 50 * MS,
         ("weapons", "bit"): 1000 * MS,
     },
 }
@@ -40,7 +42,7 @@ def test_the_mission_computer_is_schedulable_with_its_table_printed():
     for spms in SPMS.values():
         for instance, method in spms:
             assert f"{instance}.{method}" in result.stdout
-    assert "nav.sensors -> sensors.sample" in result.stdout
+    assert "planner.sensors -> sensors.sample" in result.stdout
 
 
 def test_both_mission_nodes_build_and_release_every_spm_at_its_rate(workdir):

@@ -111,11 +111,11 @@ def test_check_junit_has_a_case_per_method_and_fails_the_missed_ones(workdir):
     cases = {c.get("name") for c in suites[1].findall("testcase")}
     assert cases == {
         "sensors.poll", "sensors.sample", "tracker.fuse", "tracker.tracks", "tracker.rank",
-        "weapons.status", "weapons.bit",
+        "tracker.locate", "weapons.status", "weapons.bit",
     }
     assert all(s.get("failures") == "0" for s in suites)
     calls = {c.get("name") for c in suites[2].findall("testcase")}
-    assert "nav.sensors -> sensors.sample" in calls and len(calls) == 3
+    assert "planner.sensors -> sensors.sample" in calls and len(calls) == 3
 
     # A callee that can no longer keep its GCT fails the remote call's case too.
     model = example / "avionics.tmo"
@@ -131,7 +131,7 @@ def test_check_junit_has_a_case_per_method_and_fails_the_missed_ones(workdir):
         if c.find("failure") is not None
     }
     assert calls.get("failures") == str(len(failed_calls))
-    assert "avionics.tmo:" in failed_calls["nav.sensors -> sensors.sample"]
+    assert "avionics.tmo:" in failed_calls["planner.sensors -> sensors.sample"]
     assert "tracker.navigation -> nav.current" not in failed_calls
 
     overload = write(
@@ -158,8 +158,8 @@ def test_check_reports_end_to_end_deadlines_of_remote_calls(workdir):
     result = kairos("check", "--format", "json", example / "avionics.tmo")
     assert result.returncode == 0, result.stderr
     gates = {g["gate"]: g for g in json.loads(result.stdout)["gates"]}
-    assert set(gates) == {"nav.sensors", "hud.tracking", "tracker.navigation"}
-    gate = gates["nav.sensors"]
+    assert set(gates) == {"planner.sensors", "hud.tracking", "tracker.navigation"}
+    gate = gates["planner.sensors"]
     assert gate["callee"] == "sensors.sample"
     assert gate["deadline_ns"] == 5_000_000
     assert gate["network_ns"] == 2 * (100_000 + 50_000)
@@ -173,7 +173,7 @@ def test_check_reports_end_to_end_deadlines_of_remote_calls(workdir):
     failed = kairos("check", "--format", "json", model)
     assert failed.returncode == 1
     gates = {g["gate"]: g for g in json.loads(failed.stdout)["gates"]}
-    assert gates["nav.sensors"]["schedulable"] is False
+    assert gates["planner.sensors"]["schedulable"] is False
     assert gates["tracker.navigation"]["schedulable"] is True
 
 

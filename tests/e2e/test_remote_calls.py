@@ -11,8 +11,8 @@ from conftest import build_node_project, copy_example, kairos, parse_summary
 
 # Every gate of the mission computer: (node, caller.gate) -> (callee, calls per second).
 GATES = {
-    ("mission1", "nav.sensors"): ("sensors.sample", 40),
-    ("mission1", "hud.tracking"): ("tracker.tracks", 20),
+    ("mission1", "planner.sensors"): ("sensors.sample", 10),
+    ("mission1", "hud.tracking"): ("tracker.tracks", 5),
     ("mission2", "tracker.navigation"): ("nav.current", 20),
 }
 
@@ -96,7 +96,7 @@ def test_the_mission_nodes_call_each_other_through_every_gate(avionics):
 
 
 def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionics):
-    # mission2 serves sensors.sample to mission1's nav.update (40 Hz). It runs for 1.5 s, is
+    # mission2 serves sensors.sample to mission1's planner.replan (10 Hz). It runs for 1.5 s, is
     # gone for about a second, and comes back for 2 s, while mission1 runs throughout.
     first = start(avionics, "mission2", "--duration", "1500ms", "--peer-wait", "0s")
     time.sleep(0.2)
@@ -107,14 +107,14 @@ def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionic
     finish(second)
     stdout = finish(client)
 
-    sensors = parse_gates("mission1", stdout)[("mission1", "nav.sensors")]
+    sensors = parse_gates("mission1", stdout)[("mission1", "planner.sensors")]
     calls, answered = int(sensors["calls"]), int(sensors["answered"])
     failed, late = int(sensors["failed"]), int(sensors["late"])
     assert calls == answered + late + failed
     # The gap made calls fail at once (no connection), never hang: the run kept its rate.
-    assert failed >= 20, sensors
-    assert calls >= 5 * 40 * 0.9, sensors
+    assert failed >= 5, sensors
+    assert calls >= 5 * 10 * 0.9, sensors
     # More answers than the first server's 1.5 s could give: the restarted one answered too.
-    assert answered > 1.5 * 40 + 10, sensors
+    assert answered > 1.5 * 10 + 5, sensors
     summary = parse_summary(stdout)
     assert summary["deadline_misses"] == "0", stdout

@@ -101,7 +101,7 @@ def test_the_rendered_page_shows_every_node_task_and_timeline(avionics_page, tmp
     tasks = [attrs["data-task"] for attrs in dom.having("tr", "task")]
     assert sorted(tasks) == sorted(AVIONICS_TASKS)
     assert dom.having("table", "bcc")
-    assert dom.having("tr", "gate"), "the remote call nav.sensors -> sensors.sample"
+    assert dom.having("tr", "gate"), "the remote call planner.sensors -> sensors.sample"
     assert not dom.having("script"), "the page needs no script"
     assert "all nodes schedulable" in result.stdout
 

@@ -1,20 +1,13 @@
 // avionics/NavigationTMO.cpp — method bodies of TMO NavigationTMO (avionics.tmo).
 #include "avionics/NavigationTMO.hpp"
 
-#include <algorithm>
-
 namespace avionics {
 
 void NavigationTMO::update(UpdateAccess ods) {
   // Dead reckoning towards the current leg's waypoint; advance when it is reached. The mode
-  // comes from cfg, which this method only reads. The altitude sensor is on mission2: read it
-  // through the gate, within the gate's 5 ms, and keep the last altitude when no answer came.
+  // comes from cfg, which this method only reads.
   NavState& nav = ods.state.nav;
   ++ods.state.updates;
-  const auto altitude = gates_.sensors.sample(static_cast<::std::uint8_t>(ods.state.updates % 4));
-  if (altitude.ok()) {
-    nav.alt = static_cast<float>(altitude.value().value);
-  }
   if (nav.route.size() == 0) {
     return;
   }
@@ -22,6 +15,7 @@ void NavigationTMO::update(UpdateAccess ods) {
   const double step = ods.cfg.mode == Mode::COMBAT ? 0.5 : 0.1;
   nav.lat += (target.lat - nav.lat) * step;
   nav.lon += (target.lon - nav.lon) * step;
+  nav.alt = target.alt;
   const double remaining = (target.lat - nav.lat) * (target.lat - nav.lat) +
                            (target.lon - nav.lon) * (target.lon - nav.lon);
   if (remaining < 1e-6 && nav.leg + 1 < nav.route.size()) {
@@ -35,10 +29,10 @@ void NavigationTMO::update(UpdateAccess ods) {
 
 ::kairos::orb::Reply<void, ::avionics::Overload> NavigationTMO::setRoute(
     SetRouteAccess ods, const ::kairos::BoundedSequence<::avionics::Waypoint, 16>& legs) {
-  // A route is refused while the current one still has legs to fly: the caller learns how many.
-  const ::std::uint32_t left =
-      static_cast<::std::uint32_t>(ods.state.nav.route.size()) -
-      ::std::min(ods.state.nav.leg, static_cast<::std::uint32_t>(ods.state.nav.route.size()));
+  // A new route is refused while the current one still has legs to fly: the caller learns how
+  // many, from the declared exception.
+  const auto route = static_cast<::std::uint32_t>(ods.state.nav.route.size());
+  const ::std::uint32_t left = ods.state.nav.leg < route ? route - ods.state.nav.leg : 0;
   if (left > 1) {
     return Overload{left};
   }

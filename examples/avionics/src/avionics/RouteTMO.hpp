@@ -10,7 +10,7 @@ namespace avionics {
 
 class RouteTMO final : public RouteTMOBase {
  private:
-  void replan(ReplanAccess ods) override;
+  void replan(ReplanAccess ods, ReplanGates gates) override;
   void log(LogAccess ods) override;
 
   ::std::uint64_t passes_ = 0;

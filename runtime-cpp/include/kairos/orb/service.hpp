@@ -10,6 +10,7 @@
 #include <kairos/cdr.hpp>
 
 #include <kairos/engine.hpp>
+#include <kairos/orb/gate.hpp>
 #include <kairos/orb/orb.hpp>
 
 namespace kairos::orb {

@@ -77,6 +77,7 @@ class CheckHtmlTest {
             "nav.setRoute",
             "hud.refresh",
             "hud.status",
+            "hud.survey",
             "planner.replan",
             "planner.log",
             "sensors.poll",
@@ -84,13 +85,15 @@ class CheckHtmlTest {
             "tracker.fuse",
             "tracker.tracks",
             "tracker.rank",
+            "tracker.locate",
             "weapons.status",
             "weapons.bit"),
-        // mission1 runs SpMs on both cores (hud on core 1), mission2 on core 0 only.
-        3);
+        // Both nodes run SpMs on both cores (hud on core 1 of mission1, tracker on core 1 of
+        // mission2).
+        4);
     assertTrue(page.contains("<title>kairos check: avionics.tmo</title>"));
     assertTrue(page.contains("showing <b>0 .. 1 s</b>: one hyperperiod (1 s)"));
-    assertTrue(page.contains("<code>nav.sensors</code>"), "the remote call");
+    assertTrue(page.contains("<code>planner.sensors</code>"), "the remote call");
     assertTrue(page.contains("<table class=\"bcc\">"));
     assertTrue(page.contains("all nodes schedulable"));
   }

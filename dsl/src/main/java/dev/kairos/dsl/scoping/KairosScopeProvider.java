@@ -15,7 +15,8 @@ import org.eclipse.xtext.scoping.Scopes;
 
 /**
  * Names that are resolved inside a TMO rather than globally: a gate's method is a service method of
- * the gate's callee, and a segment use names a segment of the enclosing TMO's ODS. An enum-valued
+ * the gate's callee, a segment use names a segment of the enclosing TMO's ODS, and a method's
+ * `calls` name gates of the enclosing TMO's eac. An enum-valued
  * constant names a literal of its enum.
  */
 public class KairosScopeProvider extends AbstractKairosScopeProvider {
@@ -28,6 +29,14 @@ public class KairosScopeProvider extends AbstractKairosScopeProvider {
         return IScope.NULLSCOPE;
       }
       return Scopes.scopeFor(EcoreUtil2.typeSelect(callee.getMethods(), Svm.class));
+    }
+    if (reference == Literals.METHOD__CALLS) {
+      // `calls sensors`: a gate of the enclosing TMO's eac.
+      final Tmo owner = EcoreUtil2.getContainerOfType(context, Tmo.class);
+      if (owner == null || owner.getEac() == null) {
+        return IScope.NULLSCOPE;
+      }
+      return Scopes.scopeFor(owner.getEac().getGates());
     }
     if (reference == Literals.SEGMENT_USE__SEGMENT) {
       final Tmo owner = EcoreUtil2.getContainerOfType(context, Tmo.class);

@@ -50,6 +50,8 @@ public final class IssueCodes {
   public static final String NAME_COLLISION = PREFIX + "name-collision";
 
   // remote calls
+  public static final String DUPLICATE_GATE_CALL = PREFIX + "duplicate-gate-call";
+  public static final String GATE_NOT_CALLED = PREFIX + "gate-not-called";
   public static final String CALLEE_NOT_DEPLOYED = PREFIX + "callee-not-deployed";
   public static final String GATE_DEADLINE_TOO_SHORT = PREFIX + "gate-deadline-too-short";
   public static final String NO_NETWORK_PATH = PREFIX + "no-network-path";

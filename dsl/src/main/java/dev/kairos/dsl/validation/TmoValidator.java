@@ -77,6 +77,49 @@ public class TmoValidator extends ConcernValidator {
     }
   }
 
+  @Check
+  public void checkGateCalls(Method method) {
+    final Set<Gate> seen = new HashSet<>();
+    for (int i = 0; i < method.getCalls().size(); i++) {
+      final Gate gate = method.getCalls().get(i);
+      if (gate != null && !gate.eIsProxy() && !seen.add(gate)) {
+        error(
+            "gate '" + gate.getName() + "' is named twice in this method's calls",
+            Literals.METHOD__CALLS,
+            i,
+            IssueCodes.DUPLICATE_GATE_CALL);
+      }
+    }
+  }
+
+  /**
+   * A gate that no method declares it calls can be called by none: the generated code lends each
+   * method the gates of its `calls`, and the analysis charges their waits to those methods.
+   */
+  @Check
+  public void checkGatesCalled(Tmo tmo) {
+    if (tmo.getEac() == null) {
+      return;
+    }
+    final Set<Gate> called = new HashSet<>();
+    for (Method method : tmo.getMethods()) {
+      called.addAll(method.getCalls());
+    }
+    for (Gate gate : tmo.getEac().getGates()) {
+      if (!called.contains(gate)) {
+        warning(
+            "no method calls gate '"
+                + gate.getName()
+                + "': add `calls "
+                + gate.getName()
+                + "` to the methods that call it",
+            gate,
+            Literals.GATE__NAME,
+            IssueCodes.GATE_NOT_CALLED);
+      }
+    }
+  }
+
   /** Generated C++ adds names: <Tmo>Base, <Tmo>Ods, and a capitalised type per segment. */
   @Check
   public void checkGeneratedNamesDistinct(Tmo tmo) {

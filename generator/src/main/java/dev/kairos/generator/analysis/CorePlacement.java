@@ -126,12 +126,20 @@ public final class CorePlacement {
     double sum = 0;
     for (Spm spm : deployment.tmo().spms()) {
       if (spm.periodNs() > 0) {
-        sum += (double) SchedulingAnalysis.scale(spm.wcetNs(), speed) / spm.periodNs();
+        sum +=
+            (double)
+                    (SchedulingAnalysis.scale(spm.wcetNs(), speed)
+                        + SchedulingAnalysis.gateWait(deployment, spm.name(), spm.calls(), null))
+                / spm.periodNs();
       }
     }
     for (Svm svm : deployment.tmo().svms()) {
       if (svm.minInterArrivalNs() > 0) {
-        sum += (double) SchedulingAnalysis.scale(svm.wcetNs(), speed) / svm.minInterArrivalNs();
+        sum +=
+            (double)
+                    (SchedulingAnalysis.scale(svm.wcetNs(), speed)
+                        + SchedulingAnalysis.gateWait(deployment, svm.name(), svm.calls(), null))
+                / svm.minInterArrivalNs();
       }
     }
     return sum;

@@ -29,6 +29,12 @@ public sealed interface Finding {
   /** An SpM that meets its windows alone may miss once service requests delay it by delayNs. */
   record ServiceDelay(String method, long delayNs) implements Finding {}
 
+  /**
+   * A method that calls gates: it may wait {@code waitNs} (the sum of their deadlines) for their
+   * replies, holding its lane and its segments, and the analysis counts that wait as execution.
+   */
+  record GateWait(String method, java.util.List<String> gates, long waitNs) implements Finding {}
+
   /** A finding of one core of a multicore node. */
   record OnCore(int core, Finding finding) implements Finding {}
 }

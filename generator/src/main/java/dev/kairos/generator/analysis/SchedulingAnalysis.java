@@ -182,6 +182,21 @@ public final class SchedulingAnalysis {
         placements);
   }
 
+  /**
+   * The time a method may wait on the gates it calls. A call blocks the caller's lane, holding its
+   * segments, until the reply or the gate's deadline; counting that wait as execution (the
+   * suspension-oblivious analysis of self-suspending tasks) keeps every bound safe: the caller's
+   * own, the blocking its segments cause, and the interference on lower bands. Network waits do
+   * not scale with the processor's speed. Reported as a finding.
+   */
+  static long gateWait(Deployment deployment, String method, List<String> calls, List<Finding> notes) {
+    final long wait = deployment.tmo().callWaitNs(calls);
+    if (wait > 0 && notes != null) {
+      notes.add(new Finding.GateWait(deployment.instance() + "." + method, calls, wait));
+    }
+    return wait;
+  }
+
   /** One processor: every deployment of the node shares it. */
   static NodeReport analyseProcessor(Node node) {
     final BigDecimal speed = node.hardware().speed();
@@ -189,6 +204,7 @@ public final class SchedulingAnalysis {
     final List<Finding> notes = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
+        final long wait = gateWait(deployment, spm.name(), spm.calls(), notes);
         drafts.add(
             new Draft(
                 deployment.instance(),
@@ -196,7 +212,7 @@ public final class SchedulingAnalysis {
                 TaskReport.Kind.SPM,
                 spm.criticality(),
                 spm.periodNs(),
-                scale(spm.wcetNs(), speed),
+                scale(spm.wcetNs(), speed) + wait,
                 spm.deadlineNs() - spm.windowOpenNs(),
                 spm.source(),
                 segmentsOf(deployment.instance(), spm.uses())));
@@ -205,6 +221,7 @@ public final class SchedulingAnalysis {
         if (svm.minInterArrivalNs() == 0) {
           notes.add(new Finding.UnboundedServiceLoad(deployment.instance() + "." + svm.name()));
         }
+        final long wait = gateWait(deployment, svm.name(), svm.calls(), notes);
         drafts.add(
             new Draft(
                 deployment.instance(),
@@ -212,7 +229,7 @@ public final class SchedulingAnalysis {
                 TaskReport.Kind.SVM,
                 svm.criticality(),
                 svm.minInterArrivalNs(),
-                scale(svm.wcetNs(), speed),
+                scale(svm.wcetNs(), speed) + wait,
                 svm.gctNs(),
                 svm.source(),
                 segmentsOf(deployment.instance(), svm.uses())));

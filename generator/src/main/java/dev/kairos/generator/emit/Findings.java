@@ -37,6 +37,14 @@ final class Findings {
           + misses.deadlineMisses()
           + " deadline(s) in the release table over one hyperperiod";
     }
+    if (finding instanceof Finding.GateWait wait) {
+      return wait.method()
+          + " calls "
+          + String.join(", ", wait.gates())
+          + ": up to "
+          + Durations.format(wait.waitNs())
+          + " waiting for replies, counted as execution (its lane and segments stay held)";
+    }
     final Finding.ServiceDelay delay = (Finding.ServiceDelay) finding;
     return delay.method()
         + " may miss its start window or deadline when service requests arrive (they can delay it"

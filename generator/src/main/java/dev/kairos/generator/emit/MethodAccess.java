@@ -27,6 +27,7 @@ record MethodAccess(
     String kind,
     String name,
     List<SegmentAccess> uses,
+    List<String> calls,
     Optional<Operation> operation,
     SourceRef source,
     String description) {
@@ -34,17 +35,35 @@ record MethodAccess(
   /** The name of the view parameter, in declarations and starters. */
   static final String VIEW_PARAMETER = "ods";
 
+  /** The name of the parameter that lends a method the gates it calls. */
+  static final String GATES_PARAMETER = "gates";
+
+  /** The private member of the servant base that holds the TMO's gates. */
+  static final String GATES_MEMBER = "gates_";
+
   /** The private object data store member of the servant base. */
   static final String ODS_MEMBER = "ods_";
 
   static MethodAccess of(Spm spm) {
     return new MethodAccess(
-        "spm", spm.name(), spm.uses(), Optional.empty(), spm.source(), Describe.spm(spm));
+        "spm",
+        spm.name(),
+        spm.uses(),
+        spm.calls(),
+        Optional.empty(),
+        spm.source(),
+        Describe.spm(spm));
   }
 
   static MethodAccess of(Svm svm) {
     return new MethodAccess(
-        "svm", svm.name(), svm.uses(), svm.signature(), svm.source(), Describe.svm(svm));
+        "svm",
+        svm.name(),
+        svm.uses(),
+        svm.calls(),
+        svm.signature(),
+        svm.source(),
+        Describe.svm(svm));
   }
 
   /** Every method of a TMO: its SpMs, then its SvMs, in model order. */
@@ -62,6 +81,15 @@ record MethodAccess(
 
   String viewType() {
     return CppNames.typeName(name) + "Access";
+  }
+
+  /** Whether the method calls gates: it is then lent them, in a {@code <Method>Gates} view. */
+  boolean hasGates() {
+    return !calls.isEmpty();
+  }
+
+  String gatesType() {
+    return CppNames.typeName(name) + "Gates";
   }
 
   String entryPoint() {
@@ -125,6 +153,9 @@ record MethodAccess(
     if (hasView()) {
       parameters.add(viewType() + " " + name(VIEW_PARAMETER, commentedNames));
     }
+    if (hasGates()) {
+      parameters.add(gatesType() + " " + name(GATES_PARAMETER, commentedNames));
+    }
     for (Parameter parameter : operationParameters()) {
       parameters.add(
           CppNames.parameter(parameter.direction(), parameter.type())
@@ -158,6 +189,13 @@ record MethodAccess(
         segments.add(ODS_MEMBER + "." + use.segment());
       }
       arguments.add(viewType() + "{" + String.join(", ", segments) + "}");
+    }
+    if (hasGates()) {
+      final List<String> gates = new ArrayList<>();
+      for (String gate : calls) {
+        gates.add(GATES_MEMBER + "." + gate);
+      }
+      arguments.add(gatesType() + "{" + String.join(", ", gates) + "}");
     }
     operationParameters().forEach(parameter -> arguments.add(parameter.name()));
     return arguments;

@@ -115,13 +115,37 @@ final class RemoteEmitter {
       }
       gateClass(w, system, gate, callee.get());
     }
-    w.docComment(
-        "The TMO's gates (its eac): each calls one service method of another TMO, e.g."
-            + " `gates_.$gate$.$method$(...)` in a method body.",
-        "gate",
-        tmo.gates().get(0).name(),
-        "method",
-        tmo.gates().get(0).calleeMethod());
+    for (MethodAccess method : MethodAccess.of(tmo)) {
+      if (!method.hasGates()) {
+        continue;
+      }
+      w.line(Banner.origin(method.source()));
+      w.docComment(
+          "$kind$ $name$ calls $gates$: the gates its body can call, e.g."
+              + " `gates.$gate$.$callee$(...)`.",
+          "kind",
+          method.kind(),
+          "name",
+          method.name(),
+          "gates",
+          String.join(", ", method.calls()),
+          "gate",
+          method.calls().get(0),
+          "callee",
+          tmo.gates().stream()
+              .filter(g -> g.name().equals(method.calls().get(0)))
+              .findFirst()
+              .map(Gate::calleeMethod)
+              .orElse(""));
+      w.open("struct $type$ {", "type", method.gatesType());
+      for (String gate : method.calls()) {
+        final Gate declared =
+            tmo.gates().stream().filter(g -> g.name().equals(gate)).findFirst().orElseThrow();
+        w.line("$class$& $name$;", "class", gateClass(declared), "name", gate);
+      }
+      w.close("};").blank();
+    }
+    w.line("/// The TMO's gates (its eac), lent to each method as its `calls` say.");
     w.open("struct Gates {");
     for (Gate gate : tmo.gates()) {
       w.line("$type$ $name$;", "type", gateClass(gate), "name", gate.name());

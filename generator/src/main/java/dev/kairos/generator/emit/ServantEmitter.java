@@ -86,10 +86,6 @@ final class ServantEmitter {
     w.line("/// The engine has already counted the miss; override to react (degrade, alarm).");
     w.line("virtual void on_deadline_miss(const ::kairos::MissReport& /*miss*/) noexcept {}");
     w.blank();
-    if (!tmo.gates().isEmpty()) {
-      w.outdented(" protected:");
-      w.line("Gates gates_{};").blank();
-    }
     w.outdented(" private:");
     for (MethodAccess method : methods) {
       w.comment(
@@ -105,6 +101,9 @@ final class ServantEmitter {
       w.blank();
     }
     w.line("$ods$ $member${};", "ods", odsType(tmo), "member", MethodAccess.ODS_MEMBER);
+    if (!tmo.gates().isEmpty()) {
+      w.line("Gates $member${};", "member", MethodAccess.GATES_MEMBER);
+    }
     w.close("};");
     scope.leave();
     return new GeneratedFile(fileName(tmo), w.text(), GeneratedFile.Kind.CPP_FORMATTED);

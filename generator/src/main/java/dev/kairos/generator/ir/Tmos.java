@@ -28,7 +28,8 @@ public final class Tmos {
 
   /**
    * A spontaneous method. Times are nanoseconds; window and deadline offsets are relative to each
-   * release t. A one-shot method has period 0 and a single release at 0.
+   * release t. A one-shot method has period 0 and a single release at 0. {@code calls} names the
+   * gates of its TMO it calls.
    */
   public record Spm(
       String name,
@@ -42,7 +43,38 @@ public final class Tmos {
       Criticality criticality,
       int importance,
       List<SegmentAccess> uses,
+      List<String> calls,
       SourceRef source) {
+    /** A method that calls no gate. */
+    public Spm(
+        String name,
+        long firstReleaseNs,
+        long lastReleaseNs,
+        long periodNs,
+        long windowOpenNs,
+        long windowCloseNs,
+        long deadlineNs,
+        long wcetNs,
+        Criticality criticality,
+        int importance,
+        List<SegmentAccess> uses,
+        SourceRef source) {
+      this(
+          name,
+          firstReleaseNs,
+          lastReleaseNs,
+          periodNs,
+          windowOpenNs,
+          windowCloseNs,
+          deadlineNs,
+          wcetNs,
+          criticality,
+          importance,
+          uses,
+          List.of(),
+          source);
+    }
+
     public boolean periodic() {
       return periodNs > 0;
     }
@@ -60,8 +92,33 @@ public final class Tmos {
       int importance,
       long minInterArrivalNs,
       List<SegmentAccess> uses,
+      List<String> calls,
       Optional<Operation> signature,
-      SourceRef source) {}
+      SourceRef source) {
+    /** A method that calls no gate. */
+    public Svm(
+        String name,
+        long gctNs,
+        long wcetNs,
+        Criticality criticality,
+        int importance,
+        long minInterArrivalNs,
+        List<SegmentAccess> uses,
+        Optional<Operation> signature,
+        SourceRef source) {
+      this(
+          name,
+          gctNs,
+          wcetNs,
+          criticality,
+          importance,
+          minInterArrivalNs,
+          uses,
+          List.of(),
+          signature,
+          source);
+    }
+  }
 
   /** A remote call path; calleeTmo is qualified by its package (`avionics.SensorTMO`). */
   public record Gate(
@@ -83,5 +140,19 @@ public final class Tmos {
       List<Svm> svms,
       List<Gate> gates,
       List<Channel> channels,
-      SourceRef source) {}
+      SourceRef source) {
+    /**
+     * How long a method that calls `calls` may wait on them: each call blocks its caller until its
+     * reply or its gate's deadline, so the sum of those deadlines.
+     */
+    public long callWaitNs(List<String> calls) {
+      long wait = 0;
+      for (Gate gate : gates) {
+        if (calls.contains(gate.name())) {
+          wait += gate.deadlineNs();
+        }
+      }
+      return wait;
+    }
+  }
 }

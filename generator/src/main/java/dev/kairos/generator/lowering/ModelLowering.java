@@ -342,6 +342,7 @@ public final class ModelLowering {
         Tmos.Criticality.valueOf(spm.getCriticality().name()),
         spm.getImportance(),
         uses(spm.getUses()),
+        calls(spm.getCalls()),
         at(spm));
   }
 
@@ -370,8 +371,13 @@ public final class ModelLowering {
         svm.getImportance(),
         minInterArrival,
         uses(svm.getUses()),
+        calls(svm.getCalls()),
         signature,
         at(svm));
+  }
+
+  private static List<String> calls(List<dev.kairos.dsl.kairos.Gate> gates) {
+    return gates.stream().map(dev.kairos.dsl.kairos.Gate::getName).toList();
   }
 
   private static List<Tmos.SegmentAccess> uses(List<SegmentUse> uses) {
