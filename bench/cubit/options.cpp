@@ -24,7 +24,7 @@ void print_usage(std::FILE* to, const char* program) {
       "none)\n"
       "  --transport LIST     uds,tcp,udp,shm or all (default all)\n"
       "  --payload LIST       octet,short,long,struct,seq,seqN (N in 1..1024) or all\n"
-      "  --stack LIST         raw,grpc,dds or all (those built into this binary)\n"
+      "  --stack LIST         raw,kairos,grpc,dds or all (those built into this binary)\n"
       "  --json FILE          also write the results as JSON\n"
       "  --cpu-client C       pin the client (this process) to CPU C\n"
       "  --cpu-server C       pin the serving child to CPU C\n",
