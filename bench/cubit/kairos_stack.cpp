@@ -9,6 +9,8 @@
 // order, and the server refuses a body of the other order instead of swapping. The operation id
 // says the payload's kind, so the body is nothing but the payload.
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -212,17 +215,64 @@ std::uint16_t free_tcp_port() {
 
 bool listen_orb(kairos::orb::Orb& orb, Family family, const ServeContext& context,
                 std::string& endpoint) {
-  if (family == Family::kUds) {
-    endpoint = "uds:" + context.run_dir + "/" + context.token + ".sock";
-    return orb.listen(endpoint) == kairos::kal::Status::kOk;
+  // The ORB binds at start(): a port another process takes in between fails start().
+  endpoint = family == Family::kUds ? "uds:" + context.run_dir + "/" + context.token + ".sock"
+                                    : "tcp:127.0.0.1:" + std::to_string(free_tcp_port());
+  return orb.listen(endpoint) == kairos::kal::Status::kOk;
+}
+
+namespace {
+
+/// Puts thread `tid` (0: the calling one) at the top real-time priority but one, or back to
+/// time-sharing; false when the OS refuses.
+bool set_fifo(pid_t tid, bool fifo) {
+  sched_param param{};
+  param.sched_priority = fifo ? sched_get_priority_max(SCHED_FIFO) - 1 : 0;
+  return sched_setscheduler(tid, fifo ? SCHED_FIFO : SCHED_OTHER, &param) == 0;
+}
+
+pid_t thread_named(const char* name) {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) {
+    return -1;
   }
-  for (int attempt = 0; attempt < 20; ++attempt) {  // another process may take the port first
-    endpoint = "tcp:127.0.0.1:" + std::to_string(free_tcp_port());
-    if (orb.listen(endpoint) == kairos::kal::Status::kOk) {
-      return true;
+  pid_t found = -1;
+  while (const dirent* entry = readdir(tasks)) {
+    char comm[32] = {};
+    const std::string path = std::string("/proc/self/task/") + entry->d_name + "/comm";
+    if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+      if (std::fgets(comm, sizeof comm, f) != nullptr &&
+          std::strncmp(comm, name, std::strlen(name)) == 0) {
+        found = static_cast<pid_t>(std::atoi(entry->d_name));
+      }
+      std::fclose(f);
     }
   }
-  return false;
+  closedir(tasks);
+  return found;
+}
+
+}  // namespace
+
+bool start_serving(kairos::orb::Orb& orb, const ServeContext& context,
+                   const std::string& endpoint) {
+  const bool raised = set_fifo(0, true);
+  if (orb.start() != kairos::kal::Status::kOk) {
+    std::fprintf(stderr, "cubit server: cannot start the ORB on %s\n", endpoint.c_str());
+    return false;
+  }
+  if (raised) {
+    const pid_t acceptor = thread_named("kairos-orb-acc");
+    if (acceptor <= 0 || !set_fifo(acceptor, true)) {
+      std::fprintf(stderr, "cubit server: cannot raise the ORB's acceptor\n");
+      return false;
+    }
+  }
+  const bool announced = announce(context, endpoint);
+  if (raised) {
+    set_fifo(0, false);
+  }
+  return announced;
 }
 
 int wait_for_client_to_leave(const kairos::orb::Orb& orb) {
@@ -268,15 +318,14 @@ class KairosStack final : public Stack {
     if (engine.add_svm(kCubeRow, &servant, &serve_cube, &ignore_miss) != kairos::kal::Status::kOk ||
         !listen_orb(orb, transport.family, context, endpoint) ||
         orb.add_object(kObject, &dispatch, &servant) != kairos::kal::Status::kOk ||
-        orb.serve_band(kServiceBand) != kairos::kal::Status::kOk ||
-        orb.start() != kairos::kal::Status::kOk) {
+        orb.serve_band(kServiceBand) != kairos::kal::Status::kOk) {
       std::fprintf(stderr, "cubit server: cannot set up the Kairos node\n");
       return 1;
     }
     // The engine runs on a thread of its own for longer than any run; the process ends when
     // its client leaves.
     std::thread([] { engine.run_for(std::chrono::hours{1}, nullptr, nullptr); }).detach();
-    if (!announce(context, endpoint)) {
+    if (!start_serving(orb, context, endpoint)) {
       return 1;
     }
     const int status = wait_for_client_to_leave(orb);

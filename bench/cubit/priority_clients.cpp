@@ -393,14 +393,13 @@ int serve(int argc, char** argv) {
   }
   std::string endpoint;
   if (!listen_orb(node.orb, family, context, endpoint) ||
-      node.orb.add_object(kObject, &dispatch, &node) != kairos::kal::Status::kOk ||
-      node.orb.start() != kairos::kal::Status::kOk) {
+      node.orb.add_object(kObject, &dispatch, &node) != kairos::kal::Status::kOk) {
     std::fprintf(stderr, "server: cannot set up the Kairos node\n");
     return 1;
   }
   // The engine runs longer than any run; the process ends when its clients have left.
   std::thread([] { node.engine.run_for(std::chrono::hours{1}, nullptr, nullptr); }).detach();
-  if (!announce(context, endpoint)) {
+  if (!start_serving(node.orb, context, endpoint)) {
     return 1;
   }
   const int status = wait_for_client_to_leave(node.orb);
