@@ -36,7 +36,10 @@ void usage(std::FILE* to, const char* program) {
                "          [--cpu-client C] [--cpu-server C]\n"
                "  --seconds S      length of the run (default 10; the 1 Hz client calls S times)\n"
                "  --work-us W      servant's busy time per request (default 200)\n"
-               "  --stagger-us D   each less urgent client releases D us earlier (default 20)\n",
+               "  --stagger-us D   each less urgent client releases D us earlier (default 20)\n"
+               "  --transport T    uds (default) or tcp\n"
+               "  --cpu-client C, --cpu-server C   pin each side (default: the first two CPUs "
+               "this process may use; -1: unpinned)\n",
                program);
 }
 
@@ -82,7 +85,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   RunOptions options = parsed.options;
-  default_placement(options);
+  if (!parsed.placed) {
+    default_placement(options);
+  }
   if (!cubit::pin_to_cpu(options.cpu_client)) {
     std::fprintf(stderr, "%s: cannot pin the client to CPU %d\n", argv[0], options.cpu_client);
     return 2;

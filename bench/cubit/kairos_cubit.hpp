@@ -23,8 +23,7 @@ bool listen_orb(kairos::orb::Orb& orb, Family family, const ServeContext& contex
 /// Until the runtime fixes that, the ORB is started from a thread at the top real-time priority
 /// but one and the acceptor is put there too: connections are taken in at once, and each reader
 /// stops spinning at its first. (The acceptor has nothing to do once the clients are in.)
-bool start_serving(kairos::orb::Orb& orb, const ServeContext& context,
-                   const std::string& endpoint);
+bool start_serving(kairos::orb::Orb& orb, const ServeContext& context, const std::string& endpoint);
 
 /// Waits until every client that connected has gone (0), or the driver died or no client came
 /// within a minute (3).

@@ -10,8 +10,8 @@
 // says the payload's kind, so the body is nothing but the payload.
 #include <arpa/inet.h>
 #include <dirent.h>
-#include <sched.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,12 +22,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <kairos/engine.hpp>
 #include <kairos/kal/clock.hpp>
 #include <kairos/orb/orb.hpp>
 #include <kairos/orb/service.hpp>
 
+#include "../stats.hpp"
 #include "kairos_cubit.hpp"
 #include "process.hpp"
 #include "stack.hpp"
@@ -50,6 +53,31 @@ constexpr std::uint16_t kTotalsOperation = 5;
 constexpr auto kCallBudget = 5s;
 constexpr int kServerIdleMs = 60'000;
 
+/// With --breakdown: when each request's steps happened, by its sequence number (the engine
+/// numbers the requests of a service method in arrival order, and so does the servant).
+struct Breakdown {
+  static constexpr std::size_t kCapacity = std::size_t{1} << 20;
+  std::vector<std::int64_t> frame_in;       // the reader decoded the frame (absolute)
+  std::vector<std::int64_t> handler_start;  // the lane entered the method (absolute)
+  std::vector<std::int64_t> before_reply;   // the method's work was done (absolute)
+  std::vector<std::int64_t> reply_sent;     // complete() returned: the reply is sent (absolute)
+  std::vector<std::int64_t> request_in;     // engine.request() (relative to the epoch)
+  std::vector<std::int64_t> dispatched;     // the time trigger handed it to the lane (relative)
+  std::vector<std::int64_t> lane_start;     // the lane took it (relative)
+  std::vector<std::uint8_t> two_way_cube;   // 1 for a two-way cube (what the table measures)
+  std::uint64_t observed = 0;
+
+  void allocate() {
+    for (auto* v : {&frame_in, &handler_start, &before_reply, &reply_sent, &request_in, &dispatched,
+                    &lane_start}) {
+      v->assign(kCapacity, -1);
+    }
+    two_way_cube.assign(kCapacity, 0);
+  }
+  bool on() const { return !frame_in.empty(); }
+  void print(std::FILE* to) const;
+};
+
 /// The node's one service method: cubes, counts oneways, answers the totals.
 struct CubeServant {
   kairos::Engine* engine = nullptr;
@@ -57,13 +85,17 @@ struct CubeServant {
   std::uint64_t wrong_call = UINT64_MAX;
   std::uint64_t oneway_count = 0;
   std::uint64_t oneway_digest = 0;
+  std::uint64_t sequence = 0;  // requests run so far
   Value value;
+  Breakdown breakdown;
 };
 
 // Runs on the engine's lane of kServiceBand for every admitted request.
 void serve_cube(void* context, void* request) {
   auto& servant = *static_cast<CubeServant*>(context);
   auto& call = *static_cast<kairos::orb::ServerRequest*>(request);
+  const std::int64_t entered = now_ns();
+  const std::uint64_t sequence = servant.sequence++;
   const std::uint16_t operation = call.header().operation;
   if (operation == kTotalsOperation) {
     const std::uint64_t totals[2] = {servant.oneway_count, servant.oneway_digest};
@@ -87,7 +119,60 @@ void serve_cube(void* context, void* request) {
   if (servant.calls++ == servant.wrong_call) {
     perturb(servant.value);  // the bench's own test: this reply must be caught as wrong
   }
-  call.complete(ReplyStatus::kOk, encode_body(servant.value, call.reply_body().data()));
+  const std::size_t size = encode_body(servant.value, call.reply_body().data());
+  Breakdown& b = servant.breakdown;
+  const bool timed = b.on() && sequence < Breakdown::kCapacity;
+  if (timed) {
+    b.frame_in[sequence] = kairos::kal::to_nanoseconds(call.arrival());
+    b.handler_start[sequence] = entered;
+    b.before_reply[sequence] = now_ns();
+  }
+  call.complete(ReplyStatus::kOk, size);
+  if (timed) {
+    b.reply_sent[sequence] = now_ns();
+    b.two_way_cube[sequence] = 1;
+  }
+}
+
+// On the engine's run_for thread: the engine's own record of every request it served.
+void observe_service(void* context, const kairos::SvmEntry&,
+                     const kairos::ActivationRecord& record) {
+  auto& b = static_cast<CubeServant*>(context)->breakdown;
+  if (record.sequence < Breakdown::kCapacity) {
+    b.request_in[record.sequence] = record.release_ns;
+    b.dispatched[record.sequence] = record.dispatch_ns;
+    b.lane_start[record.sequence] = record.start_ns;
+  }
+}
+
+void Breakdown::print(std::FILE* to) const {
+  std::vector<std::int64_t> reader, trigger, lane, method, reply, total;
+  for (std::size_t i = 0; i < kCapacity; ++i) {
+    if (two_way_cube[i] == 0 || request_in[i] < 0) {
+      continue;
+    }
+    // The lane read the clock just before entering the method: that places the epoch of the
+    // engine's relative times on the absolute clock.
+    const std::int64_t epoch = handler_start[i] - lane_start[i];
+    reader.push_back(epoch + request_in[i] - frame_in[i]);
+    trigger.push_back(dispatched[i] - request_in[i]);
+    lane.push_back(lane_start[i] - dispatched[i]);
+    method.push_back(before_reply[i] - handler_start[i]);
+    reply.push_back(reply_sent[i] - before_reply[i]);
+    total.push_back(reply_sent[i] - frame_in[i]);
+  }
+  std::fprintf(to, "\nkairos server: where %zu two-way requests spent their time on the server\n",
+               total.size());
+  const std::pair<const char*, std::vector<std::int64_t>*> parts[] = {
+      {"reader: frame decoded -> engine.request()", &reader},
+      {"time trigger: request() -> dispatched to the lane", &trigger},
+      {"lane: dispatched -> the method starts", &lane},
+      {"method: decode, cube, encode", &method},
+      {"complete(): reply frame sent", &reply},
+      {"total: frame decoded -> reply sent", &total}};
+  for (const auto& [what, samples] : parts) {
+    bench::print(what, bench::summarize(std::move(*samples)));
+  }
 }
 
 void ignore_miss(void*, const kairos::MissReport&) noexcept {}
@@ -314,6 +399,10 @@ class KairosStack final : public Stack {
     if (context.wrong_reply >= 0) {
       servant.wrong_call = static_cast<std::uint64_t>(context.wrong_reply);
     }
+    if (context.breakdown) {
+      servant.breakdown.allocate();
+      engine.observe_services(&observe_service, &servant);
+    }
     std::string endpoint;
     if (engine.add_svm(kCubeRow, &servant, &serve_cube, &ignore_miss) != kairos::kal::Status::kOk ||
         !listen_orb(orb, transport.family, context, endpoint) ||
@@ -330,6 +419,10 @@ class KairosStack final : public Stack {
     }
     const int status = wait_for_client_to_leave(orb);
     orb.stop();
+    if (context.breakdown) {
+      std::this_thread::sleep_for(50ms);  // the engine's last records reach the observer
+      servant.breakdown.print(stderr);
+    }
     std::fflush(nullptr);
     std::_Exit(status);
   }

@@ -49,8 +49,8 @@ int serve(const Options& options) {
           std::fprintf(stderr, "cubit server: cannot pin to CPU %d\n", options.cpu_server);
           return 2;
         }
-        return stack->serve(
-            transport, {options.run_dir, options.token, options.ready_fd, options.wrong_reply});
+        return stack->serve(transport, {options.run_dir, options.token, options.ready_fd,
+                                        options.wrong_reply, options.breakdown});
       }
     }
   }
@@ -77,6 +77,9 @@ void run_transport(Stack& stack, const Transport& transport, const Options& opti
   }
   if (options.wrong_reply >= 0) {
     arguments.insert(arguments.end(), {"--wrong-reply", std::to_string(options.wrong_reply)});
+  }
+  if (options.breakdown) {
+    arguments.emplace_back("--breakdown");
   }
   ServerProcess server;
   std::string endpoint;

@@ -35,7 +35,10 @@ void usage(std::FILE* to, const char* program) {
                "  --seconds S      length of each run (default 5)\n"
                "  --work-us W      servant's busy time per request (default 100)\n"
                "  --stagger-us D   the low clients release D us before the high one (default "
-               "200)\n",
+               "200)\n"
+               "  --transport T    uds (default) or tcp\n"
+               "  --cpu-client C, --cpu-server C   pin each side (default: the first two CPUs "
+               "this process may use; -1: unpinned)\n",
                program);
 }
 
@@ -65,7 +68,9 @@ int main(int argc, char** argv) {
     parsed.clients = {0, 1, 5, 10, 20, 50};
   }
   RunOptions& options = parsed.options;
-  default_placement(options);
+  if (!parsed.placed) {
+    default_placement(options);
+  }
   if (!cubit::pin_to_cpu(options.cpu_client)) {
     std::fprintf(stderr, "%s: cannot pin the client to CPU %d\n", argv[0], options.cpu_client);
     return 2;

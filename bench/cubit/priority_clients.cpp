@@ -454,10 +454,11 @@ ParsedArgs parse_arguments(int argc, char** argv, const RunOptions& defaults, bo
       }
     } else if (flag == "--transport" && (value == "uds" || value == "tcp")) {
       parsed.options.family = value == "tcp" ? Family::kTcp : Family::kUds;
-    } else if (flag == "--cpu-client" && parse_int(value, 0, 4096, number)) {
-      parsed.options.cpu_client = static_cast<int>(number);
-    } else if (flag == "--cpu-server" && parse_int(value, 0, 4096, number)) {
-      parsed.options.cpu_server = static_cast<int>(number);
+    } else if ((flag == "--cpu-client" || flag == "--cpu-server") &&
+               (value == "-1" || parse_int(value, 0, 4096, number))) {
+      (flag == "--cpu-client" ? parsed.options.cpu_client : parsed.options.cpu_server) =
+          value == "-1" ? -1 : static_cast<int>(number);
+      parsed.placed = true;
     } else {
       parsed.error = "bad argument: " + std::string(flag) + " " + std::string(value);
       return parsed;
@@ -467,9 +468,6 @@ ParsedArgs parse_arguments(int argc, char** argv, const RunOptions& defaults, bo
 }
 
 void default_placement(RunOptions& options) {
-  if (options.cpu_client >= 0 || options.cpu_server >= 0) {
-    return;
-  }
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) {

@@ -70,13 +70,14 @@ int serve(int argc, char** argv);
 struct ParsedArgs {
   RunOptions options;
   std::vector<int> clients;
+  bool placed = false;  // --cpu-client or --cpu-server was given (-1: unpinned)
   bool help = false;
   std::string error;
 };
 ParsedArgs parse_arguments(int argc, char** argv, const RunOptions& defaults, bool with_clients);
 
-/// Where neither side was placed and this process may use two CPUs or more: the client on the
-/// first, the server on the second, so that each side's priorities decide on its own CPU.
+/// Where this process may use two CPUs or more: the client on the first, the server on the
+/// second, so that each side's priorities decide on its own CPU.
 void default_placement(RunOptions& options);
 
 /// "SCHED_FIFO" or a sentence saying why not.

@@ -59,10 +59,11 @@ class Connection {
 
 /// What a serving child needs: where to put files of the run, where to announce its endpoint.
 struct ServeContext {
-  std::string run_dir;    // a private directory of this run (Unix sockets live there)
-  std::string token;      // unique in this run: names of sockets, shared memory, topics
-  int ready_fd = -1;      // write the endpoint and a newline here once ready to be called
-  long wrong_reply = -1;  // the raw server answers this call wrongly (the bench's own test)
+  std::string run_dir;     // a private directory of this run (Unix sockets live there)
+  std::string token;       // unique in this run: names of sockets, shared memory, topics
+  int ready_fd = -1;       // write the endpoint and a newline here once ready to be called
+  long wrong_reply = -1;   // the raw server answers this call wrongly (the bench's own test)
+  bool breakdown = false;  // report where the server's time went (kairos stack, on stderr)
 };
 
 class Stack {
