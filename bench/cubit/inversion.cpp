@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "../stats.hpp"
+#include "measure.hpp"
 #include "priority_clients.hpp"
 #include "process.hpp"
 
@@ -31,16 +32,18 @@ constexpr Rate kRates[] = {{"20 Hz", 20, 40}, {"10 Hz", 10, 30}, {"5 Hz", 5, 20}
 constexpr int kRateCount = 4;
 
 void usage(std::FILE* to, const char* program) {
-  std::fprintf(to,
-               "usage: %s [--seconds S] [--work-us W] [--stagger-us D] [--transport uds|tcp]\n"
-               "          [--cpu-client C] [--cpu-server C]\n"
-               "  --seconds S      length of the run (default 10; the 1 Hz client calls S times)\n"
-               "  --work-us W      servant's busy time per request (default 200)\n"
-               "  --stagger-us D   each less urgent client releases D us earlier (default 20)\n"
-               "  --transport T    uds (default) or tcp\n"
-               "  --cpu-client C, --cpu-server C   pin each side (default: the first two CPUs "
-               "this process may use; -1: unpinned)\n",
-               program);
+  std::fprintf(
+      to,
+      "usage: %s [--seconds S] [--work-us W] [--stagger-us D] [--transport uds|tcp]\n"
+      "          [--cpu-client C] [--cpu-server C]\n"
+      "  --seconds S      length of the run (default 10; the 1 Hz client calls S times)\n"
+      "  --work-us W      servant's busy time per request (default 200)\n"
+      "  --stagger-us D   each less urgent client releases D us earlier (default 20)\n"
+      "  --transport T    uds (default) or tcp\n"
+      "  --json FILE      also write the results as JSON (bench/cubit_plot.py plots them)\n"
+      "  --cpu-client C, --cpu-server C   pin each side (default: the first two CPUs "
+      "this process may use; -1: unpinned)\n",
+      program);
 }
 
 bool report(const char* what, const cubit::priority::RunResult& result,
@@ -106,7 +109,9 @@ int main(int argc, char** argv) {
       "servant work %d us per request; each less urgent client releases %d us before the next "
       "more urgent one; client CPU %d, server CPU %d (-1: unpinned)\n",
       options.work_us, options.stagger_us, options.cpu_client, options.cpu_server);
-  bench::print_load();
+  double load_before[3];
+  cubit::read_load(load_before);
+  std::printf("load average: %.2f %.2f %.2f\n", load_before[0], load_before[1], load_before[2]);
   std::fflush(stdout);
 
   std::vector<std::string> errors;
@@ -145,7 +150,34 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\nscheduling: %s\n", scheduling_note(result.real_time).c_str());
-  bench::print_load();
+  double load_after[3];
+  cubit::read_load(load_after);
+  std::printf("load average: %.2f %.2f %.2f\n", load_after[0], load_after[1], load_after[2]);
+  if (!parsed.json.empty()) {
+    std::FILE* out = std::fopen(parsed.json.c_str(), "w");
+    if (out == nullptr) {
+      errors.push_back("cannot write " + parsed.json);
+    } else {
+      write_json_head(out, "inversion", options, result.real_time, load_before, load_after, errors);
+      auto row = [&](const char* client, const Rate& rate, const bench::Summary& s, bool last) {
+        std::fprintf(out,
+                     "    {\"client\": %s, \"hz\": %.0f, \"band\": %d, \"samples\": %zu, "
+                     "\"p50_us\": %.3f, \"p99_us\": %.3f, \"max_us\": %.3f, \"mean_us\": %.3f}%s\n",
+                     json_string(client).c_str(), rate.hz, rate.band, s.samples, s.p50_us, s.p99_us,
+                     s.max_us, s.mean_us, last ? "" : ",");
+      };
+      const bool have_baseline = baseline.error.empty() && !baseline.classes.empty();
+      if (have_baseline) {
+        row("baseline: 20 Hz alone", kRates[0], baseline.classes[0].latency, !measured);
+      }
+      for (int i = 0; measured && i < kRateCount; ++i) {
+        row(kRates[i].name, kRates[i], result.classes[static_cast<std::size_t>(i)].latency,
+            i + 1 == kRateCount);
+      }
+      std::fprintf(out, "  ],\n  \"staircase\": %s\n}\n", staircase ? "true" : "false");
+      std::fclose(out);
+    }
+  }
   if (measured) {
     std::printf("staircase: %s (p50 %s as the rate rises: 1 Hz > 5 Hz > 10 Hz > 20 Hz)\n",
                 staircase ? "yes" : "no", staircase ? "falls" : "does not fall");

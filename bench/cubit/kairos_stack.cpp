@@ -171,7 +171,10 @@ void Breakdown::print(std::FILE* to) const {
       {"complete(): reply frame sent", &reply},
       {"total: frame decoded -> reply sent", &total}};
   for (const auto& [what, samples] : parts) {
-    bench::print(what, bench::summarize(std::move(*samples)));
+    const bench::Summary summary = bench::summarize(std::move(*samples));
+    std::fprintf(to, "%-52s p50 %8.1f us  p99 %8.1f us  max %9.1f us  mean %8.1f us  (n=%zu)\n",
+                 what, summary.p50_us, summary.p99_us, summary.max_us, summary.mean_us,
+                 summary.samples);
   }
 }
 

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "../stats.hpp"
+#include "measure.hpp"
 #include "priority_clients.hpp"
 #include "process.hpp"
 
@@ -27,19 +28,21 @@ constexpr double kHighHz = 20;
 constexpr double kLowHz = 10;
 
 void usage(std::FILE* to, const char* program) {
-  std::fprintf(to,
-               "usage: %s [--clients 0,1,5,10,20,50] [--seconds S] [--work-us W] "
-               "[--stagger-us D]\n"
-               "          [--transport uds|tcp] [--cpu-client C] [--cpu-server C]\n"
-               "  --clients LIST   numbers of low-priority 10 Hz clients, one run each\n"
-               "  --seconds S      length of each run (default 5)\n"
-               "  --work-us W      servant's busy time per request (default 100)\n"
-               "  --stagger-us D   the low clients release D us before the high one (default "
-               "200)\n"
-               "  --transport T    uds (default) or tcp\n"
-               "  --cpu-client C, --cpu-server C   pin each side (default: the first two CPUs "
-               "this process may use; -1: unpinned)\n",
-               program);
+  std::fprintf(
+      to,
+      "usage: %s [--clients 0,1,5,10,20,50] [--seconds S] [--work-us W] "
+      "[--stagger-us D]\n"
+      "          [--transport uds|tcp] [--cpu-client C] [--cpu-server C]\n"
+      "  --clients LIST   numbers of low-priority 10 Hz clients, one run each\n"
+      "  --seconds S      length of each run (default 5)\n"
+      "  --work-us W      servant's busy time per request (default 100)\n"
+      "  --stagger-us D   the low clients release D us before the high one (default "
+      "200)\n"
+      "  --transport T    uds (default) or tcp\n"
+      "  --json FILE      also write the results as JSON (bench/cubit_plot.py plots them)\n"
+      "  --cpu-client C, --cpu-server C   pin each side (default: the first two CPUs "
+      "this process may use; -1: unpinned)\n",
+      program);
 }
 
 }  // namespace
@@ -90,8 +93,16 @@ int main(int argc, char** argv) {
       "servant work %d us per request; the low clients release %d us before the high one; "
       "client CPU %d, server CPU %d (-1: unpinned)\n",
       options.work_us, options.stagger_us, options.cpu_client, options.cpu_server);
-  bench::print_load();
+  double load_before[3];
+  cubit::read_load(load_before);
+  std::printf("load average: %.2f %.2f %.2f\n", load_before[0], load_before[1], load_before[2]);
   std::fflush(stdout);
+  struct Measured {
+    int n;
+    bench::Summary high;
+    bench::Summary low;
+  };
+  std::vector<Measured> measured;
 
   std::printf("\n%4s %8s %9s %9s %10s %12s %10s %11s %11s\n", "N", "samples", "p50 us", "p99 us",
               "max us", "p99 / N=0", "low calls", "low p50 us", "low p99 us");
@@ -130,6 +141,8 @@ int main(int argc, char** argv) {
     }
     last_p99 = high.p99_us;
     last_n = n;
+    measured.push_back(
+        {n, high, n > 0 ? result.classes[1].latency : bench::Summary{0, 0, 0, 0, 0}});
     std::printf("%4d %8zu %9.1f %9.1f %10.1f ", n, high.samples, high.p50_us, high.p99_us,
                 high.max_us);
     if (baseline_p99 > 0) {
@@ -146,7 +159,29 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   std::printf("\nscheduling: %s\n", scheduling_note(real_time).c_str());
-  bench::print_load();
+  double load_after[3];
+  cubit::read_load(load_after);
+  std::printf("load average: %.2f %.2f %.2f\n", load_after[0], load_after[1], load_after[2]);
+  if (!parsed.json.empty()) {
+    std::FILE* out = std::fopen(parsed.json.c_str(), "w");
+    if (out == nullptr) {
+      errors.push_back("cannot write " + parsed.json);
+    } else {
+      write_json_head(out, "mt_cubit", options, real_time, load_before, load_after, errors);
+      for (std::size_t i = 0; i < measured.size(); ++i) {
+        const Measured& m = measured[i];
+        std::fprintf(out,
+                     "    {\"n\": %d, \"high_hz\": %.0f, \"low_hz\": %.0f, \"samples\": %zu, "
+                     "\"p50_us\": %.3f, \"p99_us\": %.3f, \"max_us\": %.3f, \"mean_us\": %.3f, "
+                     "\"low_samples\": %zu, \"low_p50_us\": %.3f, \"low_p99_us\": %.3f}%s\n",
+                     m.n, kHighHz, kLowHz, m.high.samples, m.high.p50_us, m.high.p99_us,
+                     m.high.max_us, m.high.mean_us, m.low.samples, m.low.p50_us, m.low.p99_us,
+                     i + 1 < measured.size() ? "," : "");
+      }
+      std::fprintf(out, "  ]\n}\n");
+      std::fclose(out);
+    }
+  }
   if (baseline_p99 > 0 && last_n > 0) {
     const double growth = (last_p99 / baseline_p99 - 1) * 100;
     std::printf("high-priority p99 from N=0 to N=%d: %+.1f%% (target <= +10%%): %s\n", last_n,

@@ -433,6 +433,8 @@ ParsedArgs parse_arguments(int argc, char** argv, const RunOptions& defaults, bo
       parsed.options.seconds = seconds;
     } else if (flag == "--work-us" && parse_int(value, 0, 10'000, number)) {
       parsed.options.work_us = static_cast<int>(number);
+    } else if (flag == "--json" && !value.empty()) {
+      parsed.json = value;
     } else if (flag == "--stagger-us" && parse_int(value, 0, 100'000, number)) {
       parsed.options.stagger_us = static_cast<int>(number);
     } else if (flag == "--clients" && with_clients) {
@@ -481,6 +483,42 @@ void default_placement(RunOptions& options) {
   }
   options.cpu_client = cpus[0];
   options.cpu_server = cpus[1];
+}
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+void write_json_head(std::FILE* out, const char* benchmark, const RunOptions& options,
+                     bool real_time, const double load_before[3], const double load_after[3],
+                     const std::vector<std::string>& errors) {
+  std::fprintf(out,
+               "{\n  \"benchmark\": \"%s\",\n  \"transport\": \"%s\",\n  \"seconds\": %.3f,\n"
+               "  \"work_us\": %d,\n  \"stagger_us\": %d,\n  \"cpu_client\": %d,\n"
+               "  \"cpu_server\": %d,\n  \"real_time\": %s,\n",
+               benchmark, options.family == Family::kTcp ? "tcp" : "uds", options.seconds,
+               options.work_us, options.stagger_us, options.cpu_client, options.cpu_server,
+               real_time ? "true" : "false");
+  std::fprintf(out,
+               "  \"load_average_before\": [%.2f, %.2f, %.2f],\n"
+               "  \"load_average_after\": [%.2f, %.2f, %.2f],\n  \"errors\": [",
+               load_before[0], load_before[1], load_before[2], load_after[0], load_after[1],
+               load_after[2]);
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    std::fprintf(out, "%s%s", i == 0 ? "" : ", ", json_string(errors[i]).c_str());
+  }
+  std::fprintf(out, "],\n  \"results\": [\n");
 }
 
 std::string scheduling_note(bool real_time) {

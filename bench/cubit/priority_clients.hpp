@@ -64,13 +64,14 @@ RunResult run(const std::vector<ClientClass>& classes, const RunOptions& options
 int serve(int argc, char** argv);
 
 /// The options of mt_cubit and inversion: --seconds, --work-us, --stagger-us,
-/// --transport uds|tcp, --cpu-client, --cpu-server, --help, and with `with_clients` --clients
-/// LIST (numbers of low-priority clients); anything else is an error. `defaults` gives the
-/// program's own defaults.
+/// --transport uds|tcp, --cpu-client, --cpu-server, --json, --help, and with `with_clients`
+/// --clients LIST (numbers of low-priority clients); anything else is an error. `defaults` gives
+/// the program's own defaults.
 struct ParsedArgs {
   RunOptions options;
   std::vector<int> clients;
   bool placed = false;  // --cpu-client or --cpu-server was given (-1: unpinned)
+  std::string json;     // --json FILE: also write the results there
   bool help = false;
   std::string error;
 };
@@ -82,5 +83,13 @@ void default_placement(RunOptions& options);
 
 /// "SCHED_FIFO" or a sentence saying why not.
 std::string scheduling_note(bool real_time);
+
+/// JSON pieces for the programs' --json output.
+std::string json_string(const std::string& text);
+/// The head every result file shares: benchmark name, options, loads and errors, then
+/// `"results": [` (the caller writes the rows and closes with `]}`).
+void write_json_head(std::FILE* out, const char* benchmark, const RunOptions& options,
+                     bool real_time, const double load_before[3], const double load_after[3],
+                     const std::vector<std::string>& errors);
 
 }  // namespace cubit::priority
