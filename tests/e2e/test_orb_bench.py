@@ -5,13 +5,16 @@ inversion for a second each, checking the shape of their output (never a timing 
 Needs `make cpp` (build/cpp/bench/kairos_bench_{cubit,mt_cubit,inversion}).
 """
 
+import json
 import re
 import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
 
 import pytest
 
 from conftest import ROOT
-from test_cubit_bench import ROW, client_pid, cubit, servers_of
+from test_cubit_bench import PLOT, ROW, client_pid, cubit, servers_of
 
 BENCH = ROOT / "build" / "cpp" / "bench"
 MT_CUBIT = BENCH / "kairos_bench_mt_cubit"
@@ -89,8 +92,16 @@ def test_breakdown_names_every_step_of_a_request_on_the_server():
                          re.M), result.stderr
 
 
-def test_mt_cubit_prints_one_row_per_number_of_low_priority_clients():
-    result = run(MT_CUBIT, "--clients", "0,5", "--seconds", 1)
+@pytest.fixture(scope="module")
+def priority_runs(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("priority")
+    mt = run(MT_CUBIT, "--clients", "0,5", "--seconds", 1, "--json", directory / "mt_cubit.json")
+    inversion = run(INVERSION, "--seconds", 1, "--json", directory / "inversion.json")
+    return mt, inversion, directory
+
+
+def test_mt_cubit_prints_one_row_per_number_of_low_priority_clients(priority_runs):
+    result = priority_runs[0]
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert re.search(rf"^load average: {NUMBER} {NUMBER} {NUMBER}$", out, re.M)
@@ -106,8 +117,8 @@ def test_mt_cubit_prints_one_row_per_number_of_low_priority_clients():
     assert re.search(r"^verified: \d+ replies were the cubes of their requests$", out, re.M)
 
 
-def test_inversion_prints_each_rate_and_whether_they_form_a_staircase():
-    result = run(INVERSION, "--seconds", 1)
+def test_inversion_prints_each_rate_and_whether_they_form_a_staircase(priority_runs):
+    result = priority_runs[1]
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     names = re.findall(rf"^(baseline: 20 Hz alone|\d+ Hz) +(\d+) +(\d+) +{NUMBER}", out, re.M)
@@ -116,6 +127,26 @@ def test_inversion_prints_each_rate_and_whether_they_form_a_staircase():
     assert all(int(n[2]) > 0 for n in names), out
     assert re.search(r"^staircase: (yes|no) ", out, re.M), out
     assert re.search(r"^verified: \d+ replies were the cubes of their requests$", out, re.M)
+
+
+def test_priority_results_are_json_and_plot_as_svg(priority_runs, tmp_path):
+    _, _, directory = priority_runs
+    mt = json.loads((directory / "mt_cubit.json").read_text())
+    assert mt["benchmark"] == "mt_cubit" and mt["errors"] == []
+    assert [r["n"] for r in mt["results"]] == [0, 5]
+    inversion = json.loads((directory / "inversion.json").read_text())
+    assert inversion["benchmark"] == "inversion" and inversion["errors"] == []
+    assert [r["hz"] for r in inversion["results"]] == [20, 20, 10, 5, 1]
+    assert isinstance(inversion["staircase"], bool)
+    plotted = subprocess.run([sys.executable, str(PLOT), str(directory / "mt_cubit.json"),
+                              str(directory / "inversion.json"), "-o", str(tmp_path)],
+                             capture_output=True, text=True, timeout=60)
+    assert plotted.returncode == 0, plotted.stderr
+    svg = "{http://www.w3.org/2000/svg}"
+    root = ElementTree.parse(tmp_path / "mt_cubit.svg").getroot()
+    assert len(root.findall(f".//{svg}polyline")) >= 3
+    root = ElementTree.parse(tmp_path / "inversion.svg").getroot()
+    assert len(root.findall(f".//{svg}rect")) >= 2 * 5
 
 
 @pytest.mark.parametrize("program,args", [
