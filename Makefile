@@ -56,6 +56,8 @@ demo: build
 BENCH_PEER_PACKAGES := libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libprotobuf-dev \
                        cyclonedds-dev cyclonedds-tools
 CUBIT_JSON := $(BUILD)/bench/cubit.json
+MT_CUBIT_JSON := $(BUILD)/bench/mt_cubit.json
+INVERSION_JSON := $(BUILD)/bench/inversion.json
 
 bench: setup bench-peers cpp
 	@command -v cyclictest >/dev/null || (apt-get update -q && apt-get install -y -q rt-tests)
@@ -63,7 +65,9 @@ bench: setup bench-peers cpp
 	$(CPP_GCC)/bench/kairos_bench_release_lateness
 	@mkdir -p $(dir $(CUBIT_JSON))
 	$(CPP_GCC)/bench/kairos_bench_cubit --samples 20000 --json $(CUBIT_JSON)
-	python3 bench/cubit_plot.py $(CUBIT_JSON)
+	$(CPP_GCC)/bench/kairos_bench_mt_cubit --json $(MT_CUBIT_JSON)
+	$(CPP_GCC)/bench/kairos_bench_inversion --json $(INVERSION_JSON)
+	python3 bench/cubit_plot.py $(CUBIT_JSON) $(MT_CUBIT_JSON) $(INVERSION_JSON)
 
 bench-peers:
 	@missing=$$(for p in $(BENCH_PEER_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \

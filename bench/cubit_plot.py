@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Turns the JSON of kairos_bench_cubit --json into SVG plots (standard library only).
+"""Turns the JSON of kairos_bench_cubit, kairos_bench_mt_cubit and kairos_bench_inversion
+(--json) into SVG plots (standard library only).
 
-    python3 bench/cubit_plot.py RESULTS.json [-o DIR]
+    python3 bench/cubit_plot.py RESULTS.json [MORE.json ...] [-o DIR]
 
-Writes DIR/cubit_latency.svg: two-way p50 and p99 round trip per payload (log scale), one
-line per stack and transport; and DIR/cubit_oneway.svg when the run measured oneway
-throughput. DIR defaults to the directory of RESULTS.json.
+For a cubit result: DIR/cubit_latency.svg, two-way p50 and p99 round trip per payload (log
+scale), one line per stack and transport; and DIR/cubit_oneway.svg when the run measured oneway
+throughput. For mt_cubit: DIR/mt_cubit.svg, the high-priority client's p50, p99 and max per
+number of low-priority clients (log scale), with the low clients' p50. For inversion:
+DIR/inversion.svg, p50 and p99 per client rate. DIR defaults to the directory of the first
+file.
 """
 
 import argparse
@@ -30,7 +34,128 @@ def load(path):
         sys.exit(f"cubit_plot: cannot read {path}: {e}")
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         sys.exit(f"cubit_plot: {path} is not a cubit result (no 'results' list)")
+    if data.get("benchmark", "cubit") not in ("cubit", "mt_cubit", "inversion"):
+        sys.exit(f"cubit_plot: {path} is not a cubit result (benchmark "
+                 f"{data.get('benchmark')!r})")
     return data
+
+
+def svg_head(width, height, title, subtitle):
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'font-family="DejaVu Sans, Arial, sans-serif" font-size="12">',
+            f'<rect width="{width}" height="{height}" fill="white"/>',
+            f'<text x="10" y="20" font-size="15" font-weight="bold">{escape(title)}</text>',
+            f'<text x="10" y="37" fill="#555">{escape(subtitle)}</text>']
+
+
+def log_axis(out, x0, width, top, height, low, high):
+    """Draws the grid of a log-scale y axis; returns the function placing a value."""
+    def y_of(v):
+        v = min(max(v, low), high)
+        return top + height * (1 - (math.log10(v) - math.log10(low)) /
+                               (math.log10(high) - math.log10(low)))
+    decade = low
+    while decade <= high * 1.0001:
+        for m in (1, 2, 5):
+            v = decade * m
+            if low <= v <= high:
+                y = y_of(v)
+                out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x0 + width}" y2="{y:.1f}" '
+                           f'stroke="{"#ddd" if m == 1 else "#f0f0f0"}"/>')
+                out.append(f'<text x="{x0 - 5}" y="{y + 4:.1f}" text-anchor="end" '
+                           f'fill="#444">{v:g}</text>')
+        decade *= 10
+    out.append(f'<rect x="{x0}" y="{top}" width="{width}" height="{height}" fill="none" '
+               f'stroke="#999"/>')
+    return y_of
+
+
+def run_note(data):
+    load = data.get("load_average_before", ["?"] * 3)
+    return (f'{data.get("transport", "?")}, {data.get("seconds", "?")} s per run, servant work '
+            f'{data.get("work_us", "?")} us, load average at start {load[0]}, '
+            f'{"SCHED_FIFO" if data.get("real_time") else "time-shared"}')
+
+
+def mt_cubit_svg(data):
+    rows = [r for r in data["results"] if "n" in r and r.get("samples")]
+    if not rows:
+        return None
+    left, top, width, height, legend_w = 70, 60, 520, 320, 250
+    values = [r[k] for r in rows for k in ("p50_us", "p99_us", "max_us", "low_p50_us")
+              if r.get(k, 0) > 0]
+    low = 10 ** math.floor(math.log10(min(values)))
+    high = 10 ** math.ceil(math.log10(max(values)))
+    out = svg_head(left + width + legend_w, top + height + 60,
+                   "mt_cubit: the high-priority client's round trip while N low-priority "
+                   "clients call", run_note(data))
+    y_of = log_axis(out, left, width, top, height, low, high)
+    def x_of(i):
+        return left + width * (i + 0.5) / len(rows)
+    for i, r in enumerate(rows):
+        out.append(f'<text x="{x_of(i):.1f}" y="{top + height + 18}" text-anchor="middle" '
+                   f'fill="#444">{r["n"]}</text>')
+    out.append(f'<text x="{left + width / 2}" y="{top + height + 40}" text-anchor="middle">'
+               f'N low-priority clients (us, log scale)</text>')
+    series = [("p50_us", "high p50", "#d1495b", ""), ("p99_us", "high p99", "#d1495b", "6,3"),
+              ("max_us", "high max", "#d1495b", "1,2"),
+              ("low_p50_us", "low p50", "#1b6ca8", "")]
+    for n, (key, label, colour, dash) in enumerate(series):
+        coords = [(x_of(i), y_of(r[key])) for i, r in enumerate(rows) if r.get(key, 0) > 0]
+        stroke = f' stroke-dasharray="{dash}"' if dash else ""
+        if coords:
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+            out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                       f'stroke-width="1.8"{stroke}/>')
+            for x, y in coords:
+                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>')
+        ly = top + 10 + 18 * n
+        lx = left + width + 20
+        out.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 34}" y2="{ly - 4}" '
+                   f'stroke="{colour}" stroke-width="2"{stroke}/>')
+        out.append(f'<text x="{lx + 42}" y="{ly}">{label}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def inversion_svg(data):
+    rows = [r for r in data["results"] if "client" in r and r.get("samples")]
+    if not rows:
+        return None
+    left, top, width, height = 70, 60, 560, 300
+    high = max(r["p99_us"] for r in rows) * 1.15
+    out = svg_head(left + width + 40, top + height + 60,
+                   "inversion: round trip per client rate (p50 solid, p99 light); staircase: "
+                   + ("yes" if data.get("staircase") else "no"), run_note(data))
+    step = 10 ** math.floor(math.log10(high / 4))
+    v = 0
+    while v <= high:
+        y = top + height * (1 - v / high)
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + width}" y2="{y:.1f}" '
+                   f'stroke="#eee"/>')
+        out.append(f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end" fill="#444">'
+                   f'{v:g}</text>')
+        v += step if high / step <= 12 else 2 * step
+    out.append(f'<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="none" '
+               f'stroke="#999"/>')
+    group = width / len(rows)
+    for i, r in enumerate(rows):
+        x = left + i * group + group * 0.2
+        colour = "#888888" if r["client"].startswith("baseline") else "#d1495b"
+        for key, opacity, offset in (("p99_us", 0.35, 0.0), ("p50_us", 1.0, 0.15)):
+            h = height * r[key] / high
+            out.append(f'<rect x="{x + group * offset:.1f}" y="{top + height - h:.1f}" '
+                       f'width="{group * 0.45:.1f}" height="{h:.1f}" fill="{colour}" '
+                       f'fill-opacity="{opacity}"/>')
+        out.append(f'<text x="{x + group * 0.3:.1f}" y="{top + height - height * r["p50_us"] / high - 4:.1f}" '
+                   f'text-anchor="middle" fill="#222">{r["p50_us"]:.0f}</text>')
+        label = "alone" if r["client"].startswith("baseline") else r["client"]
+        out.append(f'<text x="{x + group * 0.3:.1f}" y="{top + height + 18}" '
+                   f'text-anchor="middle" fill="#444">{escape(label)} (band {r["band"]})</text>')
+    out.append(f'<text x="{left + width / 2}" y="{top + height + 40}" text-anchor="middle">'
+               f'client (us)</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
 
 
 def colour_of(stack, extra):
@@ -184,18 +309,27 @@ def oneway_svg(data):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", help="JSON written by kairos_bench_cubit --json")
+    parser.add_argument("results", nargs="+",
+                        help="JSON written by kairos_bench_cubit, _mt_cubit or _inversion --json")
     parser.add_argument("-o", "--output", help="directory for the SVG files")
     args = parser.parse_args(argv)
-    data = load(args.results)
-    directory = Path(args.output) if args.output else Path(args.results).resolve().parent
+    directory = Path(args.output) if args.output else Path(args.results[0]).resolve().parent
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, svg in (("cubit_latency.svg", latency_svg(data)),
-                      ("cubit_oneway.svg", oneway_svg(data))):
-        if svg:
-            (directory / name).write_text(svg, encoding="utf-8")
-            written.append(str(directory / name))
+    for path in args.results:
+        data = load(path)
+        benchmark = data.get("benchmark", "cubit")
+        if benchmark == "mt_cubit":
+            plots = (("mt_cubit.svg", mt_cubit_svg(data)),)
+        elif benchmark == "inversion":
+            plots = (("inversion.svg", inversion_svg(data)),)
+        else:
+            plots = (("cubit_latency.svg", latency_svg(data)),
+                     ("cubit_oneway.svg", oneway_svg(data)))
+        for name, svg in plots:
+            if svg:
+                (directory / name).write_text(svg, encoding="utf-8")
+                written.append(str(directory / name))
     if not written:
         sys.exit("cubit_plot: no results to plot")
     print("\n".join(written))

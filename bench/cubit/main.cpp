@@ -4,7 +4,7 @@
 // one run, with one table per payload and ratios to the raw baseline of the same transport.
 //
 //   kairos_bench_cubit [--samples N] [--transport uds,tcp,udp,shm|all] [--payload ...]
-//                      [--stack raw,grpc,dds|all] [--oneway N] [--json FILE]
+//                      [--stack raw,kairos,grpc,dds|all] [--oneway N] [--json FILE]
 //                      [--cpu-client C] [--cpu-server C]
 #include <signal.h>
 #include <unistd.h>
@@ -24,6 +24,9 @@ namespace cubit {
 std::vector<std::unique_ptr<Stack>> make_stacks() {
   std::vector<std::unique_ptr<Stack>> stacks;
   stacks.push_back(make_raw_stack());
+#ifdef KAIROS_CUBIT_KAIROS
+  stacks.push_back(make_kairos_stack());
+#endif
 #ifdef KAIROS_CUBIT_GRPC
   stacks.push_back(make_grpc_stack());
 #endif
@@ -46,8 +49,8 @@ int serve(const Options& options) {
           std::fprintf(stderr, "cubit server: cannot pin to CPU %d\n", options.cpu_server);
           return 2;
         }
-        return stack->serve(
-            transport, {options.run_dir, options.token, options.ready_fd, options.wrong_reply});
+        return stack->serve(transport, {options.run_dir, options.token, options.ready_fd,
+                                        options.wrong_reply, options.breakdown});
       }
     }
   }
@@ -75,6 +78,9 @@ void run_transport(Stack& stack, const Transport& transport, const Options& opti
   if (options.wrong_reply >= 0) {
     arguments.insert(arguments.end(), {"--wrong-reply", std::to_string(options.wrong_reply)});
   }
+  if (options.breakdown) {
+    arguments.emplace_back("--breakdown");
+  }
   ServerProcess server;
   std::string endpoint;
   std::string error;
@@ -87,7 +93,7 @@ void run_transport(Stack& stack, const Transport& transport, const Options& opti
     errors.push_back(what + ": " + error);
     return;
   }
-  const bool may_drop = transport.family == Family::kUdp;
+  const bool may_drop = transport.family == Family::kUdp || connection->oneway_may_drop();
   bool failed = false;
   for (const Payload& payload : options.payloads) {
     Row row;

@@ -24,10 +24,12 @@ void print_usage(std::FILE* to, const char* program) {
       "none)\n"
       "  --transport LIST     uds,tcp,udp,shm or all (default all)\n"
       "  --payload LIST       octet,short,long,struct,seq,seqN (N in 1..1024) or all\n"
-      "  --stack LIST         raw,grpc,dds or all (those built into this binary)\n"
+      "  --stack LIST         raw,kairos,grpc,dds or all (those built into this binary)\n"
       "  --json FILE          also write the results as JSON\n"
       "  --cpu-client C       pin the client (this process) to CPU C\n"
-      "  --cpu-server C       pin the serving child to CPU C\n",
+      "  --cpu-server C       pin the serving child to CPU C\n"
+      "  --breakdown          the kairos server prints where its requests' time went "
+      "(stderr)\n",
       program);
 }
 
@@ -160,6 +162,8 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error) 
         return std::nullopt;
       }
       (flag == "--cpu-client" ? options.cpu_client : options.cpu_server) = cpu;
+    } else if (flag == "--breakdown") {
+      options.breakdown = true;
     } else if (flag == "--wrong-reply") {
       if (!value(text) || !parse_int(text, 0, kMaxCount, options.wrong_reply)) {
         error = error.empty() ? "--wrong-reply takes a call number" : error;

@@ -21,7 +21,8 @@ struct Options {
   std::string json;                 // write the results here as JSON
   int cpu_client = -1;
   int cpu_server = -1;
-  int wrong_reply = -1;  // test of the bench itself: the raw servers answer this call wrongly
+  int wrong_reply = -1;    // test of the bench itself: the raw servers answer this call wrongly
+  bool breakdown = false;  // the kairos server reports the parts of its requests' time
 
   // The serving child (`--serve STACK TRANSPORT`), started by the driver.
   bool serve = false;

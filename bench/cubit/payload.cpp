@@ -1,6 +1,8 @@
 #include "payload.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 namespace cubit {
 
@@ -241,6 +243,75 @@ std::uint64_t digest(const Value& value) {
     }
   }
   return 0;
+}
+
+std::size_t encode_body(const Value& value, void* out) {
+  switch (value.kind) {
+    case Kind::kOctet:
+      std::memcpy(out, &value.octet, sizeof value.octet);
+      return sizeof value.octet;
+    case Kind::kShort:
+      std::memcpy(out, &value.shrt, sizeof value.shrt);
+      return sizeof value.shrt;
+    case Kind::kLong:
+      std::memcpy(out, &value.lng, sizeof value.lng);
+      return sizeof value.lng;
+    case Kind::kComposite:
+      std::memcpy(out, &value.composite, sizeof value.composite);
+      return sizeof value.composite;
+    case Kind::kSequence: {
+      const std::size_t bytes = 4 * std::size_t{std::min(value.length, kMaxSequence)};
+      std::memcpy(out, value.sequence.data(), bytes);
+      return bytes;
+    }
+  }
+  return 0;
+}
+
+bool decode_body(Kind kind, const void* body, std::size_t size, Value& value) {
+  value.kind = kind;
+  value.length = 1;
+  std::size_t expected = 0;
+  void* into = nullptr;
+  switch (kind) {
+    case Kind::kOctet:
+      expected = sizeof value.octet;
+      into = &value.octet;
+      break;
+    case Kind::kShort:
+      expected = sizeof value.shrt;
+      into = &value.shrt;
+      break;
+    case Kind::kLong:
+      expected = sizeof value.lng;
+      into = &value.lng;
+      break;
+    case Kind::kComposite:
+      expected = sizeof value.composite;
+      into = &value.composite;
+      break;
+    case Kind::kSequence:
+      if (size == 0 || size % 4 != 0 || size / 4 > kMaxSequence) {
+        return false;
+      }
+      value.length = static_cast<std::uint32_t>(size / 4);
+      expected = size;
+      into = value.sequence.data();
+      break;
+  }
+  if (into == nullptr || size != expected) {
+    return false;
+  }
+  std::memcpy(into, body, size);
+  return true;
+}
+
+void perturb(Value& value) {
+  value.octet = static_cast<std::uint8_t>(value.octet + 1);
+  value.shrt = static_cast<std::int16_t>(value.shrt + 1);
+  value.lng += 1;
+  value.composite.lng += 1;
+  value.sequence[0] += 1;
 }
 
 }  // namespace cubit

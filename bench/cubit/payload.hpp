@@ -75,4 +75,13 @@ std::optional<std::string> check_cubed(const Value& request, const Value& reply)
 /// checked by the client against the same sum over what it sent.
 std::uint64_t digest(const Value& value);
 
+/// The payload of `value` alone, copied as it lies in memory (what the raw transports carry
+/// after their header, and the body of an ORB message): returns its size (at most
+/// 4 * kMaxSequence bytes written to `out`).
+std::size_t encode_body(const Value& value, void* out);
+/// Reads a body of `kind` with every bound checked: false when `size` does not fit the kind.
+bool decode_body(Kind kind, const void* body, std::size_t size, Value& value);
+/// Changes every number of `value` by one: a server's deliberately wrong answer.
+void perturb(Value& value);
+
 }  // namespace cubit

@@ -1,5 +1,5 @@
-// A stack under test: the raw transports written for the bench, gRPC, Cyclone DDS, and later
-// the Kairos ORB. Each serves in a child process and is called through a Connection from the
+// A stack under test: the raw transports written for the bench, gRPC, Cyclone DDS and the
+// Kairos ORB. Each serves in a child process and is called through a Connection from the
 // parent; the driver measures every stack with the same sampler and prints one table.
 #pragma once
 
@@ -37,6 +37,9 @@ class Connection {
   virtual bool call(const Value& request, Value& reply) = 0;
   /// Whether this stack's oneway throughput is measured.
   virtual bool has_oneway() const { return true; }
+  /// Whether the server may drop oneway messages it has no room for (then the throughput
+  /// counts what arrived, as over UDP).
+  virtual bool oneway_may_drop() const { return false; }
   /// Sends `request` without waiting for an answer.
   virtual bool send_oneway(const Value& request) = 0;
   /// Waits until the server has handled every oneway message sent before, then reports what
@@ -56,10 +59,11 @@ class Connection {
 
 /// What a serving child needs: where to put files of the run, where to announce its endpoint.
 struct ServeContext {
-  std::string run_dir;    // a private directory of this run (Unix sockets live there)
-  std::string token;      // unique in this run: names of sockets, shared memory, topics
-  int ready_fd = -1;      // write the endpoint and a newline here once ready to be called
-  long wrong_reply = -1;  // the raw server answers this call wrongly (the bench's own test)
+  std::string run_dir;     // a private directory of this run (Unix sockets live there)
+  std::string token;       // unique in this run: names of sockets, shared memory, topics
+  int ready_fd = -1;       // write the endpoint and a newline here once ready to be called
+  long wrong_reply = -1;   // the raw server answers this call wrongly (the bench's own test)
+  bool breakdown = false;  // report where the server's time went (kairos stack, on stderr)
 };
 
 class Stack {
@@ -81,6 +85,9 @@ bool announce(const ServeContext& context, const std::string& endpoint);
 /// The stacks built into this binary: raw always, the peers when their packages were found.
 std::vector<std::unique_ptr<Stack>> make_stacks();
 std::unique_ptr<Stack> make_raw_stack();
+#ifdef KAIROS_CUBIT_KAIROS
+std::unique_ptr<Stack> make_kairos_stack();
+#endif
 #ifdef KAIROS_CUBIT_GRPC
 std::unique_ptr<Stack> make_grpc_stack();
 #endif
