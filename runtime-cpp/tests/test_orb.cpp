@@ -12,6 +12,7 @@
 
 #include <kairos/engine.hpp>
 #include <kairos/orb/frame.hpp>
+#include <kairos/orb/gate.hpp>
 #include <kairos/orb/orb.hpp>
 #include <kairos/orb/service.hpp>
 
@@ -444,4 +445,86 @@ TEST_CASE("a steady-state two-way call allocates nothing and locks no mutex on e
   // Both sides run in this process: the counts include the server's reader and lane.
   REQUIRE(testing::allocations() == allocations);
   REQUIRE(testing::mutex_locks() == locks);
+}
+
+namespace {
+// What a generated stub is made of: the cube operation's messages and a gate offering it, in
+// both the blocking and the non-blocking form.
+struct CubeArguments {
+  std::int32_t x = 0;
+};
+kairos::cdr::Status encode(kairos::cdr::Writer& writer, const CubeArguments& arguments) noexcept {
+  return writer.write(arguments.x);
+}
+struct CubeReply {
+  std::int32_t result = 0;
+};
+kairos::cdr::Status decode(kairos::cdr::Reader& reader, CubeReply& reply) noexcept {
+  return reader.read(reply.result);
+}
+
+class CubeGate final : public kairos::orb::Gate {
+ public:
+  CubeGate() noexcept : Gate("cube", 2s, false) {}
+
+  kairos::orb::Result<std::int32_t> cube(std::int32_t x) noexcept {
+    CubeReply reply{};
+    kairos::orb::Result<std::int32_t>::Raised raised{};
+    const CallStatus status = invoke<kairos::orb::NoException>(CubeArguments{x}, reply, raised);
+    return {status, reply.result, raised};
+  }
+  kairos::orb::PendingCall start_cube(std::int32_t x) noexcept { return start(CubeArguments{x}); }
+  kairos::orb::Result<std::int32_t> poll(kairos::orb::PendingCall& pending) noexcept {
+    CubeReply reply{};
+    kairos::orb::Result<std::int32_t>::Raised raised{};
+    const CallStatus status = collect<kairos::orb::NoException>(pending, reply, raised);
+    return {status, reply.result, raised};
+  }
+};
+}  // namespace
+
+TEST_CASE("a gate calls blocking and non-blocking, and counts every outcome",
+          "[integration][orb]") {
+  const std::string endpoint = unique_endpoint("uds", 7);
+  CubeServer server(endpoint, 2s);
+  CubeClient client(endpoint);
+  CubeGate gate;
+  gate.bind(client.orb, {client.peer, kServiceBand, kCubeObject, kCubeOperation});
+
+  const auto blocking = gate.cube(3);
+  REQUIRE(blocking.ok());
+  REQUIRE(blocking.value() == 27);
+
+  auto first = gate.start_cube(4);
+  auto second = gate.start_cube(5);
+  REQUIRE(first.in_flight());
+  REQUIRE(second.in_flight());
+  const auto give_up = MonotonicClock::now() + 5s;
+  kairos::orb::Result<std::int32_t> a = gate.poll(first);
+  kairos::orb::Result<std::int32_t> b = gate.poll(second);
+  while ((a.status() == CallStatus::kPending || b.status() == CallStatus::kPending) &&
+         MonotonicClock::now() < give_up) {
+    std::this_thread::sleep_for(200us);
+    a = gate.poll(first);
+    b = gate.poll(second);
+  }
+  REQUIRE(a.value() == 64);
+  REQUIRE(b.value() == 125);
+  REQUIRE_FALSE(first.in_flight());
+  // Polled again, a collected call keeps its outcome.
+  REQUIRE(gate.poll(first).status() == CallStatus::kOk);
+
+  // A gate that was never bound fails at once, as no route.
+  CubeGate unbound;
+  REQUIRE(unbound.cube(2).status() == CallStatus::kNoRoute);
+  auto nowhere = unbound.start_cube(2);
+  REQUIRE_FALSE(nowhere.in_flight());
+  REQUIRE(nowhere.status() == CallStatus::kNoRoute);
+
+  const auto counters = gate.counters();
+  REQUIRE(counters.calls == 3);
+  REQUIRE(counters.answered == 3);
+  REQUIRE(counters.late + counters.failed == 0);
+  REQUIRE(counters.max_round_trip_ns > 0);
+  REQUIRE(unbound.counters().failed == 2);
 }

@@ -2,12 +2,13 @@
 their gates (UDS one way, TCP the other), and a server node killed and restarted under a client."""
 
 import re
+import shutil
 import subprocess
 import time
 
 import pytest
 
-from conftest import build_node_project, copy_example, kairos, parse_summary
+from conftest import ROOT, build_node_project, copy_example, kairos, parse_summary
 
 # Every gate of the mission computer: (node, caller.gate) -> (callee, calls per second).
 GATES = {
@@ -118,3 +119,29 @@ def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionic
     assert answered > 1.5 * 10 + 5, sensors
     summary = parse_summary(stdout)
     assert summary["deadline_misses"] == "0", stdout
+
+
+def test_blocking_and_non_blocking_gates_carry_in_and_out_arguments(tmp_path):
+    # A client calls one server operation through a blocking gate and a non-blocking one (started
+    # in one activation, collected in the next); the server answers with the cube of the key and
+    # an out argument, which the client checks.
+    model_dir = ROOT / "tests" / "e2e" / "models" / "calls"
+    impl = tmp_path / "impl"
+    shutil.copytree(model_dir / "src", impl)
+    out = tmp_path / "generated"
+    result = kairos("generate", model_dir / "calls.tmo", "-o", out, "--impl", impl)
+    assert result.returncode == 0, result.stdout + result.stderr
+    build_node_project(out, tmp_path / "build", impl)
+    server = start(tmp_path / "build", "b", "--duration", "1500ms", "--peer-wait", "0s")
+    time.sleep(0.1)
+    client = start(tmp_path / "build", "a", "--duration", "1s")
+    client_out = finish(client)
+    finish(server)
+    assert "did not answer its request" not in client_out
+    gates = parse_gates("a", client_out)
+    blocking, later = gates[("a", "client.server")], gates[("a", "client.async")]
+    for fields in (blocking, later):
+        calls = int(fields["calls"])
+        assert calls == int(fields["answered"]) + int(fields["late"]) + int(fields["failed"])
+        assert calls >= 45, fields  # 50 activations in 1 s
+        assert int(fields["answered"]) >= calls - 2, fields

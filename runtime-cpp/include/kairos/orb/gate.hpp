@@ -96,6 +96,23 @@ class Reply {
   Raised raised_{};
 };
 
+/// A non-blocking call in flight: started by a non-blocking gate's operation, collected later by
+/// the gate's `poll` from the same method's lane (the call travels on that lane's connection).
+class PendingCall {
+ public:
+  PendingCall() noexcept = default;
+  /// Whether the call is still waiting for its reply (poll() has not returned its outcome).
+  bool in_flight() const noexcept { return outcome_ == CallStatus::kPending; }
+  /// kPending while in flight, then how the call ended.
+  CallStatus status() const noexcept { return outcome_; }
+
+ private:
+  friend class Gate;
+  Call call_{};
+  CallStatus outcome_ = CallStatus::kNoRoute;  ///< a handle that started nothing
+  kal::TimePoint start_{};
+};
+
 /// Counts of one gate's calls since start (all lanes of its TMO together).
 struct GateCounters {
   std::uint64_t calls = 0;     ///< calls made
@@ -174,6 +191,59 @@ class Gate {
       return count(CallStatus::kTooLarge, start);
     }
     return count(orb_->send(call, writer.size(), start + deadline_, true), start);
+  }
+
+  /// A non-blocking call: marshals `request` and sends it without waiting. The returned handle
+  /// says kPending while the call is in flight; otherwise the call already ended (not sent).
+  template <typename Request>
+  PendingCall start(const Request& request) noexcept {
+    PendingCall pending;
+    pending.start_ = kal::MonotonicClock::now();
+    pending.call_ = orb_ != nullptr ? orb_->begin(target_) : Call{};
+    if (pending.call_.status() != CallStatus::kPending) {
+      pending.outcome_ = count(pending.call_.status(), pending.start_);
+      return pending;
+    }
+    cdr::Writer writer(pending.call_.request_body());
+    if (encode(writer, request) != cdr::Status::kOk) {
+      pending.outcome_ = count(CallStatus::kTooLarge, pending.start_);
+      return pending;
+    }
+    pending.outcome_ = orb_->send(pending.call_, writer.size(), pending.start_ + deadline_, false);
+    if (pending.outcome_ != CallStatus::kPending) {
+      count(pending.outcome_, pending.start_);
+    }
+    return pending;
+  }
+
+  /// Collects a non-blocking call without blocking: kPending until its reply has come (then
+  /// unmarshalled as invoke() does) or its deadline has passed (kDeadlineExpired).
+  template <typename Exception, typename ReplyBody, typename Raised>
+  CallStatus collect(PendingCall& pending, ReplyBody& reply, Raised& raised) noexcept {
+    if (!pending.in_flight()) {
+      return pending.outcome_;
+    }
+    CallStatus status = orb_->poll(pending.call_);
+    if (status == CallStatus::kPending) {
+      return status;
+    }
+    if (status == CallStatus::kOk || status == CallStatus::kUserException) {
+      cdr::Reader reader(pending.call_.reply_body(), pending.call_.reply_little_endian());
+      if (status == CallStatus::kOk) {
+        decode(reader, reply);
+      } else {
+        Exception exception{};
+        decode(reader, exception);
+        if constexpr (std::is_assignable_v<Raised&, decltype(std::move(exception.raised))>) {
+          raised = std::move(exception.raised);
+        }
+      }
+      if (reader.finish() != cdr::Status::kOk) {
+        status = CallStatus::kMalformed;
+      }
+    }
+    pending.outcome_ = count(status, pending.start_);
+    return pending.outcome_;
   }
 
   bool oneway() const noexcept { return oneway_; }

@@ -215,6 +215,13 @@ final class RemoteEmitter {
       return;
     }
     final String resultType = resultType(messages);
+    final List<Parameter> returned =
+        messages.parameters().stream().filter(p -> p.direction() != Direction.IN).toList();
+    if (gate.nonBlocking()) {
+      nonBlockingCall(w, messages, callee, request, resultType, returned);
+      w.close("};").blank();
+      return;
+    }
     w.docComment(
         "Calls $method$ and waits for its reply until the gate's deadline; the result says what"
             + " came back.",
@@ -229,8 +236,6 @@ final class RemoteEmitter {
         messages.exception(),
         "request",
         request);
-    final List<Parameter> returned =
-        messages.parameters().stream().filter(p -> p.direction() != Direction.IN).toList();
     if (!returned.isEmpty()) {
       w.open("if (status == ::kairos::orb::CallStatus::kOk) {");
       for (Parameter parameter : returned) {
@@ -244,6 +249,65 @@ final class RemoteEmitter {
         messages.result() == null ? EMPTY + "{}" : "reply." + InterfaceCdrEmitter.RESULT_MEMBER);
     w.close("}");
     w.close("};").blank();
+  }
+
+  /**
+   * A non-blocking gate's operation starts the call and returns its handle; {@code poll} collects
+   * it later, without blocking, from the same method (the call travels on its lane's connection).
+   */
+  private static void nonBlockingCall(
+      CodeWriter w,
+      Messages messages,
+      Callee callee,
+      String request,
+      String resultType,
+      List<Parameter> returned) {
+    final List<String> inputs = new ArrayList<>();
+    for (Parameter parameter : messages.parameters()) {
+      if (parameter.direction() != Direction.OUT) {
+        inputs.add(
+            CppNames.parameter(Direction.IN, parameter.type()) + " " + parameter.name());
+      }
+    }
+    w.docComment(
+        "Starts a call of $method$ without waiting: collect it with poll() from the same method,"
+            + " until the gate's deadline.",
+        "method",
+        callee.svm().name());
+    w.openParenthesized(
+        "::kairos::orb::PendingCall " + callee.svm().name() + "(", inputs, ") noexcept {");
+    w.line("return start($request$);", "request", request);
+    w.close("}");
+    w.blank();
+    final List<String> outputs = new ArrayList<>();
+    outputs.add("::kairos::orb::PendingCall& pending");
+    for (Parameter parameter : returned) {
+      outputs.add(CppNames.type(parameter.type()) + "& " + parameter.name());
+    }
+    w.docComment(
+        "The outcome of a call $method$() started: status() is kPending until its reply has come"
+            + " or the deadline has passed; out and inout arguments are assigned when it is ok.",
+        "method",
+        callee.svm().name());
+    w.openParenthesized(resultType + " poll(", outputs, ") noexcept {");
+    w.line("$reply$ reply{};", "reply", messages.reply());
+    w.line("$result$::Raised raised{};", "result", resultType);
+    w.line(
+        "const ::kairos::orb::CallStatus status = collect<$exception$>(pending, reply, raised);",
+        "exception",
+        messages.exception());
+    if (!returned.isEmpty()) {
+      w.open("if (status == ::kairos::orb::CallStatus::kOk) {");
+      for (Parameter parameter : returned) {
+        w.line("$name$ = reply.$name$;", "name", parameter.name());
+      }
+      w.close("}");
+    }
+    w.line(
+        "return {status, $value$, raised};",
+        "value",
+        messages.result() == null ? EMPTY + "{}" : "reply." + InterfaceCdrEmitter.RESULT_MEMBER);
+    w.close("}");
   }
 
   private static String resultType(Messages messages) {

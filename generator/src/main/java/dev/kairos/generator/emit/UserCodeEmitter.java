@@ -82,6 +82,15 @@ final class UserCodeEmitter {
             "uses",
             method.usesClause());
       }
+      if (method.hasGates()) {
+        w.comment(
+            "Its gates come in `gates` (calls $calls$), e.g. `gates.$gate$...`: each call waits"
+                + " for its reply at most the gate's deadline.",
+            "calls",
+            String.join(", ", method.calls()),
+            "gate",
+            method.calls().get(0));
+      }
       if (!method.result().equals("void")) {
         w.line("return {};");
       }

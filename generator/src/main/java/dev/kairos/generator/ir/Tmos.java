@@ -142,13 +142,14 @@ public final class Tmos {
       List<Channel> channels,
       SourceRef source) {
     /**
-     * How long a method that calls `calls` may wait on them: each call blocks its caller until its
-     * reply or its gate's deadline, so the sum of those deadlines.
+     * How long a method that calls `calls` may wait on them: each call through a blocking gate
+     * blocks its caller until its reply or its gate's deadline, so the sum of those deadlines. A
+     * non-blocking gate's call does not wait: its reply is collected later, without blocking.
      */
     public long callWaitNs(List<String> calls) {
       long wait = 0;
       for (Gate gate : gates) {
-        if (calls.contains(gate.name())) {
+        if (calls.contains(gate.name()) && !gate.nonBlocking()) {
           wait += gate.deadlineNs();
         }
       }
