@@ -54,6 +54,10 @@ class GreeterBase {
   /// method's segments locked; unmarshals the request, runs the method and answers it.
   template <typename Servant>
   static void serve_greetings(void* servant, void* request) noexcept {
+    static_assert(::hello::cdr::Greeting::GreetingsRequest::kMaxSize <= ::kairos::orb::kMaxBody,
+                  "a message of greetings may not fit the ORB's body capacity");
+    static_assert(::hello::cdr::Greeting::GreetingsReply::kMaxSize <= ::kairos::orb::kMaxBody,
+                  "a message of greetings may not fit the ORB's body capacity");
     auto& call = *static_cast<::kairos::orb::ServerRequest*>(request);
     ::hello::cdr::Greeting::GreetingsRequest arguments{};
     if (!::kairos::orb::unmarshal(call, arguments)) {

@@ -251,6 +251,19 @@ public class TmoValidator extends ConcernValidator {
           IssueCodes.CALLEE_NOT_DEPLOYED);
       return;
     }
+    if (calleeNode.getEndpoint() == null
+        && calleeNode.getOs() != dev.kairos.dsl.kairos.OperatingSystem.SIM) {
+      // Calls reach a node through its endpoint; without one, nothing could answer this gate.
+      error(
+          "node '"
+              + calleeNode.getName()
+              + "', where the callee TMO '"
+              + callee.getName()
+              + "' runs, has no endpoint: give it one (e.g. endpoint \"tcp:127.0.0.1:7002\")",
+          Literals.GATE__CALLEE,
+          IssueCodes.CALLEE_WITHOUT_ENDPOINT);
+      return;
+    }
     final Tmo caller = EcoreUtil2.getContainerOfType(gate, Tmo.class);
     final Node callerNode = placement.get(caller);
     final OptionalLong deadline = TimingValidator.nanos(gate.getDeadline());

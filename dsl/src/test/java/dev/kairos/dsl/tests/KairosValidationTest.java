@@ -398,11 +398,10 @@ class KairosValidationTest {
 
   @Test
   void aGateDeadlineMustCoverTheRoundTrip() throws Exception {
-    final String tooShort =
-        String.format(REMOTE, "2100 us", "node b { os linux deploy Server as server }\n");
+    final String server = "node b { os linux endpoint \"uds:/tmp/b\" deploy Server as server }\n";
+    final String tooShort = String.format(REMOTE, "2100 us", server);
     assertErrorAt(tooShort, Literals.GATE, IssueCodes.GATE_DEADLINE_TOO_SHORT, "2100 us");
-    final String enough =
-        String.format(REMOTE, "2300 us", "node b { os linux deploy Server as server }\n");
+    final String enough = String.format(REMOTE, "2300 us", server);
     validation.assertNoErrors(parser.parse(enough));
   }
 
@@ -597,12 +596,30 @@ class KairosValidationTest {
   }
 
   @Test
+  void aGateNeedsItsCalleesNodeToHaveAnEndpoint() throws Exception {
+    final String text =
+        "tmo Server { svm get gct 2 ms wcet 1 ms; }\n"
+            + "tmo Client { eac { gate server -> Server.get deadline 9 ms; } }\n"
+            + "node a { os linux deploy Client as client }\n"
+            + "node b { os linux deploy Server as server }\n"
+            + "network n { latency 1 ms; jitter 0 ms; bandwidth 1 Mbps; connects a, b; }\n";
+    validation.assertError(
+        parser.parse(text),
+        Literals.GATE,
+        IssueCodes.CALLEE_WITHOUT_ENDPOINT,
+        text.indexOf("Server.get"),
+        "Server".length(),
+        "node 'b', where the callee TMO 'Server' runs, has no endpoint: give it one (e.g."
+            + " endpoint \"tcp:127.0.0.1:7002\")");
+  }
+
+  @Test
   void aGateNeedsANetworkBetweenTheNodes() throws Exception {
     final String text =
         "tmo Server { svm get gct 2 ms wcet 1 ms; }\n"
             + "tmo Client { eac { gate server -> Server.get deadline 9 ms; } }\n"
             + "node a { os linux deploy Client as client }\n"
-            + "node b { os linux deploy Server as server }\n";
+            + "node b { os linux endpoint \"tcp:127.0.0.1:7002\" deploy Server as server }\n";
     validation.assertError(
         parser.parse(text),
         Literals.GATE,

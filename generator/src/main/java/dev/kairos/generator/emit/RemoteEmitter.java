@@ -191,6 +191,7 @@ final class RemoteEmitter {
         gate.deadlineNs(),
         "oneway",
         messages.oneway());
+    fitChecks(w, messages);
     w.blank();
     final List<String> parameters = new ArrayList<>();
     final List<String> requestFields = new ArrayList<>();
@@ -310,6 +311,33 @@ final class RemoteEmitter {
     w.close("}");
   }
 
+  /**
+   * Compile-time checks that the operation's messages fit the ORB's preallocated message body:
+   * a model whose messages could not travel fails to build, with the capacity to raise named.
+   */
+  private static void fitChecks(CodeWriter w, Messages messages) {
+    if (messages.operation().isEmpty()) {
+      return; // empty messages
+    }
+    final String name = messages.operation().get().name();
+    final List<String> types = new ArrayList<>();
+    types.add(messages.request());
+    if (!messages.oneway()) {
+      types.add(messages.reply());
+    }
+    if (messages.raises()) {
+      types.add(messages.exception());
+    }
+    for (String type : types) {
+      w.parenthesized(
+          "static_assert(",
+          List.of(
+              type + "::kMaxSize <= ::kairos::orb::kMaxBody",
+              "\"a message of " + name + " may not fit the ORB's body capacity\""),
+          ");");
+    }
+  }
+
   private static String resultType(Messages messages) {
     final List<String> arguments = new ArrayList<>();
     arguments.add(messages.result() == null ? "void" : CppNames.type(messages.result()));
@@ -341,6 +369,7 @@ final class RemoteEmitter {
         "static void $skeleton$(void* servant, void* request) noexcept {",
         "skeleton",
         skeleton(svm));
+    fitChecks(w, messages);
     w.line("auto& call = *static_cast<::kairos::orb::ServerRequest*>(request);");
     w.line("$request$ arguments{};", "request", messages.request());
     w.open("if (!::kairos::orb::unmarshal(call, arguments)) {");
