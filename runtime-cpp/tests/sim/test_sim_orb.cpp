@@ -1,7 +1,8 @@
 // The ORB core on the simulated network: the calls of test_orb.cpp, with exact virtual times.
 // With a link of 100 us and no jitter, a two-way call takes 100 us there, the service method's
 // WCET on the server (the engine models it, before the handler that sends the reply: nothing
-// else on the request path takes virtual time) and 100 us back.
+// else on the request path takes virtual time) and 100 us back. The server node runs on virtual
+// processor 1 and the client (the test's thread) on processor 0, as two machines would.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
