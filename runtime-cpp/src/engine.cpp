@@ -579,10 +579,12 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   result.dispatch_ns = since(epoch_, activation.dispatched);
   result.start_ns = since(epoch_, kal::MonotonicClock::now());
   lock_segments(service.entry->segments);
-  service.handler(service.servant, activation.request);
+  // The modelled computation comes before the handler, not after it as for an SpM: the handler
+  // of a remote request sends its reply, which must leave once the method has computed.
   if (options_.model_execution_time) {
     kal::busy_for(service.entry->wcet);
   }
+  service.handler(service.servant, activation.request);
   // Decided here unless the watchdog found the request past its GCT first; the clock is read
   // after the claim, as for SpMs, and before the locks go.
   const bool decided_here = claim_decision(service.decided, activation.sequence);

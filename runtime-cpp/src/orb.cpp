@@ -277,6 +277,7 @@ kal::Status Orb::start() noexcept {
     acceptor.name = "kairos-orb-acc";
     acceptor.band = kal::kLowestBand;  // taking connections in is not on any request's path
     acceptor.real_time = options_.real_time;
+    acceptor.cpu = options_.cpu;
     if (const kal::Status status = acceptor_.start(acceptor, &Orb::acceptor_main, this);
         status != kal::Status::kOk) {
       stop();
@@ -288,6 +289,7 @@ kal::Status Orb::start() noexcept {
       attributes.name = reader.name;
       attributes.band = reader.band;
       attributes.real_time = options_.real_time;
+      attributes.cpu = options_.cpu;
       if (const kal::Status status = reader.thread.start(attributes, &Orb::reader_main, &reader);
           status != kal::Status::kOk) {
         stop();

@@ -18,6 +18,7 @@
 
 #include "allocation_counter.hpp"
 #include "mutex_counter.hpp"
+#include "orb_cube.hpp"
 
 using kairos::kal::MonotonicClock;
 using kairos::orb::CallStatus;
@@ -38,71 +39,7 @@ std::string unique_endpoint(const char* transport, int salt) {
 
 // ------------------------------------------------------------ a cube server on the engine
 
-constexpr kairos::kal::PriorityBand kServiceBand = 3;
-constexpr std::uint16_t kCubeObject = 5;
-constexpr std::uint16_t kCubeOperation = 0;
-constexpr std::uint16_t kSlowOperation = 1;
-
-struct CubeServant {
-  kairos::Engine* engine = nullptr;
-  std::atomic<int> served{0};
-  std::atomic<int> oneways{0};
-  kairos::kal::Duration slow_work = 200ms;
-};
-
-std::int32_t read_int(std::span<const std::byte> body) {
-  std::int32_t value = 0;
-  std::memcpy(&value, body.data(), sizeof value);
-  return value;
-}
-
-// The engine's lane runs this for each admitted request: the part a generated skeleton does.
-void serve_cube(void* servant, void* request) {
-  auto& cube = *static_cast<CubeServant*>(servant);
-  auto& call = *static_cast<kairos::orb::ServerRequest*>(request);
-  if (call.header().operation == kSlowOperation) {
-    std::this_thread::sleep_for(cube.slow_work);
-  }
-  if (call.oneway()) {
-    cube.oneways.fetch_add(1);
-    call.complete(ReplyStatus::kOk, 0);
-    return;
-  }
-  if (call.body().size() != sizeof(std::int32_t)) {
-    call.complete(ReplyStatus::kMalformed, 0);
-    return;
-  }
-  const std::int32_t x = read_int(call.body());
-  if (x < 0) {
-    const std::uint32_t detail = 7;  // a declared exception with one field
-    std::memcpy(call.reply_body().data(), &detail, sizeof detail);
-    call.complete(ReplyStatus::kUserException, sizeof detail, 1);
-    return;
-  }
-  const std::int32_t cubed = x * x * x;
-  std::memcpy(call.reply_body().data(), &cubed, sizeof cubed);
-  cube.served.fetch_add(1);
-  call.complete(ReplyStatus::kOk, sizeof cubed);
-}
-
-void no_miss(void*, const kairos::MissReport&) noexcept {}
-
-ReplyStatus dispatch_cube(void* context, kairos::orb::ServerRequest& request) noexcept {
-  auto& cube = *static_cast<CubeServant*>(context);
-  if (request.header().operation > kSlowOperation || request.header().band != kServiceBand) {
-    return ReplyStatus::kNoSuchTarget;
-  }
-  return kairos::orb::admit(*cube.engine, 0, request);
-}
-
-const kairos::SvmEntry kCubeRow{.instance = "cube",
-                                .method = "cube",
-                                .source = "test_orb.cpp",
-                                .gct = 1s,
-                                .wcet = 10us,
-                                .criticality = kairos::Criticality::kHard,
-                                .band = kServiceBand,
-                                .admission_slot = 10us};
+using namespace orb_cube;
 
 /// A node serving the cube: its engine runs on a thread of its own for `duration`.
 struct CubeServer {
@@ -153,19 +90,7 @@ struct CubeClient {
 
   CallStatus cube(std::int32_t x, std::int32_t& result, std::uint16_t operation = kCubeOperation,
                   kairos::kal::Duration budget = 2s) {
-    auto call = orb.begin({peer, kServiceBand, kCubeObject, operation});
-    if (call.status() != CallStatus::kPending) {
-      return call.status();
-    }
-    std::memcpy(call.request_body().data(), &x, sizeof x);
-    const CallStatus status = orb.invoke(call, sizeof x, MonotonicClock::now() + budget);
-    if (status == CallStatus::kOk) {
-      if (call.reply_body().size() != sizeof result) {
-        return CallStatus::kMalformed;
-      }
-      result = read_int(call.reply_body());
-    }
-    return status;
+    return orb_cube::cube(orb, peer, x, result, operation, MonotonicClock::now() + budget);
   }
 };
 

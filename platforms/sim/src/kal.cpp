@@ -4,7 +4,6 @@
 #include <kairos/kal/execution.hpp>
 #include <kairos/kal/memory.hpp>
 #include <kairos/kal/mutex.hpp>
-#include <kairos/kal/socket.hpp>
 #include <kairos/kal/thread.hpp>
 #include <kairos/kal/timer.hpp>
 
@@ -134,41 +133,7 @@ std::uint64_t Timer::wait() noexcept {
 }
 
 // ---------------------------------------------------------------- communication
-// A simulated node has no network: sockets refuse to open, and say so with their status.
-
-Socket::~Socket() = default;
-void Socket::close() noexcept {
-  handle_ = -1;
-}
-Status Socket::listen(const Endpoint&, Transfer) noexcept {
-  return Status::kPlatformError;
-}
-Status Socket::connect(const Endpoint&, TimePoint, Transfer) noexcept {
-  return Status::kPlatformError;
-}
-Status Socket::accept(Socket&) noexcept {
-  return Status::kPlatformError;
-}
-std::int64_t Socket::send(std::span<const std::byte>) noexcept {
-  return -1;
-}
-std::int64_t Socket::receive(std::span<std::byte>) noexcept {
-  return -1;
-}
-void Socket::shutdown() noexcept {}
-bool Socket::wait_readable(TimePoint deadline) noexcept {
-  sleep_until(deadline);
-  return false;
-}
-Poller::~Poller() = default;
-void Poller::remove(const Socket&) noexcept {}
-Status Poller::add(const Socket&, std::uint64_t) noexcept {
-  return Status::kPlatformError;
-}
-std::size_t Poller::wait(TimePoint deadline, std::span<std::uint64_t>) noexcept {
-  sleep_until(deadline);
-  return 0;
-}
+// Sockets and the poller live in network.cpp: a simulated network in virtual time.
 
 // ---------------------------------------------------------------- threads
 

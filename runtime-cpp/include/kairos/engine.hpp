@@ -39,8 +39,9 @@ struct EngineOptions {
   /// refuses a CPU that kal::cpu_available says this process cannot use, and refuses the option
   /// on a multicore engine or beside `core_cpus` (place cores with `core_cpus` there).
   int cpu = -1;
-  /// After each method body, occupy the processor for the row's WCET. For simulated nodes,
-  /// whose method bodies take no virtual time of their own.
+  /// Occupy the processor for the row's WCET: after an SpM's body, before a service method's
+  /// handler (whose reply to a remote caller leaves once the method has computed). For
+  /// simulated nodes, whose method bodies take no virtual time of their own.
   bool model_execution_time = false;
   /// Run lanes at real-time priorities where the OS permits (false: time-shared, for
   /// comparison in benchmarks).

@@ -161,6 +161,9 @@ struct OrbOptions {
   /// next attempt, so a dead peer costs its callers nothing but the failure.
   kal::Duration reconnect_interval = std::chrono::milliseconds{50};
   bool real_time = true;  ///< readers at real-time priorities where the OS permits
+  /// The CPU the acceptor and the band readers run on (-1: anywhere): a node's own processor,
+  /// so that on sim two nodes in one process never share one (kal::ThreadAttributes::cpu).
+  int cpu = -1;
 };
 
 class Orb {
