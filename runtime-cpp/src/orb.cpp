@@ -61,7 +61,7 @@ void report(const char* what, const char* detail) noexcept {
 
 // ---------------------------------------------------------------- state behind the API
 
-struct PendingCall {
+struct CallSlot {
   bool in_use = false;
   bool answered = false;
   std::uint32_t request_id = 0;
@@ -83,7 +83,7 @@ struct ClientConnection {
   std::unique_ptr<std::byte[]> send_buffer;
   std::unique_ptr<std::byte[]> receive_buffer;
   std::size_t received = 0;
-  std::array<PendingCall, kMaxPendingCalls> pending{};
+  std::array<CallSlot, kMaxPendingCalls> pending{};
 };
 
 struct ServerConnection {
@@ -237,7 +237,7 @@ kal::Status Orb::start() noexcept {
     if (!route.send_buffer || !route.receive_buffer) {
       return kal::Status::kResourceExhausted;
     }
-    for (PendingCall& pending : route.pending) {
+    for (CallSlot& pending : route.pending) {
       pending.body.reset(new (std::nothrow) std::byte[kMaxBody]);
       if (!pending.body) {
         return kal::Status::kResourceExhausted;
@@ -442,7 +442,7 @@ void Orb::disconnect(ClientConnection& connection) noexcept {
   connection.socket.close();
   connection.connected = false;
   connection.received = 0;
-  for (PendingCall& pending : connection.pending) {
+  for (CallSlot& pending : connection.pending) {
     if (pending.in_use && !pending.answered) {
       pending.answered = true;
       pending.outcome = CallStatus::kDisconnected;
@@ -496,13 +496,13 @@ CallStatus Orb::transmit(Call& call, std::size_t body_size, kal::TimePoint deadl
   if (!connection.connected) {
     return end(CallStatus::kDisconnected);
   }
-  PendingCall* pending = nullptr;
+  CallSlot* pending = nullptr;
   if (!oneway) {
     // Collect what has come in meanwhile first: it may free a slot.
     if (!take_replies(connection)) {
       return end(CallStatus::kDisconnected);
     }
-    for (PendingCall& slot : connection.pending) {
+    for (CallSlot& slot : connection.pending) {
       if (!slot.in_use) {
         pending = &slot;
         break;
@@ -565,8 +565,8 @@ bool Orb::take_replies(ClientConnection& connection) noexcept {
     if (connection.received < frame_size) {
       break;  // the rest of the frame is still on its way
     }
-    PendingCall* waiting = nullptr;
-    for (PendingCall& pending : connection.pending) {
+    CallSlot* waiting = nullptr;
+    for (CallSlot& pending : connection.pending) {
       if (pending.in_use && !pending.answered && pending.request_id == header.request_id) {
         waiting = &pending;
       }
@@ -585,7 +585,7 @@ bool Orb::take_replies(ClientConnection& connection) noexcept {
 }
 
 void Orb::finish(Call& call) noexcept {
-  PendingCall& pending = *call.pending_;
+  CallSlot& pending = *call.pending_;
   pending.in_use = false;  // its body stays readable until the slot is used again
   call.status_ = pending.outcome;
   if (call.status_ == CallStatus::kOk || call.status_ == CallStatus::kUserException) {
@@ -606,7 +606,7 @@ CallStatus Orb::poll(Call& call) noexcept {
   if (call.pending_ == nullptr || call.status_ != CallStatus::kPending) {
     return call.status_;
   }
-  PendingCall& pending = *call.pending_;
+  CallSlot& pending = *call.pending_;
   if (!pending.answered) {
     take_replies(*call.connection_);
   }
@@ -633,7 +633,7 @@ CallStatus Orb::invoke(Call& call, std::size_t body_size, kal::TimePoint deadlin
     return call.status_;
   }
   ClientConnection& connection = *call.connection_;
-  PendingCall& pending = *call.pending_;
+  CallSlot& pending = *call.pending_;
   // Wait on read: this lane owns the connection, so it reads its reply itself.
   while (!pending.answered) {
     if (!connection.socket.wait_readable(pending.deadline)) {

@@ -127,7 +127,7 @@ class ServerRequest {
 /// answers it later), or the status to answer at once (e.g. kNoSuchTarget, kOverloaded).
 using Dispatch = ReplyStatus (*)(void* context, ServerRequest& request) noexcept;
 
-struct PendingCall;
+struct CallSlot;
 struct ClientConnection;
 
 /// One call from the calling lane: begin() gives it a request body to marshal into, invoke()
@@ -147,7 +147,7 @@ class Call {
  private:
   friend class Orb;
   ClientConnection* connection_ = nullptr;
-  PendingCall* pending_ = nullptr;
+  CallSlot* pending_ = nullptr;
   Target target_{};
   std::span<std::byte> request_body_{};
   CallStatus status_ = CallStatus::kNoRoute;
