@@ -159,23 +159,8 @@ class Gate {
     if (encode(writer, request) != cdr::Status::kOk) {
       return count(CallStatus::kTooLarge, start);
     }
-    CallStatus status = orb_->invoke(call, writer.size(), start + deadline_);
-    if (status == CallStatus::kOk || status == CallStatus::kUserException) {
-      cdr::Reader reader(call.reply_body(), call.reply_little_endian());
-      if (status == CallStatus::kOk) {
-        decode(reader, reply);
-      } else {
-        Exception exception{};
-        decode(reader, exception);
-        if constexpr (std::is_assignable_v<Raised&, decltype(std::move(exception.raised))>) {
-          raised = std::move(exception.raised);
-        }
-      }
-      if (reader.finish() != cdr::Status::kOk) {
-        status = CallStatus::kMalformed;
-      }
-    }
-    return count(status, start);
+    const CallStatus status = orb_->invoke(call, writer.size(), start + deadline_);
+    return count(unmarshal<Exception>(call, status, reply, raised), start);
   }
 
   /// A oneway call: over once sent (kOk), or why it could not be.
@@ -223,32 +208,39 @@ class Gate {
     if (!pending.in_flight()) {
       return pending.outcome_;
     }
-    CallStatus status = orb_->poll(pending.call_);
+    const CallStatus status = orb_->poll(pending.call_);
     if (status == CallStatus::kPending) {
       return status;
     }
-    if (status == CallStatus::kOk || status == CallStatus::kUserException) {
-      cdr::Reader reader(pending.call_.reply_body(), pending.call_.reply_little_endian());
-      if (status == CallStatus::kOk) {
-        decode(reader, reply);
-      } else {
-        Exception exception{};
-        decode(reader, exception);
-        if constexpr (std::is_assignable_v<Raised&, decltype(std::move(exception.raised))>) {
-          raised = std::move(exception.raised);
-        }
-      }
-      if (reader.finish() != cdr::Status::kOk) {
-        status = CallStatus::kMalformed;
-      }
-    }
-    pending.outcome_ = count(status, pending.start_);
+    pending.outcome_ =
+        count(unmarshal<Exception>(pending.call_, status, reply, raised), pending.start_);
     return pending.outcome_;
   }
 
   bool oneway() const noexcept { return oneway_; }
 
  private:
+  /// Reads what an answered call brought: the reply into `reply`, or the declared exception into
+  /// `raised`; a body that does not decode makes the call kMalformed.
+  template <typename Exception, typename ReplyBody, typename Raised>
+  static CallStatus unmarshal(const Call& call, CallStatus status, ReplyBody& reply,
+                              Raised& raised) noexcept {
+    if (status != CallStatus::kOk && status != CallStatus::kUserException) {
+      return status;
+    }
+    cdr::Reader reader(call.reply_body(), call.reply_little_endian());
+    if (status == CallStatus::kOk) {
+      decode(reader, reply);
+    } else {
+      Exception exception{};
+      decode(reader, exception);
+      if constexpr (std::is_assignable_v<Raised&, decltype(std::move(exception.raised))>) {
+        raised = std::move(exception.raised);
+      }
+    }
+    return reader.finish() == cdr::Status::kOk ? status : CallStatus::kMalformed;
+  }
+
   CallStatus count(CallStatus status, kal::TimePoint start) noexcept {
     calls_.fetch_add(1, std::memory_order_relaxed);
     if (status == CallStatus::kOk || status == CallStatus::kUserException) {

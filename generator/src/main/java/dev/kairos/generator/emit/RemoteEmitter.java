@@ -237,17 +237,7 @@ final class RemoteEmitter {
         messages.exception(),
         "request",
         request);
-    if (!returned.isEmpty()) {
-      w.open("if (status == ::kairos::orb::CallStatus::kOk) {");
-      for (Parameter parameter : returned) {
-        w.line("$name$ = reply.$name$;", "name", parameter.name());
-      }
-      w.close("}");
-    }
-    w.line(
-        "return {status, $value$, raised};",
-        "value",
-        messages.result() == null ? EMPTY + "{}" : "reply." + InterfaceCdrEmitter.RESULT_MEMBER);
+    returnResult(w, messages, returned);
     w.close("}");
     w.close("};").blank();
   }
@@ -297,6 +287,12 @@ final class RemoteEmitter {
         "const ::kairos::orb::CallStatus status = collect<$exception$>(pending, reply, raised);",
         "exception",
         messages.exception());
+    returnResult(w, messages, returned);
+    w.close("}");
+  }
+
+  /** Hands the caller its out and inout arguments (when the call is ok) and the Result. */
+  private static void returnResult(CodeWriter w, Messages messages, List<Parameter> returned) {
     if (!returned.isEmpty()) {
       w.open("if (status == ::kairos::orb::CallStatus::kOk) {");
       for (Parameter parameter : returned) {
@@ -308,7 +304,6 @@ final class RemoteEmitter {
         "return {status, $value$, raised};",
         "value",
         messages.result() == null ? EMPTY + "{}" : "reply." + InterfaceCdrEmitter.RESULT_MEMBER);
-    w.close("}");
   }
 
   /**
