@@ -377,6 +377,10 @@ TEST_CASE("a corrupt ring closes the connection, never reads out of bounds",
     peer.write_record(position, position + 1 + shm::kRingCapacity, 5, kMessage, position + 32);
     REQUIRE(server_sees() == -1);
   }
+  SECTION("a torn commit word") {
+    peer.write_record(position, 0x0000000800020001, 5, kMessage, position + 32);
+    REQUIRE(server_sees() == -1);
+  }
   SECTION("a record of no known kind") {
     peer.write_record(position, position + 1, 5, 77, position + 32);
     REQUIRE(server_sees() == -1);
@@ -389,8 +393,8 @@ TEST_CASE("a corrupt ring closes the connection, never reads out of bounds",
     peer.write_record(position, 0, 0, 0, position + shm::kRingCapacity + 16);
     REQUIRE(server_sees() == -1);
   }
-  SECTION("a torn commit word (not yet this record's) is waited for, not read") {
-    peer.write_record(position, position, 5, kMessage, position + 32);
+  SECTION("a record reserved but not yet committed is waited for, not read") {
+    peer.write_record(position, 0, 5, kMessage, position + 32);
     REQUIRE(server_sees() == 0);
     peer.write_record(position, position + 1, 5, kMessage, position + 32);
     REQUIRE(server_sees() == 5);

@@ -377,8 +377,8 @@ std::int64_t receive(int handle, SharedMemoryLink& link, std::span<std::byte> bu
         return -1;  // a message is taken whole or not at all
       }
       std::memcpy(buffer.data(), message.payload, message.size);
+      ring.consume(link.read_position, message.next);
       link.read_position = message.next;
-      ring.release(message.next);
       link.empty_reads = 0;
       if (!arm(handle, link, ring)) {
         keep_ready(handle, link, ring);

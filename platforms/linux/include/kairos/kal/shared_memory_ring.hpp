@@ -2,11 +2,14 @@
 // carries one direction of it. The memory is shared with the peer process, so nothing read from
 // it is trusted: the reader keeps its own position, and every length, position and commit word
 // it finds there is checked before it is used (a bad one makes the ring corrupt, never a read
-// out of bounds).
+// out of bounds). The reader zeroes what it has read before it gives the space back, so free
+// space is all zero: at the reader's position lies either nothing yet (a zero commit word) or
+// the record committed for exactly that position; any other word is torn or forged.
 #pragma once
 
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +22,7 @@
 namespace kairos::kal::shm {
 
 /// Every record starts with a 16-byte header: the commit word (the record's ring position plus
-/// one, stored last, with release), the payload size and the record kind.
+/// one, stored last, with release; zero until then), the payload size and the record kind.
 inline constexpr std::size_t kRecordHeader = 16;
 inline constexpr std::size_t kRecordAlignment = 16;
 constexpr std::size_t record_size(std::size_t payload) noexcept {
@@ -108,8 +111,9 @@ class MessageRing {
     // keeps rewriting `head` from holding a sender here.
     constexpr int kAttempts = 1000;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
-      std::uint64_t position = head.load(std::memory_order_relaxed);
+      // The consumer's position first: read after it, `head` is never behind it.
       const std::uint64_t consumed = tail.load(std::memory_order_acquire);
+      std::uint64_t position = head.load(std::memory_order_relaxed);
       if (position - consumed > kRingCapacity) {
         return PushResult::kCorrupt;  // the consumer's position is not behind ours
       }
@@ -139,13 +143,11 @@ class MessageRing {
       const std::uint64_t offset = position % kRingCapacity;
       std::byte* header = data_ + offset;
       const std::uint64_t stamp = word64(header).load(std::memory_order_acquire);
-      if (stamp != position + 1) {
-        // Not committed yet, or an older record (or older payload bytes) still lies here; a
-        // record stamped for a later lap at this very place is a lie.
-        if (stamp > position + 1 && (stamp - 1 - position) % kRingCapacity == 0) {
-          return TakeResult::kCorrupt;
-        }
+      if (stamp == 0) {  // nothing committed here yet
         return plausible(position) ? TakeResult::kEmpty : TakeResult::kCorrupt;
+      }
+      if (stamp != position + 1) {
+        return TakeResult::kCorrupt;  // free space is zero: this word is torn or forged
       }
       // Read once into locals: the peer may change the memory while we look at it.
       const std::uint64_t size = word32(header + 8).load(std::memory_order_relaxed);
@@ -173,14 +175,22 @@ class MessageRing {
     return TakeResult::kCorrupt;
   }
 
-  /// Consumer: whether a record is committed at `position` (a cheap look for spinning).
+  /// Consumer: whether there is something to look at at `position` (a cheap look for spinning):
+  /// a committed record, or a word that peek() will find corrupt.
   bool ready(std::uint64_t position) const noexcept {
-    return word64(data_ + position % kRingCapacity).load(std::memory_order_acquire) == position + 1;
+    return word64(data_ + position % kRingCapacity).load(std::memory_order_acquire) != 0;
   }
 
-  /// Consumer: gives the space before `position` back to the producers.
-  void release(std::uint64_t position) const noexcept {
-    std::atomic_ref<std::uint64_t>(control_->tail).store(position, std::memory_order_release);
+  /// Consumer: zeroes the records from `position` to `next` (a message and the padding before
+  /// it, as peek() found them) and gives their space back to the producers.
+  void consume(std::uint64_t position, std::uint64_t next) const noexcept {
+    while (position < next) {
+      const std::uint64_t offset = position % kRingCapacity;
+      const std::uint64_t length = std::min(next - position, kRingCapacity - offset);
+      std::memset(data_ + offset, 0, length);
+      position += length;
+    }
+    std::atomic_ref<std::uint64_t>(control_->tail).store(next, std::memory_order_release);
   }
 
   std::atomic_ref<std::uint32_t> sleeping() const noexcept {
