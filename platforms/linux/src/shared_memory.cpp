@@ -22,9 +22,11 @@ namespace kairos::kal::shm {
 
 namespace {
 /// How long a reader that expects a message soon spins before it sleeps on its doorbell: a
-/// sleeping reader costs its sender a system call and itself a wake-up of several microseconds
-/// (bench/README.md). Kept short so that a reader sharing a CPU with its sender wastes little.
-constexpr Duration kSpinBudget = std::chrono::microseconds{10};
+/// sleeping reader costs its sender a system call and itself a wake-up of several microseconds.
+/// Measured with bench/cubit (kairos over shm, 2 vCPUs): 0, 5 and 10 us rarely catch a reply
+/// (the server's path is longer), 20 us catches most and 40 us gains nothing more; bounded so
+/// that a reader sharing a CPU with its sender wastes little.
+constexpr Duration kSpinBudget = std::chrono::microseconds{20};
 constexpr int kDoorbells = 2;
 
 void cpu_relax() noexcept {
