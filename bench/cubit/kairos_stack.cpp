@@ -1,8 +1,8 @@
 // The Kairos ORB as a cubit stack: the serving child is a Kairos node (a TMO engine on the Linux
-// platform with one service method, an ORB listening on UDS or TCP and serving that method's
-// band); the client is an ORB with one route, calling from the driver's thread, which stands for
-// one lane of the client node. A request travels reader -> engine (admission) -> lane, and the
-// lane that ran the method sends the reply (docs/orb.md).
+// platform with one service method, an ORB listening on UDS, TCP or shared memory and serving that
+// method's band); the client is an ORB with one route, calling from the driver's thread, which
+// stands for one lane of the client node. A request travels reader -> engine (admission) -> lane,
+// and the lane that ran the method sends the reply (docs/orb.md).
 //
 // Marshalling: the payload's bytes are copied as they lie in memory (native byte order, the C
 // layout of the struct), as the raw stack does; the ORB's 32-byte frame header says the byte
@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <bit>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -304,8 +305,19 @@ std::uint16_t free_tcp_port() {
 bool listen_orb(kairos::orb::Orb& orb, Family family, const ServeContext& context,
                 std::string& endpoint) {
   // The ORB binds at start(): a port another process takes in between fails start().
-  endpoint = family == Family::kUds ? "uds:" + context.run_dir + "/" + context.token + ".sock"
-                                    : "tcp:127.0.0.1:" + std::to_string(free_tcp_port());
+  if (family == Family::kShm) {
+    // A shm: name is letters, digits, '_' and '-': the token, with anything else replaced.
+    std::string name = "kairos-cubit-" + context.token;
+    for (char& c : name) {
+      if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '_' && c != '-') {
+        c = '-';
+      }
+    }
+    endpoint = "shm:" + name;
+  } else {
+    endpoint = family == Family::kUds ? "uds:" + context.run_dir + "/" + context.token + ".sock"
+                                      : "tcp:127.0.0.1:" + std::to_string(free_tcp_port());
+  }
   return orb.listen(endpoint) == kairos::kal::Status::kOk;
 }
 
@@ -389,7 +401,7 @@ class KairosStack final : public Stack {
  public:
   std::string name() const override { return "kairos"; }
   std::vector<Transport> transports() const override {
-    return {{"uds", Family::kUds}, {"tcp", Family::kTcp}};
+    return {{"uds", Family::kUds}, {"tcp", Family::kTcp}, {"shm", Family::kShm}};
   }
 
   int serve(const Transport& transport, const ServeContext& context) override {

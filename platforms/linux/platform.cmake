@@ -6,6 +6,7 @@ set(KAIROS_PLATFORM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/execution.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/mutex.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shared_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/socket.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/thread.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/timer.cpp)

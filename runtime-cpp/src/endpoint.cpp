@@ -17,6 +17,24 @@ bool parse_endpoint(std::string_view text, Endpoint& out) noexcept {
     std::memcpy(out.address, path.data(), path.size());
     return true;
   }
+  if (starts("shm:")) {
+    // The language's form: a name of letters, digits, '_' and '-' (it names the set-up socket).
+    const std::string_view name = text.substr(4);
+    if (name.empty() || name.size() > kMaxSharedMemoryName) {
+      return false;
+    }
+    for (const char c : name) {
+      const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                           (c >= '0' && c <= '9') || c == '_' || c == '-';
+      if (!allowed) {
+        return false;
+      }
+    }
+    out = Endpoint{};
+    out.kind = Endpoint::Kind::kShm;
+    std::memcpy(out.address, name.data(), name.size());
+    return true;
+  }
   Endpoint::Kind kind{};
   if (starts("tcp:")) {
     kind = Endpoint::Kind::kTcp;

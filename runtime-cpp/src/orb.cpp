@@ -20,12 +20,15 @@ constexpr kal::Duration kIdleWake = std::chrono::milliseconds{20};
 constexpr kal::Duration kHelloTimeout = std::chrono::seconds{2};
 constexpr std::uint64_t kListenerTag = ~std::uint64_t{0};
 
+static_assert(kFrameCapacity <= kal::kLargestSharedMemoryMessage);
+
 kal::Transfer transfer_for(const kal::Endpoint& endpoint) noexcept {
-  // Unix domain sockets keep message boundaries (SOCK_SEQPACKET), so replies that lanes of
-  // several cores send on one connection never interleave; TCP frames are sent whole by one
-  // send(), or the connection is given up (Orb::send_frame).
-  return endpoint.kind == kal::Endpoint::Kind::kUnix ? kal::Transfer::kMessages
-                                                     : kal::Transfer::kStream;
+  // Unix domain sockets (SOCK_SEQPACKET) and shared-memory rings keep message boundaries, so
+  // replies that lanes of several cores send on one connection never interleave; TCP frames are
+  // sent whole by one send(), or the connection is given up (Orb::send_frame).
+  return endpoint.kind == kal::Endpoint::Kind::kUnix || endpoint.kind == kal::Endpoint::Kind::kShm
+             ? kal::Transfer::kMessages
+             : kal::Transfer::kStream;
 }
 
 CallStatus status_of(ReplyStatus status) noexcept {

@@ -34,6 +34,9 @@ std::string unique_endpoint(const char* transport, int salt) {
   if (std::strcmp(transport, "uds") == 0) {
     return "uds:/tmp/kairos-orb-test-" + std::to_string(getpid()) + "-" + std::to_string(salt);
   }
+  if (std::strcmp(transport, "shm") == 0) {
+    return "shm:kairos-orb-test-" + std::to_string(getpid()) + "-" + std::to_string(salt);
+  }
   return "tcp:127.0.0.1:" + std::to_string(21000 + (getpid() * 7 + salt) % 20000);
 }
 
@@ -166,9 +169,9 @@ TEST_CASE("frame headers round-trip and every malformed header is named", "[unit
   }
 }
 
-TEST_CASE("two-way and oneway calls are served by the engine over UDS and TCP",
+TEST_CASE("two-way and oneway calls are served by the engine over UDS, TCP and shared memory",
           "[integration][orb]") {
-  for (const char* transport : {"uds", "tcp"}) {
+  for (const char* transport : {"uds", "tcp", "shm"}) {
     INFO(transport);
     const std::string endpoint = unique_endpoint(transport, 1);
     CubeServer server(endpoint, 3s);
@@ -226,22 +229,25 @@ TEST_CASE("two-way and oneway calls are served by the engine over UDS and TCP",
 
 TEST_CASE("a call whose deadline passes fails at its deadline and its late reply is dropped",
           "[integration][orb]") {
-  const std::string endpoint = unique_endpoint("uds", 2);
-  CubeServer server(endpoint, 2s);
-  CubeClient client(endpoint);
-  std::int32_t result = 0;
-  const auto before = MonotonicClock::now();
-  REQUIRE(client.cube(2, result, kSlowOperation, 5ms) == CallStatus::kDeadlineExpired);
-  const auto waited = MonotonicClock::now() - before;
-  REQUIRE(waited >= 5ms);
-  REQUIRE(waited < 150ms);  // the slow operation takes 200 ms: the caller did not wait for it
-  std::this_thread::sleep_for(300ms);
-  // The next call reads the late reply first, drops it, and gets its own.
-  REQUIRE(client.cube(3, result) == CallStatus::kOk);
-  REQUIRE(result == 27);
-  const auto counters = client.orb.counters();
-  REQUIRE(counters.deadline_expired - client.baseline.deadline_expired == 1);
-  REQUIRE(counters.late_replies - client.baseline.late_replies == 1);
+  for (const char* transport : {"uds", "shm"}) {
+    INFO(transport);
+    const std::string endpoint = unique_endpoint(transport, 2);
+    CubeServer server(endpoint, 2s);
+    CubeClient client(endpoint);
+    std::int32_t result = 0;
+    const auto before = MonotonicClock::now();
+    REQUIRE(client.cube(2, result, kSlowOperation, 5ms) == CallStatus::kDeadlineExpired);
+    const auto waited = MonotonicClock::now() - before;
+    REQUIRE(waited >= 5ms);
+    REQUIRE(waited < 150ms);  // the slow operation takes 200 ms: the caller did not wait for it
+    std::this_thread::sleep_for(300ms);
+    // The next call reads the late reply first, drops it, and gets its own.
+    REQUIRE(client.cube(3, result) == CallStatus::kOk);
+    REQUIRE(result == 27);
+    const auto counters = client.orb.counters();
+    REQUIRE(counters.deadline_expired - client.baseline.deadline_expired == 1);
+    REQUIRE(counters.late_replies - client.baseline.late_replies == 1);
+  }
 }
 
 TEST_CASE("requests the server cannot take are answered with the reason", "[integration][orb]") {
@@ -278,16 +284,16 @@ TEST_CASE("requests the server cannot take are answered with the reason", "[inte
 
 TEST_CASE("a peer sending garbage is cut off and everyone else is still served",
           "[integration][orb]") {
-  for (const char* transport : {"uds", "tcp"}) {
+  for (const char* transport : {"uds", "tcp", "shm"}) {
     INFO(transport);
     const std::string endpoint = unique_endpoint(transport, 4);
     CubeServer server(endpoint, 2s);
     CubeClient client(endpoint);
     kairos::kal::Endpoint parsed;
     REQUIRE(kairos::kal::parse_endpoint(endpoint, parsed));
-    const auto transfer = parsed.kind == kairos::kal::Endpoint::Kind::kUnix
-                              ? kairos::kal::Transfer::kMessages
-                              : kairos::kal::Transfer::kStream;
+    const auto transfer = parsed.kind == kairos::kal::Endpoint::Kind::kTcp
+                              ? kairos::kal::Transfer::kStream
+                              : kairos::kal::Transfer::kMessages;
     // One that sends garbage instead of a hello, one that says hello and then sends garbage.
     kairos::kal::Socket rude;
     REQUIRE(rude.connect(parsed, MonotonicClock::now() + 1s, transfer) == kairos::kal::Status::kOk);
@@ -324,52 +330,58 @@ TEST_CASE("a peer sending garbage is cut off and everyone else is still served",
 
 TEST_CASE("a server that goes away fails calls at once, and serves them again when it is back",
           "[integration][orb]") {
-  const std::string endpoint = unique_endpoint("uds", 5);
-  auto server = std::make_unique<CubeServer>(endpoint, 600ms);
-  CubeClient client(endpoint);
-  std::int32_t result = 0;
-  REQUIRE(client.cube(2, result) == CallStatus::kOk);
-  server.reset();  // gone: its engine's run ended, its ORB stopped
-  int failures = 0;
-  for (int i = 0; i < 5; ++i) {
-    const CallStatus status = client.cube(2, result);
-    REQUIRE((status == CallStatus::kDisconnected));
-    ++failures;
+  for (const char* transport : {"uds", "shm"}) {
+    INFO(transport);
+    const std::string endpoint = unique_endpoint(transport, 5);
+    auto server = std::make_unique<CubeServer>(endpoint, 600ms);
+    CubeClient client(endpoint);
+    std::int32_t result = 0;
+    REQUIRE(client.cube(2, result) == CallStatus::kOk);
+    server.reset();  // gone: its engine's run ended, its ORB stopped
+    int failures = 0;
+    for (int i = 0; i < 5; ++i) {
+      const CallStatus status = client.cube(2, result);
+      REQUIRE((status == CallStatus::kDisconnected));
+      ++failures;
+    }
+    server = std::make_unique<CubeServer>(endpoint, 2s);
+    const auto give_up = MonotonicClock::now() + 3s;
+    CallStatus status = CallStatus::kDisconnected;
+    while (status != CallStatus::kOk && MonotonicClock::now() < give_up) {
+      std::this_thread::sleep_for(10ms);
+      status = client.cube(5, result);
+    }
+    REQUIRE(status == CallStatus::kOk);
+    REQUIRE(result == 125);
+    REQUIRE(client.orb.counters().connects == 2);
+    REQUIRE(failures == 5);
   }
-  server = std::make_unique<CubeServer>(endpoint, 2s);
-  const auto give_up = MonotonicClock::now() + 3s;
-  CallStatus status = CallStatus::kDisconnected;
-  while (status != CallStatus::kOk && MonotonicClock::now() < give_up) {
-    std::this_thread::sleep_for(10ms);
-    status = client.cube(5, result);
-  }
-  REQUIRE(status == CallStatus::kOk);
-  REQUIRE(result == 125);
-  REQUIRE(client.orb.counters().connects == 2);
-  REQUIRE(failures == 5);
 }
 
 TEST_CASE("a steady-state two-way call allocates nothing and locks no mutex on either side",
           "[integration][orb][allocation]") {
-  const std::string endpoint = unique_endpoint("uds", 6);
-  CubeServer server(endpoint, 3s);
-  CubeClient client(endpoint);
-  std::int32_t result = 0;
-  for (int i = 0; i < 20; ++i) {  // warm up: first connections, first pages touched
-    REQUIRE(client.cube(i, result) == CallStatus::kOk);
-  }
-  const auto allocations = testing::allocations();
-  const auto locks = testing::mutex_locks();
-  int wrong = 0;  // counted, not asserted in the loop: the test framework may allocate
-  for (std::int32_t x = 0; x < 500; ++x) {
-    if (client.cube(x, result) != CallStatus::kOk || result != x * x * x) {
-      ++wrong;
+  for (const char* transport : {"uds", "shm"}) {
+    INFO(transport);
+    const std::string endpoint = unique_endpoint(transport, 6);
+    CubeServer server(endpoint, 3s);
+    CubeClient client(endpoint);
+    std::int32_t result = 0;
+    for (int i = 0; i < 20; ++i) {  // warm up: first connections, first pages touched
+      REQUIRE(client.cube(i, result) == CallStatus::kOk);
     }
+    const auto allocations = testing::allocations();
+    const auto locks = testing::mutex_locks();
+    int wrong = 0;  // counted, not asserted in the loop: the test framework may allocate
+    for (std::int32_t x = 0; x < 500; ++x) {
+      if (client.cube(x, result) != CallStatus::kOk || result != x * x * x) {
+        ++wrong;
+      }
+    }
+    REQUIRE(wrong == 0);
+    // Both sides run in this process: the counts include the server's reader and lane.
+    REQUIRE(testing::allocations() == allocations);
+    REQUIRE(testing::mutex_locks() == locks);
   }
-  REQUIRE(wrong == 0);
-  // Both sides run in this process: the counts include the server's reader and lane.
-  REQUIRE(testing::allocations() == allocations);
-  REQUIRE(testing::mutex_locks() == locks);
 }
 
 namespace {

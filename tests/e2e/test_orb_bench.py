@@ -20,7 +20,8 @@ BENCH = ROOT / "build" / "cpp" / "bench"
 MT_CUBIT = BENCH / "kairos_bench_mt_cubit"
 INVERSION = BENCH / "kairos_bench_inversion"
 PAYLOADS = ["octet", "short", "long", "struct", "seq1", "seq16", "seq64", "seq256", "seq1024"]
-TRANSPORTS = ["uds-stream", "uds-seqpacket", "tcp", "uds", "tcp"]  # raw ones, then kairos ones
+# raw ones, then kairos ones
+TRANSPORTS = ["uds-stream", "uds-seqpacket", "tcp", "shm-futex", "shm-spin", "uds", "tcp", "shm"]
 NUMBER = r"[\d.]+"
 
 
@@ -38,8 +39,8 @@ def run(program, *args, timeout=120):
 
 @pytest.fixture(scope="module")
 def kairos_run():
-    return cubit("--stack", "raw,kairos", "--transport", "uds,tcp", "--samples", 200, "--oneway",
-                 2000)
+    return cubit("--stack", "raw,kairos", "--transport", "uds,tcp,shm", "--samples", 200,
+                 "--oneway", 2000)
 
 
 def test_kairos_stack_verifies_every_reply_beside_the_raw_baselines(kairos_run):
@@ -61,17 +62,16 @@ def test_kairos_rows_carry_the_ratio_to_the_raw_transport_of_their_family(kairos
     for table in two_way:
         rows = [r for r in (ROW.match(line) for line in table.splitlines()[2:]) if r]
         kairos = {r.group(2): r for r in rows if r.group(1) == "kairos"}
-        assert sorted(kairos) == ["tcp", "uds"], table
+        assert sorted(kairos) == ["shm", "tcp", "uds"], table
         for transport, row in kairos.items():
             p50, p99, maximum = float(row.group(3)), float(row.group(4)), float(row.group(5))
             assert 0 < p50 <= p99 <= maximum, table
-            family = "uds" if transport == "uds" else "tcp"
-            assert re.match(rf"\d+\.\d\dx {family}", row.group(7)), table
+            assert re.match(rf"\d+\.\d\dx {transport}", row.group(7)), table
     oneway = [t for t in tables if t.startswith("oneway")]
-    assert len(re.findall(r"^kairos\s", oneway[0], re.M)) == 4 * 2
+    assert len(re.findall(r"^kairos\s", oneway[0], re.M)) == 4 * 3
 
 
-@pytest.mark.parametrize("transport", ["uds", "tcp"])
+@pytest.mark.parametrize("transport", ["uds", "tcp", "shm"])
 def test_a_wrong_reply_of_the_kairos_server_fails_the_run(transport):
     result = cubit("--stack", "kairos", "--transport", transport, "--payload", "long", "--samples",
                    200, "--oneway", 0, "--wrong-reply", 57)

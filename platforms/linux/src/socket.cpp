@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "shared_memory.hpp"
+
 namespace kairos::kal {
 
 namespace {
@@ -84,6 +86,10 @@ Socket::~Socket() {
 }
 
 void Socket::close() noexcept {
+  if (shared_memory()) {
+    shm::close(handle_, link_);
+    return;
+  }
   if (handle_ >= 0) {
     ::close(handle_);
     handle_ = -1;
@@ -92,6 +98,14 @@ void Socket::close() noexcept {
 
 Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
   close();
+  if (endpoint.kind == Endpoint::Kind::kShm) {
+    if (transfer != Transfer::kMessages) {
+      return Status::kInvalidArgument;  // a ring carries whole messages only
+    }
+    kind_ = endpoint.kind;
+    transfer_ = transfer;
+    return shm::listen(endpoint, handle_);
+  }
   sockaddr_storage address{};
   socklen_t length = 0;
   if (const Status status = open_for(endpoint, transfer, handle_, address, length);
@@ -119,6 +133,14 @@ Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
 
 Status Socket::connect(const Endpoint& endpoint, TimePoint deadline, Transfer transfer) noexcept {
   close();
+  if (endpoint.kind == Endpoint::Kind::kShm) {
+    if (transfer != Transfer::kMessages) {
+      return Status::kInvalidArgument;
+    }
+    kind_ = endpoint.kind;
+    transfer_ = transfer;
+    return shm::connect(endpoint, deadline, handle_, link_);
+  }
   sockaddr_storage address{};
   socklen_t length = 0;
   if (const Status status = open_for(endpoint, transfer, handle_, address, length);
@@ -149,6 +171,12 @@ Status Socket::connect(const Endpoint& endpoint, TimePoint deadline, Transfer tr
 }
 
 Status Socket::accept(Socket& connection) noexcept {
+  if (kind_ == Endpoint::Kind::kShm) {
+    connection.close();
+    connection.kind_ = kind_;
+    connection.transfer_ = transfer_;
+    return shm::accept(handle_, connection.handle_, connection.link_);
+  }
   const int handle = ::accept4(handle_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (handle < 0) {
     return errno == EAGAIN ? Status::kResourceExhausted : Status::kPlatformError;
@@ -162,6 +190,9 @@ Status Socket::accept(Socket& connection) noexcept {
 }
 
 std::int64_t Socket::send(std::span<const std::byte> data) noexcept {
+  if (shared_memory()) {
+    return shm::send(link_, data);
+  }
   const ssize_t sent = ::send(handle_, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (sent < 0) {
     return errno == EAGAIN ? 0 : -1;
@@ -170,6 +201,9 @@ std::int64_t Socket::send(std::span<const std::byte> data) noexcept {
 }
 
 std::int64_t Socket::receive(std::span<std::byte> buffer) noexcept {
+  if (shared_memory()) {
+    return shm::receive(handle_, link_, buffer);
+  }
   const ssize_t received = ::recv(handle_, buffer.data(), buffer.size(), MSG_DONTWAIT);
   if (received < 0) {
     return errno == EAGAIN ? 0 : -1;
@@ -181,12 +215,19 @@ std::int64_t Socket::receive(std::span<std::byte> buffer) noexcept {
 }
 
 void Socket::shutdown() noexcept {
+  if (shared_memory()) {
+    shm::shutdown(link_);
+    return;
+  }
   if (handle_ >= 0) {
     ::shutdown(handle_, SHUT_RDWR);
   }
 }
 
 bool Socket::wait_readable(TimePoint deadline) noexcept {
+  if (shared_memory()) {
+    return shm::wait_readable(handle_, link_, deadline);
+  }
   pollfd waiting{handle_, POLLIN, 0};
   for (;;) {
     // ppoll, not poll: a call's deadline is kept to the nanosecond, not rounded to milliseconds.
@@ -220,14 +261,25 @@ Status Poller::add(const Socket& socket, std::uint64_t tag) noexcept {
   epoll_event event{};
   event.events = EPOLLIN;
   event.data.u64 = tag;
-  return epoll_ctl(handle_, EPOLL_CTL_ADD, socket.native_handle(), &event) == 0
-             ? Status::kOk
-             : Status::kPlatformError;
+  if (epoll_ctl(handle_, EPOLL_CTL_ADD, socket.native_handle(), &event) != 0) {
+    return Status::kPlatformError;
+  }
+  // A shm: connection is readable when its doorbell rings or its set-up socket shows the peer
+  // gone: both wake the watcher with the same tag, and receive() tells which.
+  if (socket.shared_memory() &&
+      epoll_ctl(handle_, EPOLL_CTL_ADD, socket.link_.lifeline, &event) != 0) {
+    epoll_ctl(handle_, EPOLL_CTL_DEL, socket.native_handle(), nullptr);
+    return Status::kPlatformError;
+  }
+  return Status::kOk;
 }
 
 void Poller::remove(const Socket& socket) noexcept {
   if (handle_ >= 0 && socket.is_open()) {
     epoll_ctl(handle_, EPOLL_CTL_DEL, socket.native_handle(), nullptr);
+    if (socket.shared_memory()) {
+      epoll_ctl(handle_, EPOLL_CTL_DEL, socket.link_.lifeline, nullptr);
+    }
   }
 }
 

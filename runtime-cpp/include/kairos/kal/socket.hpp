@@ -1,32 +1,63 @@
 // Kernel Adaptation Layer: communication. Stream and datagram sockets on the endpoints a model
-// names (uds:/path, tcp:host:port, udp:host:port), non-blocking, with a readiness poller.
+// names (uds:/path, tcp:host:port, udp:host:port), shared-memory connections between processes
+// of one host (shm:name), non-blocking, with a readiness poller.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include <kairos/capacities.hpp>
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/error.hpp>
 
 namespace kairos::kal {
 
 struct Endpoint {
-  enum class Kind : std::uint8_t { kUnix, kTcp, kUdp };
+  enum class Kind : std::uint8_t { kUnix, kTcp, kUdp, kShm };
   Kind kind = Kind::kTcp;
-  char address[108] = {};  ///< host (IPv4 dotted quad) or socket path, NUL-terminated
+  /// host (IPv4 dotted quad), socket path or shared-memory name, NUL-terminated
+  char address[108] = {};
   std::uint16_t port = 0;
 };
+
+/// The longest shm: name (letters, digits, '_' and '-').
+inline constexpr std::size_t kMaxSharedMemoryName = 64;
+/// The largest message a shm: connection carries: the ORB's largest frame (its 32-byte header
+/// and the largest body of capacities.properties).
+inline constexpr std::size_t kLargestSharedMemoryMessage = 32 + capacity::kBody;
 
 /// Parses an endpoint as written in a model; false if malformed.
 bool parse_endpoint(std::string_view text, Endpoint& out) noexcept;
 
 /// How a connection carries data. kMessages keeps each send() one message at the receiver, whole
 /// and never interleaved with another thread's send on the same socket (SOCK_SEQPACKET for Unix
-/// domain sockets; datagrams are messages anyway); a TCP stream cannot, and refuses it.
+/// domain sockets; datagrams are messages anyway; shared memory carries nothing else); a TCP
+/// stream cannot, and refuses it, and shared memory refuses kStream.
 enum class Transfer : std::uint8_t { kStream, kMessages };
 
+/// What a shm: connection holds of its own, apart from the memory it shares with the peer: the
+/// reader's position and doorbell state live here, where the peer cannot change them.
+struct SharedMemoryLink {
+  std::byte* mapping = nullptr;  ///< both rings (the peer maps the same memory)
+  int lifeline = -1;             ///< the set-up socket: readable once the peer is gone or shut down
+  int peer_doorbell = -1;        ///< the eventfd the peer's reader waits on
+  bool server = false;           ///< the server reads ring 0 (client -> server) and writes ring 1
+  std::uint64_t read_position = 0;
+  bool armed = false;     ///< this reader set its `sleeping` word: senders ring the doorbell
+  bool bell_set = false;  ///< the doorbell may hold a count that must be drained
+  bool peer_gone = false;
+  std::uint8_t empty_reads = 0;  ///< receives in a row that found nothing
+  std::atomic<bool> shut_down{false};
+};
+
+/// A connection (or listening endpoint) of any kind. A shm: connection is two rings in memory
+/// shared with the peer and an eventfd doorbell each way, set up over a Unix domain socket that
+/// stays open to tell either side when the other is gone (docs/orb.md, "Transports"); its
+/// native_handle() is the doorbell this side reads, and it must be removed from every Poller
+/// before it is closed (the peer holds the same doorbell, so closing ours does not unwatch it).
 class Socket {
  public:
   Socket() = default;
@@ -61,9 +92,13 @@ class Socket {
   int native_handle() const noexcept { return handle_; }
 
  private:
+  friend class Poller;
+  bool shared_memory() const noexcept { return link_.mapping != nullptr; }
+
   int handle_ = -1;
   Endpoint::Kind kind_ = Endpoint::Kind::kTcp;
   Transfer transfer_ = Transfer::kStream;
+  SharedMemoryLink link_{};
 };
 
 /// Waits until sockets are readable.
