@@ -368,10 +368,15 @@ OrbCounters Orb::counters() const noexcept {
   return counters;
 }
 
-bool Orb::send_frame(kal::Socket& socket, std::span<const std::byte> frame) noexcept {
-  // One send() per frame: a frame either goes whole or its connection is given up, since a
-  // partial frame would leave the stream out of step (and the peer is not reading anyway).
-  return socket.send(frame) == static_cast<std::int64_t>(frame.size());
+Orb::Sent Orb::send_frame(kal::Socket& socket, std::span<const std::byte> frame) noexcept {
+  // One send() per frame. A frame goes whole; or not at all, when the connection is full (the
+  // peer is not keeping up: the stream is intact, the frame is refused); or in part, which
+  // leaves a stream out of step, so that connection is given up.
+  const std::int64_t sent = socket.send(frame);
+  if (sent == static_cast<std::int64_t>(frame.size())) {
+    return Sent::kWhole;
+  }
+  return sent == 0 ? Sent::kNothing : Sent::kBroken;
 }
 
 // ---------------------------------------------------------------- client side
@@ -411,7 +416,7 @@ bool Orb::connect(ClientConnection& connection) noexcept {
   std::byte* frame = connection.send_buffer.get();
   encode_header(hello, std::span<std::byte, kHeaderSize>(frame, kHeaderSize));
   std::memcpy(frame + kHeaderSize, options_.node, name_size);
-  if (!send_frame(connection.socket, {frame, kHeaderSize + name_size})) {
+  if (send_frame(connection.socket, {frame, kHeaderSize + name_size}) != Sent::kWhole) {
     return fail();
   }
   // The server answers once the connection is its band reader's: only then may requests flow.
@@ -525,9 +530,14 @@ CallStatus Orb::transmit(Call& call, std::size_t body_size, kal::TimePoint deadl
   header.budget_ns = (deadline - now).count();
   encode_header(header,
                 std::span<std::byte, kHeaderSize>(connection.send_buffer.get(), kHeaderSize));
-  if (!send_frame(connection.socket, {connection.send_buffer.get(), kHeaderSize + body_size})) {
-    disconnect(connection);
-    return end(CallStatus::kDisconnected);
+  switch (send_frame(connection.socket, {connection.send_buffer.get(), kHeaderSize + body_size})) {
+    case Sent::kWhole:
+      break;
+    case Sent::kNothing:
+      return end(CallStatus::kOverloaded);  // the peer is behind: refused, the connection kept
+    case Sent::kBroken:
+      disconnect(connection);
+      return end(CallStatus::kDisconnected);
   }
   calls_.add();
   if (oneway) {
@@ -671,12 +681,18 @@ void ServerRequest::complete(ReplyStatus status, std::size_t reply_size,
     reply.body_size = static_cast<std::uint32_t>(size);
     reply.exception = status == ReplyStatus::kUserException ? exception : 0;
     encode_header(reply, std::span<std::byte, kHeaderSize>(reply_, kHeaderSize));
-    if (connection.state.load(std::memory_order_acquire) == ServerConnection::kServing &&
-        orb.send_frame(connection.socket, {reply_, kHeaderSize + size})) {
+    const Orb::Sent sent =
+        connection.state.load(std::memory_order_acquire) == ServerConnection::kServing
+            ? orb.send_frame(connection.socket, {reply_, kHeaderSize + size})
+            : Orb::Sent::kNothing;
+    if (sent == Orb::Sent::kWhole) {
       orb.replies_sent_.add();
     } else {
+      // Not sent: the caller is not reading (its deadline passes) or the connection is closing.
       orb.replies_dropped_.add();
-      connection.socket.shutdown();  // its reader sees it closed, and closes it
+      if (sent == Orb::Sent::kBroken) {
+        connection.socket.shutdown();  // its reader sees it closed, and closes it
+      }
     }
   }
   busy_.store(false, std::memory_order_release);
@@ -837,7 +853,7 @@ void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
     refuse("cannot watch it");
     return;
   }
-  if (!send_frame(connection.socket, frame)) {
+  if (send_frame(connection.socket, frame) != Sent::kWhole) {
     connection.socket.shutdown();  // its reader sees it closed, and closes it
   }
 }
@@ -910,7 +926,7 @@ void Orb::send_error(ServerConnection& connection, const FrameHeader& request,
   reply.request_id = request.request_id;
   std::array<std::byte, kHeaderSize> frame{};
   encode_header(reply, frame);
-  if (send_frame(connection.socket, frame)) {
+  if (send_frame(connection.socket, frame) == Sent::kWhole) {
     replies_sent_.add();
   } else {
     replies_dropped_.add();

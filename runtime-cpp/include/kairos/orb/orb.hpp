@@ -47,7 +47,7 @@ enum class CallStatus : std::uint8_t {
   kOk,               ///< the reply is there
   kUserException,    ///< the server raised a declared exception (Call::exception says which)
   kDeadlineExpired,  ///< no reply by the call's deadline: a reply that comes later is discarded
-  kOverloaded,       ///< the server had no room for it
+  kOverloaded,       ///< the server had no room for it, or the connection to it is full (not sent)
   kUnavailable,      ///< the server's engine is not running
   kNoSuchTarget,     ///< the server has no such object or operation
   kMalformed,        ///< the server could not decode the request, or the reply did not decode
@@ -244,7 +244,8 @@ class Orb {
                   ReplyStatus status) noexcept;
   void close_connection(ServerConnection& connection) noexcept;
   void release(ServerConnection& connection) noexcept;
-  bool send_frame(kal::Socket& socket, std::span<const std::byte> frame) noexcept;
+  enum class Sent : std::uint8_t { kWhole, kNothing, kBroken };
+  Sent send_frame(kal::Socket& socket, std::span<const std::byte> frame) noexcept;
 
   struct Object {
     Dispatch dispatch = nullptr;
