@@ -16,8 +16,8 @@ import org.eclipse.xtext.scoping.Scopes;
 /**
  * Names that are resolved inside a TMO rather than globally: a gate's method is a service method of
  * the gate's callee, a segment use names a segment of the enclosing TMO's ODS, and a method's
- * `calls` name gates of the enclosing TMO's eac. An enum-valued
- * constant names a literal of its enum.
+ * `calls` name gates of the enclosing TMO's eac. An enum-valued constant names a literal of its
+ * enum.
  */
 public class KairosScopeProvider extends AbstractKairosScopeProvider {
 

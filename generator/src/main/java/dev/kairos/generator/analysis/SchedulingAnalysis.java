@@ -186,10 +186,11 @@ public final class SchedulingAnalysis {
    * The time a method may wait on the gates it calls. A call blocks the caller's lane, holding its
    * segments, until the reply or the gate's deadline; counting that wait as execution (the
    * suspension-oblivious analysis of self-suspending tasks) keeps every bound safe: the caller's
-   * own, the blocking its segments cause, and the interference on lower bands. Network waits do
-   * not scale with the processor's speed. Reported as a finding.
+   * own, the blocking its segments cause, and the interference on lower bands. Network waits do not
+   * scale with the processor's speed. Reported as a finding.
    */
-  static long gateWait(Deployment deployment, String method, List<String> calls, List<Finding> notes) {
+  static long gateWait(
+      Deployment deployment, String method, List<String> calls, List<Finding> notes) {
     final long wait = deployment.tmo().callWaitNs(calls);
     if (wait > 0 && notes != null) {
       notes.add(new Finding.GateWait(deployment.instance() + "." + method, calls, wait));

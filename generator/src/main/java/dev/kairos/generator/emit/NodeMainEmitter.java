@@ -5,8 +5,8 @@ import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.emit.RemoteCalls.ResolvedGate;
 import dev.kairos.generator.ir.Platform.Deployment;
-import dev.kairos.generator.ir.Platform.OperatingSystem;
 import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.Platform.OperatingSystem;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
@@ -222,8 +222,7 @@ final class NodeMainEmitter {
           "const auto& services = $ns$::kServiceMethods;", "ns", ScheduleEmitter.namespace(node));
     }
     for (Deployment deployment : node.deployments()) {
-      final String type =
-          CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
+      final String type = CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
       for (Svm svm : deployment.tmo().svms()) {
         w.open(
             "if (engine.add_svm(services[$row$], &deployed::$instance$,"
@@ -261,7 +260,9 @@ final class NodeMainEmitter {
             + " on one connection per (peer, band, calling lane) set up before the run.");
     w.line("static ::kairos::orb::Orb orb{::kairos::orb::OrbOptions{kNode}};");
     if (serves) {
-      check(w, "orb.listen(" + CppNames.literal(node.endpoint()) + ")",
+      check(
+          w,
+          "orb.listen(" + CppNames.literal(node.endpoint()) + ")",
           "cannot listen on " + node.endpoint());
       final Set<Integer> bands = new TreeSet<>();
       for (TaskReport task : report.tasks()) {
@@ -345,16 +346,14 @@ final class NodeMainEmitter {
                 + gate.operation()
                 + "}");
       }
-      w.parenthesized(
-          "deployed::" + deployment.instance() + ".bind_gates(orb, {", targets, "});");
+      w.parenthesized("deployed::" + deployment.instance() + ".bind_gates(orb, {", targets, "});");
     }
     check(w, "orb.start()", "the ORB could not start");
     if (!peers.isEmpty()) {
       w.comment(
           "The nodes of a system start together: meet every peer before the engine begins (for"
               + " at most --peer-wait); a gate to a peer that is not up fails until it is.");
-      w.open(
-          "if (!orb.connect_all(::kairos::kal::MonotonicClock::now() + options.peer_wait)) {");
+      w.open("if (!orb.connect_all(::kairos::kal::MonotonicClock::now() + options.peer_wait)) {");
       w.line(
           "::kairos::kal::report(::kairos::kal::Severity::kWarning, kNode, \"not every peer"
               + " answered; their gates fail until they do\");");

@@ -64,7 +64,9 @@ final class RemoteCalls {
 
   /** The TMO class a gate calls (the model's validation makes it exist). */
   static Optional<TmoClass> calleeClass(SystemModel system, Gate gate) {
-    return system.tmos().stream().filter(t -> qualifiedName(t).equals(gate.calleeTmo())).findFirst();
+    return system.tmos().stream()
+        .filter(t -> qualifiedName(t).equals(gate.calleeTmo()))
+        .findFirst();
   }
 
   /** The interface that declares `operation` among those `tmo` implements. */
@@ -75,9 +77,7 @@ final class RemoteCalls {
         return Optional.of(candidate);
       }
     }
-    return system.interfaces().stream()
-        .filter(i -> i.operations().contains(operation))
-        .findFirst();
+    return system.interfaces().stream().filter(i -> i.operations().contains(operation)).findFirst();
   }
 
   /** Every gate of the instances deployed on `node`, resolved against the whole system. */

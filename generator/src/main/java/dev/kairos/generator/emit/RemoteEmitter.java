@@ -17,11 +17,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The remote-call parts of a servant base: the client stubs of the TMO's gates (one class per
- * gate, whose member is the callee's operation) and the skeletons of its service methods (one
- * function per SvM that unmarshals a request, runs the method and answers it). Both marshal with
- * the generated {@code <Interface>.cdr.hpp}; a service method that serves no interface operation
- * takes and gives an empty message.
+ * The remote-call parts of a servant base: the client stubs of the TMO's gates (one class per gate,
+ * whose member is the callee's operation) and the skeletons of its service methods (one function
+ * per SvM that unmarshals a request, runs the method and answers it). Both marshal with the
+ * generated {@code <Interface>.cdr.hpp}; a service method that serves no interface operation takes
+ * and gives an empty message.
  */
 final class RemoteEmitter {
   private RemoteEmitter() {}
@@ -178,8 +178,7 @@ final class RemoteEmitter {
         callee.svm().name(),
         "deadline",
         Durations.format(gate.deadlineNs()));
-    w.open(
-        "class $class$ final : public ::kairos::orb::Gate {", "class", gateClass(gate));
+    w.open("class $class$ final : public ::kairos::orb::Gate {", "class", gateClass(gate));
     w.outdented(" public:");
     w.line(
         "$class$() noexcept : Gate($name$, ::std::chrono::nanoseconds{$deadline$}, $oneway$) {}",
@@ -256,8 +255,7 @@ final class RemoteEmitter {
     final List<String> inputs = new ArrayList<>();
     for (Parameter parameter : messages.parameters()) {
       if (parameter.direction() != Direction.OUT) {
-        inputs.add(
-            CppNames.parameter(Direction.IN, parameter.type()) + " " + parameter.name());
+        inputs.add(CppNames.parameter(Direction.IN, parameter.type()) + " " + parameter.name());
       }
     }
     w.docComment(
@@ -307,8 +305,8 @@ final class RemoteEmitter {
   }
 
   /**
-   * Compile-time checks that the operation's messages fit the ORB's preallocated message body:
-   * a model whose messages could not travel fails to build, with the capacity to raise named.
+   * Compile-time checks that the operation's messages fit the ORB's preallocated message body: a
+   * model whose messages could not travel fails to build, with the capacity to raise named.
    */
   private static void fitChecks(CodeWriter w, Messages messages) {
     if (messages.operation().isEmpty()) {

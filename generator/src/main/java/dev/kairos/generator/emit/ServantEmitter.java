@@ -1,9 +1,9 @@
 package dev.kairos.generator.emit;
 
+import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.Segment;
 import dev.kairos.generator.ir.Tmos.SegmentAccess;
 import dev.kairos.generator.ir.Tmos.TmoClass;
-import dev.kairos.generator.ir.SystemModel;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
