@@ -77,30 +77,12 @@ int main(int argc, char** argv) {
   defaults.seconds = 10;
   defaults.work_us = 200;
   defaults.stagger_us = 20;
-  const ParsedArgs parsed = parse_arguments(argc, argv, defaults, false);
-  if (parsed.help) {
-    usage(stdout, argv[0]);
-    return 0;
-  }
-  if (!parsed.error.empty()) {
-    std::fprintf(stderr, "%s: %s\n", argv[0], parsed.error.c_str());
-    usage(stderr, argv[0]);
-    return 2;
-  }
-  RunOptions options = parsed.options;
-  if (!parsed.placed) {
-    default_placement(options);
-  }
-  if (!cubit::pin_to_cpu(options.cpu_client)) {
-    std::fprintf(stderr, "%s: cannot pin the client to CPU %d\n", argv[0], options.cpu_client);
-    return 2;
-  }
+  ParsedArgs parsed;
   cubit::RunDirectory run_dir;
-  std::string error;
-  if (!run_dir.create(error)) {
-    std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
-    return 1;
+  if (const auto stop = prepare(argc, argv, defaults, false, &usage, parsed, run_dir)) {
+    return *stop;
   }
+  const RunOptions& options = parsed.options;
   std::printf(
       "inversion: clients at 20/10/5/1 Hz on bands 40/30/20/10 call one server over the Kairos "
       "ORB (%s) for %.1f s\n",

@@ -57,33 +57,15 @@ int main(int argc, char** argv) {
   defaults.seconds = 5;
   defaults.work_us = 100;
   defaults.stagger_us = 200;
-  ParsedArgs parsed = parse_arguments(argc, argv, defaults, true);
-  if (parsed.help) {
-    usage(stdout, argv[0]);
-    return 0;
-  }
-  if (!parsed.error.empty()) {
-    std::fprintf(stderr, "%s: %s\n", argv[0], parsed.error.c_str());
-    usage(stderr, argv[0]);
-    return 2;
+  ParsedArgs parsed;
+  cubit::RunDirectory run_dir;
+  if (const auto stop = prepare(argc, argv, defaults, true, &usage, parsed, run_dir)) {
+    return *stop;
   }
   if (parsed.clients.empty()) {
     parsed.clients = {0, 1, 5, 10, 20, 50};
   }
-  RunOptions& options = parsed.options;
-  if (!parsed.placed) {
-    default_placement(options);
-  }
-  if (!cubit::pin_to_cpu(options.cpu_client)) {
-    std::fprintf(stderr, "%s: cannot pin the client to CPU %d\n", argv[0], options.cpu_client);
-    return 2;
-  }
-  cubit::RunDirectory run_dir;
-  std::string error;
-  if (!run_dir.create(error)) {
-    std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
-    return 1;
-  }
+  const RunOptions& options = parsed.options;
   std::printf(
       "mt_cubit: one %.0f Hz high-priority client (band %d) while N low-priority %.0f Hz clients "
       "(band %d) call one server over the Kairos ORB (%s), %.1f s per N\n",

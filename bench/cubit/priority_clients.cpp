@@ -469,6 +469,35 @@ ParsedArgs parse_arguments(int argc, char** argv, const RunOptions& defaults, bo
   return parsed;
 }
 
+std::optional<int> prepare(int argc, char** argv, const RunOptions& defaults, bool with_clients,
+                           void (*usage)(std::FILE* to, const char* program), ParsedArgs& parsed,
+                           RunDirectory& run_dir) {
+  parsed = parse_arguments(argc, argv, defaults, with_clients);
+  if (parsed.help) {
+    usage(stdout, argv[0]);
+    return 0;
+  }
+  if (!parsed.error.empty()) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], parsed.error.c_str());
+    usage(stderr, argv[0]);
+    return 2;
+  }
+  if (!parsed.placed) {
+    default_placement(parsed.options);
+  }
+  if (!pin_to_cpu(parsed.options.cpu_client)) {
+    std::fprintf(stderr, "%s: cannot pin the client to CPU %d\n", argv[0],
+                 parsed.options.cpu_client);
+    return 2;
+  }
+  std::string error;
+  if (!run_dir.create(error)) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
+    return 1;
+  }
+  return std::nullopt;
+}
+
 void default_placement(RunOptions& options) {
   cpu_set_t set;
   CPU_ZERO(&set);

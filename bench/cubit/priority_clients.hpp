@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "../stats.hpp"
+#include "process.hpp"
 #include "stack.hpp"
 
 namespace cubit::priority {
@@ -76,6 +78,13 @@ struct ParsedArgs {
   std::string error;
 };
 ParsedArgs parse_arguments(int argc, char** argv, const RunOptions& defaults, bool with_clients);
+
+/// What mt_cubit and inversion do first, alike: answer `--help`, refuse bad arguments (with
+/// `usage`), place and pin the client, and make the run directory. Returns the exit status when
+/// the program should stop there, nothing when it should go on with `parsed` and `run_dir`.
+std::optional<int> prepare(int argc, char** argv, const RunOptions& defaults, bool with_clients,
+                           void (*usage)(std::FILE* to, const char* program), ParsedArgs& parsed,
+                           RunDirectory& run_dir);
 
 /// Where this process may use two CPUs or more: the client on the first, the server on the
 /// second, so that each side's priorities decide on its own CPU.

@@ -700,13 +700,8 @@ void ServerRequest::complete(ReplyStatus status, std::size_t reply_size,
 }
 
 void Orb::release(ServerConnection& connection) noexcept {
-  if (connection.in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
-      connection.state.load(std::memory_order_acquire) == ServerConnection::kClosing) {
-    std::uint8_t closing = ServerConnection::kClosing;
-    if (connection.state.compare_exchange_strong(closing, ServerConnection::kClosed)) {
-      connection.socket.close();
-      connection.state.store(ServerConnection::kFree, std::memory_order_release);
-    }
+  if (connection.in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    finish_closing(connection);
   }
 }
 
@@ -715,11 +710,17 @@ void Orb::close_connection(ServerConnection& connection) noexcept {
   connections_closed_.add();
   connection.state.store(ServerConnection::kClosing, std::memory_order_release);
   if (connection.in_flight.load(std::memory_order_acquire) == 0) {
-    std::uint8_t closing = ServerConnection::kClosing;
-    if (connection.state.compare_exchange_strong(closing, ServerConnection::kClosed)) {
-      connection.socket.close();
-      connection.state.store(ServerConnection::kFree, std::memory_order_release);
-    }
+    finish_closing(connection);
+  }
+}
+
+void Orb::finish_closing(ServerConnection& connection) noexcept {
+  // The reader (closing) and the lane answering the last request in flight may both get here:
+  // whoever moves the connection from closing to closed closes its socket and frees the slot.
+  std::uint8_t closing = ServerConnection::kClosing;
+  if (connection.state.compare_exchange_strong(closing, ServerConnection::kClosed)) {
+    connection.socket.close();
+    connection.state.store(ServerConnection::kFree, std::memory_order_release);
   }
 }
 
@@ -780,13 +781,18 @@ void Orb::accept_connections() noexcept {
       if (connection.state.load() == ServerConnection::kGreeting &&
           kal::MonotonicClock::now() - connection.accepted_at > kHelloTimeout) {
         report("connection closed", "no hello in time");
-        poller.remove(connection.socket);
-        connection.socket.close();
-        connections_closed_.add();
-        connection.state.store(ServerConnection::kFree, std::memory_order_release);
+        drop_greeting(connection, poller);
       }
     }
   }
+}
+
+void Orb::drop_greeting(ServerConnection& connection, kal::Poller& acceptor) noexcept {
+  // Not yet any reader's: the acceptor alone holds it, so it closes and frees it at once.
+  acceptor.remove(connection.socket);
+  connection.socket.close();
+  connections_closed_.add();
+  connection.state.store(ServerConnection::kFree, std::memory_order_release);
 }
 
 void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
@@ -795,10 +801,7 @@ void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
       malformed_frames_.add();
       report("connection closed", why);
     }
-    acceptor.remove(connection.socket);
-    connection.socket.close();
-    connections_closed_.add();
-    connection.state.store(ServerConnection::kFree, std::memory_order_release);
+    drop_greeting(connection, acceptor);
   };
   std::byte* buffer = connection.receive_buffer.get();
   const std::int64_t got = connection.socket.receive(

@@ -235,6 +235,8 @@ class Orb {
 
   void accept_connections() noexcept;
   void greet(ServerConnection& connection, kal::Poller& acceptor) noexcept;
+  /// Closes a connection that has not said hello and frees its slot.
+  void drop_greeting(ServerConnection& connection, kal::Poller& acceptor) noexcept;
   void serve(Reader& reader) noexcept;
   /// Reads and dispatches every complete request on `connection`; false if it must be closed.
   bool take_requests(ServerConnection& connection) noexcept;
@@ -244,6 +246,7 @@ class Orb {
                   ReplyStatus status) noexcept;
   void close_connection(ServerConnection& connection) noexcept;
   void release(ServerConnection& connection) noexcept;
+  void finish_closing(ServerConnection& connection) noexcept;
   enum class Sent : std::uint8_t { kWhole, kNothing, kBroken };
   Sent send_frame(kal::Socket& socket, std::span<const std::byte> frame) noexcept;
 

@@ -129,7 +129,7 @@ public final class CorePlacement {
         sum +=
             (double)
                     (SchedulingAnalysis.scale(spm.wcetNs(), speed)
-                        + SchedulingAnalysis.gateWait(deployment, spm.name(), spm.calls(), null))
+                        + deployment.tmo().callWaitNs(spm.calls()))
                 / spm.periodNs();
       }
     }
@@ -138,7 +138,7 @@ public final class CorePlacement {
         sum +=
             (double)
                     (SchedulingAnalysis.scale(svm.wcetNs(), speed)
-                        + SchedulingAnalysis.gateWait(deployment, svm.name(), svm.calls(), null))
+                        + deployment.tmo().callWaitNs(svm.calls()))
                 / svm.minInterArrivalNs();
       }
     }

@@ -52,14 +52,10 @@ public final class EndToEndAnalysis {
       SystemModel system, List<NodeReport> nodes, Node callerNode, Deployment caller, Gate gate) {
     for (NodeReport calleeReport : nodes) {
       for (Deployment callee : calleeReport.node().deployments()) {
-        if (!qualifiedName(callee.tmo()).equals(gate.calleeTmo())) {
+        if (!callee.tmo().qualifiedName().equals(gate.calleeTmo())) {
           continue;
         }
-        final Svm svm =
-            callee.tmo().svms().stream()
-                .filter(s -> s.name().equals(gate.calleeMethod()))
-                .findFirst()
-                .orElse(null);
+        final Svm svm = callee.tmo().svm(gate.calleeMethod()).orElse(null);
         if (svm == null) {
           continue;
         }
@@ -99,12 +95,6 @@ public final class EndToEndAnalysis {
         -1,
         false,
         gate.source());
-  }
-
-  private static String qualifiedName(dev.kairos.generator.ir.Tmos.TmoClass tmo) {
-    return tmo.namespace().isEmpty()
-        ? tmo.name()
-        : String.join(".", tmo.namespace()) + "." + tmo.name();
   }
 
   /** 2 x (latency + jitter) of the first network connecting both nodes; 0 on one node. */

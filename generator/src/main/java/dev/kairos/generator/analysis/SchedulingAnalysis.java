@@ -189,10 +189,10 @@ public final class SchedulingAnalysis {
    * own, the blocking its segments cause, and the interference on lower bands. Network waits do not
    * scale with the processor's speed. Reported as a finding.
    */
-  static long gateWait(
+  private static long gateWait(
       Deployment deployment, String method, List<String> calls, List<Finding> notes) {
     final long wait = deployment.tmo().callWaitNs(calls);
-    if (wait > 0 && notes != null) {
+    if (wait > 0) {
       notes.add(new Finding.GateWait(deployment.instance() + "." + method, calls, wait));
     }
     return wait;
@@ -500,10 +500,7 @@ public final class SchedulingAnalysis {
   }
 
   private static Svm svmOf(Deployment deployment, String method) {
-    return deployment.tmo().svms().stream()
-        .filter(svm -> svm.name().equals(method))
-        .findFirst()
-        .orElseThrow();
+    return deployment.tmo().svm(method).orElseThrow();
   }
 
   /**

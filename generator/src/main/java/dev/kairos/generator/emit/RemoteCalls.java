@@ -57,15 +57,10 @@ final class RemoteCalls {
     return tmo.svms().indexOf(svm);
   }
 
-  /** The service method a gate names, if its TMO has it. */
-  static Optional<Svm> calleeMethod(TmoClass callee, Gate gate) {
-    return callee.svms().stream().filter(s -> s.name().equals(gate.calleeMethod())).findFirst();
-  }
-
   /** The TMO class a gate calls (the model's validation makes it exist). */
   static Optional<TmoClass> calleeClass(SystemModel system, Gate gate) {
     return system.tmos().stream()
-        .filter(t -> qualifiedName(t).equals(gate.calleeTmo()))
+        .filter(t -> t.qualifiedName().equals(gate.calleeTmo()))
         .findFirst();
   }
 
@@ -101,10 +96,10 @@ final class RemoteCalls {
     for (NodeReport calleeReport : analysis.nodes()) {
       final Node calleeNode = calleeReport.node();
       for (Deployment callee : calleeNode.deployments()) {
-        if (!qualifiedName(callee.tmo()).equals(gate.calleeTmo())) {
+        if (!callee.tmo().qualifiedName().equals(gate.calleeTmo())) {
           continue;
         }
-        final Optional<Svm> svm = calleeMethod(callee.tmo(), gate);
+        final Optional<Svm> svm = callee.tmo().svm(gate.calleeMethod());
         if (svm.isEmpty()) {
           return Optional.empty();
         }
@@ -158,10 +153,6 @@ final class RemoteCalls {
   /** Whether any instance of `node` has service methods: then the node serves remote calls. */
   static boolean serves(Node node) {
     return node.deployments().stream().anyMatch(d -> !d.tmo().svms().isEmpty());
-  }
-
-  static String qualifiedName(TmoClass tmo) {
-    return qualified(tmo.namespace(), tmo.name());
   }
 
   private static String qualified(List<String> namespace, String name) {

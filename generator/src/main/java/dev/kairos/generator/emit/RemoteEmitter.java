@@ -90,7 +90,7 @@ final class RemoteEmitter {
 
   private static Optional<Callee> callee(SystemModel system, Gate gate) {
     return RemoteCalls.calleeClass(system, gate)
-        .flatMap(tmo -> RemoteCalls.calleeMethod(tmo, gate).map(svm -> new Callee(tmo, svm)));
+        .flatMap(tmo -> tmo.svm(gate.calleeMethod()).map(svm -> new Callee(tmo, svm)));
   }
 
   static String gateClass(Gate gate) {

@@ -141,6 +141,16 @@ public final class Tmos {
       List<Gate> gates,
       List<Channel> channels,
       SourceRef source) {
+    /** The name gates call this class by: its package, then its name (`avionics.SensorTMO`). */
+    public String qualifiedName() {
+      return namespace.isEmpty() ? name : String.join(".", namespace) + "." + name;
+    }
+
+    /** The service method of that name, if the class has one. */
+    public Optional<Svm> svm(String methodName) {
+      return svms.stream().filter(s -> s.name().equals(methodName)).findFirst();
+    }
+
     /**
      * How long a method that calls `calls` may wait on them: each call through a blocking gate
      * blocks its caller until its reply or its gate's deadline, so the sum of those deadlines. A
