@@ -239,14 +239,26 @@ class KairosConnection final : public Connection {
   }
 
   bool send_oneway(const Value& request) override {
-    auto call =
-        orb_.begin({peer_, kServiceBand, kObject, static_cast<std::uint16_t>(request.kind)});
-    if (call.status() != CallStatus::kPending) {
-      return failed(call.status());
+    // A full connection refuses a frame without sending any of it (kOverloaded): the burst
+    // honours that back-pressure and offers the frame again once the server has read some,
+    // as a blocking socket send would, within the call budget.
+    const auto give_up = MonotonicClock::now() + kCallBudget;
+    for (;;) {
+      auto call =
+          orb_.begin({peer_, kServiceBand, kObject, static_cast<std::uint16_t>(request.kind)});
+      if (call.status() != CallStatus::kPending) {
+        return failed(call.status());
+      }
+      const std::size_t size = encode_body(request, call.request_body().data());
+      const CallStatus status = orb_.send(call, size, give_up, true);
+      if (status == CallStatus::kOk) {
+        return true;
+      }
+      if (status != CallStatus::kOverloaded || MonotonicClock::now() > give_up) {
+        return failed(status);
+      }
+      sched_yield();
     }
-    const std::size_t size = encode_body(request, call.request_body().data());
-    const CallStatus status = orb_.send(call, size, MonotonicClock::now() + kCallBudget, true);
-    return status == CallStatus::kOk || failed(status);
   }
 
   bool oneway_may_drop() const override { return true; }
