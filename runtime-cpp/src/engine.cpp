@@ -41,6 +41,15 @@ bool claim_decision(std::atomic<std::uint64_t>& decided_through, std::uint64_t s
 constexpr std::uint64_t kRunning = 1;
 constexpr std::uint64_t kDecided = 2;
 
+// Who holds a lane (Lane::state): its own thread, or a borrower serving a request at once
+// (serve_here) while the lane sleeps with nothing ready. kWanted: lent, and the lane's thread is
+// waiting to have it back, which the borrower does by handing it over directly (kBusy), so that a
+// stream of requests can never keep a lane from its own work.
+enum LaneState : std::uint8_t { kLaneBusy = 0, kLaneIdle = 1, kLaneLent = 2, kLaneWanted = 3 };
+
+// next_window_ns of a row that has no release left.
+constexpr std::int64_t kNoWindow = INT64_MAX;
+
 constexpr std::uint64_t progress_of(std::uint64_t sequence, std::uint64_t phase) noexcept {
   return 4 * sequence + phase;
 }
@@ -319,6 +328,8 @@ void Engine::release_all() noexcept {
     next_release[i] = epoch_ + bindings_[i].entry->first_release;
     active[i] = still_due(i);
     watch_release[i] = next_release[i];
+    publish_release_state(i, 0,
+                          active[i] ? next_release[i] + bindings_[i].entry->window_open : kNever);
   }
 
   // With a static release table the trigger walks it, cycle after cycle: `cursor` is the entry
@@ -452,19 +463,15 @@ void Engine::release_all() noexcept {
            requests_.try_pop(arrived)) {
       // Numbered and watched from arrival: the GCT counts from when the client asked.
       ServiceBinding& service = services_[arrived.svm];
-      arrived.sequence = service.arrived++;
+      arrived.sequence = service.arrived.fetch_add(1, std::memory_order_acq_rel);
       gct_watches[gct_watch_count++] = GctWatch{arrived.svm, arrived.sequence, arrived.arrival};
       pending[pending_count++] = arrived;
-    }
-    std::array<kal::TimePoint, kMaxSpms> next_window{};
-    for (std::size_t i = 0; i < binding_count_; ++i) {
-      next_window[i] = next_release[i] + bindings_[i].entry->window_open;
     }
     std::size_t kept = 0;
     for (std::size_t p = 0; p < pending_count; ++p) {
       const Request& waiting = pending[p];
       ServiceBinding& service = services_[waiting.svm];
-      if (!admissible(service, now, next_window.data(), sequence.data(), active.data())) {
+      if (!admissible(service, now)) {
         pending[kept++] = waiting;
         continue;
       }
@@ -525,6 +532,7 @@ void Engine::release_all() noexcept {
         next_release[i] += binding.entry->period;
         active[i] = still_due(i);
       }
+      publish_release_state(i, sequence[i], active[i] ? opening(i) : kNever);
     };
     if (tabulated) {
       while (seek_table() && opening(release_table_[cursor].spm) - dispatch_ahead_ <= now) {
@@ -541,27 +549,37 @@ void Engine::release_all() noexcept {
   releases_done_.store(true, std::memory_order_release);
 }
 
-bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now,
-                        const kal::TimePoint* next_window, const std::uint64_t* released,
-                        const bool* active) const noexcept {
+void Engine::publish_release_state(std::size_t spm, std::uint64_t released,
+                                   kal::TimePoint next_window) noexcept {
+  Binding& binding = bindings_[spm];
+  binding.released.store(released, std::memory_order_release);
+  binding.next_window_ns.store(
+      next_window == kal::TimePoint::max() ? kNoWindow : since(epoch_, next_window),
+      std::memory_order_release);
+}
+
+bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now) const noexcept {
   // BCC, the rule kairos check analyses (SvmEntry): for every conflicting SpM, the earliest
   // start-window opening among its activations not yet finished is at least the slot from now.
+  // The time trigger publishes a release's count before the next window, and this reads them
+  // the other way round: a window it sees is never older than the count beside it.
   const std::uint64_t conflicts = service.entry->conflicts;
-  const kal::TimePoint latest_opening = now + service.entry->admission_slot;
+  const std::int64_t latest_opening = since(epoch_, now + service.entry->admission_slot);
   for (std::size_t i = 0; i < binding_count_; ++i) {
     if ((conflicts >> i & 1U) == 0) {
       continue;
     }
-    const SpmEntry& spm = *bindings_[i].entry;
-    const std::uint64_t done = bindings_[i].done.load(std::memory_order_acquire);
-    kal::TimePoint earliest_unfinished = kal::TimePoint::max();
-    if (done < released[i]) {
-      // Dispatched (maybe ahead of its window) and not finished: activation `done` is the oldest.
-      earliest_unfinished = epoch_ + spm.first_release +
-                            spm.period * static_cast<std::int64_t>(done) + spm.window_open;
-    } else if (active[i]) {
-      earliest_unfinished = next_window[i];
-    }
+    const Binding& binding = bindings_[i];
+    const SpmEntry& spm = *binding.entry;
+    const std::int64_t next_window = binding.next_window_ns.load(std::memory_order_acquire);
+    const std::uint64_t released = binding.released.load(std::memory_order_acquire);
+    const std::uint64_t done = binding.done.load(std::memory_order_acquire);
+    // Dispatched (maybe ahead of its window) and not finished: activation `done` is the oldest.
+    const std::int64_t earliest_unfinished =
+        done < released
+            ? (spm.first_release + spm.period * static_cast<std::int64_t>(done) + spm.window_open)
+                  .count()
+            : next_window;
     if (earliest_unfinished < latest_opening) {
       return false;
     }
@@ -569,12 +587,85 @@ bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now,
   return true;
 }
 
+bool Engine::serve_here(std::size_t svm, void* request) noexcept {
+  if (svm >= service_count_ || request == nullptr ||
+      !accepting_requests_.load(std::memory_order_acquire)) {
+    return false;
+  }
+  ServiceBinding& service = services_[svm];
+  Lane& lane = lanes_[service.lane];
+  const LaneIdentity caller = current_lane();
+  const int lane_cpu = core_cpu_[lane.core];
+  if (caller.on_lane || caller.band != lane.band || caller.cpu != lane_cpu ||
+      (lane_cpu < 0 && options_.cores > 1)) {
+    return false;
+  }
+  const kal::TimePoint now = kal::MonotonicClock::now();
+  if (now < epoch_ || now >= end_) {
+    return false;
+  }
+  std::uint8_t idle = kLaneIdle;
+  if (!lane.state.compare_exchange_strong(idle, kLaneLent, std::memory_order_acq_rel)) {
+    return false;
+  }
+  // In order: only when every earlier request of this SvM is done does this one take the next
+  // number (the time trigger numbers with fetch_add, so it cannot take the same one).
+  std::uint64_t sequence = service.done.load(std::memory_order_acquire);
+  if (!admissible(service, now) ||
+      !service.arrived.compare_exchange_strong(sequence, sequence + 1, std::memory_order_acq_rel)) {
+    give_back(lane);
+    return false;
+  }
+  Activation activation{};
+  activation.spm = static_cast<std::uint16_t>(svm);
+  activation.service = true;
+  activation.request = request;
+  activation.sequence = sequence;
+  activation.release = now;
+  activation.dispatched = now;
+  activation.due = now;
+  // For the request's own length this thread is the lane: a gate the method calls goes out on
+  // the lane's connection, which the sleeping lane is not using.
+  set_current_lane(LaneIdentity{lane.core, lane.band, true, lane_cpu});
+  serve_request(lane, activation);
+  set_current_lane(caller);
+  give_back(lane);
+  requests_served_at_once_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void Engine::give_back(Lane& lane) noexcept {
+  std::uint8_t lent = kLaneLent;
+  if (!lane.state.compare_exchange_strong(lent, kLaneIdle, std::memory_order_acq_rel)) {
+    // kWanted: the lane's thread woke while it was lent and waits for it; hand it over.
+    lane.state.store(kLaneBusy, std::memory_order_release);
+    lane.returned.set();
+  }
+}
+
+void Engine::reclaim(Lane& lane) noexcept {
+  for (;;) {
+    std::uint8_t seen = kLaneIdle;
+    if (lane.state.compare_exchange_strong(seen, kLaneBusy, std::memory_order_acq_rel)) {
+      return;
+    }
+    if (seen == kLaneLent &&
+        !lane.state.compare_exchange_strong(seen, kLaneWanted, std::memory_order_acq_rel)) {
+      continue;  // given back meanwhile: take it as idle
+    }
+    while (lane.state.load(std::memory_order_acquire) != kLaneBusy) {
+      lane.returned.wait();
+    }
+    return;
+  }
+}
+
 void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   ServiceBinding& service = services_[activation.spm];
   ActivationRecord result{};
   result.spm = activation.spm;
   result.service = true;
-  result.sequence = activation.arrival;
+  result.sequence = activation.sequence;
   result.release_ns = since(epoch_, activation.release);
   result.dispatch_ns = since(epoch_, activation.dispatched);
   result.start_ns = since(epoch_, kal::MonotonicClock::now());
@@ -655,7 +746,7 @@ void set_current_lane(LaneIdentity lane) noexcept {
 
 void Engine::lane_main(void* lane_pointer) noexcept {
   Lane& lane = *static_cast<Lane*>(lane_pointer);
-  this_lane = LaneIdentity{lane.core, lane.band, true};
+  this_lane = LaneIdentity{lane.core, lane.band, true, lane.engine->core_cpu_[lane.core]};
   lane.engine->serve(lane);
 }
 
@@ -702,15 +793,21 @@ void Engine::serve(Lane& lane) noexcept {
       }
       continue;
     }
-    if (lane.early_count > 0) {
+    const bool waiting_for_window = lane.early_count > 0;
+    if (!waiting_for_window && lane.stopping.load(std::memory_order_acquire) &&
+        lane.inbox.empty()) {
+      return;  // held by its own thread: nobody borrows it any more
+    }
+    // Asleep with nothing ready: a request of one of its service methods may be served at
+    // once on its reader's thread meanwhile (serve_here). Taken back before anything runs.
+    lane.state.store(kLaneIdle, std::memory_order_release);
+    if (waiting_for_window) {
       // Sleep until the next start window opens (or something more arrives).
       lane.wakeup.wait_until(lane.early[0].due);
-      continue;
+    } else {
+      lane.wakeup.wait();
     }
-    if (lane.stopping.load(std::memory_order_acquire) && lane.inbox.empty()) {
-      return;
-    }
-    lane.wakeup.wait();
+    reclaim(lane);
   }
 }
 
@@ -846,10 +943,10 @@ void Engine::drain_traces(ActivationObserver observer, void* context) noexcept {
 }
 
 EngineCounters Engine::counters() const noexcept {
-  return EngineCounters{activations_.load(),      start_window_misses_.load(),
-                        deadline_misses_.load(),  overruns_.load(),
-                        trace_drops_.load(),      requests_served_.load(),
-                        requests_refused_.load(), gct_misses_.load()};
+  return EngineCounters{
+      activations_.load(),      start_window_misses_.load(), deadline_misses_.load(),
+      overruns_.load(),         trace_drops_.load(),         requests_served_.load(),
+      requests_refused_.load(), gct_misses_.load(),          requests_served_at_once_.load()};
 }
 
 }  // namespace kairos

@@ -863,6 +863,9 @@ void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
 
 void Orb::reader_main(void* reader) noexcept {
   auto* self = static_cast<Reader*>(reader);
+  // Where this reader stands, so that the engine may let it serve a request of its band at once
+  // on a lane that runs at the same band on the same CPU (Engine::serve_here).
+  set_current_lane(LaneIdentity{0, self->band, false, self->orb->options_.cpu});
   self->orb->serve(*self);
 }
 

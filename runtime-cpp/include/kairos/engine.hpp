@@ -73,6 +73,9 @@ struct LaneIdentity {
   std::uint8_t core = 0;
   kal::PriorityBand band = kal::kLowestBand;
   bool on_lane = false;  ///< false for threads that are not an engine's lane
+  /// The CPU the thread is pinned to (-1: wherever the OS puts it). A thread that is not a lane
+  /// may run a request on a lane's behalf (Engine::serve_here) only where that lane would run.
+  int cpu = -1;
 };
 
 /// The calling thread's lane (set by the engine as each lane starts).
@@ -106,6 +109,7 @@ struct ActivationRecord {
   std::uint16_t spm = 0;  ///< row of the SpM table, or of the SvM table when `service`
   bool service = false;
   ActivationOutcome outcome = ActivationOutcome::kMet;
+  /// The activation's number among its SpM's releases, or the request's among its SvM's (from 0)
   std::uint64_t sequence = 0;
   std::int64_t release_ns = 0;  ///< the release time t (for a request: its arrival)
   /// When the time trigger put the activation in its lane's queue: `dispatch_ahead` before its
@@ -137,6 +141,8 @@ struct EngineCounters {
   std::uint64_t requests_served = 0;
   std::uint64_t requests_refused = 0;  ///< invalid, outside the run, or the queue was full
   std::uint64_t gct_misses = 0;        ///< served requests that completed after their GCT
+  /// Of the served requests, those served at once on the thread that took them in (serve_here).
+  std::uint64_t requests_served_at_once = 0;
 };
 
 using MethodInvoker = void (*)(void* servant);
@@ -206,6 +212,22 @@ class Engine {
   /// - kResourceExhausted: the request queue is full.
   kal::Status request(std::size_t svm, void* request) noexcept;
 
+  /// Serves a request for service method row `svm` at once, on the calling thread, instead of
+  /// handing it to the time trigger and the lane (two thread switches): for the reader of a
+  /// remote request's band, which would otherwise wake both. It does so only when that is what
+  /// the lane would do now, so the schedule is the one request() gives:
+  /// - the calling thread stands where the SvM's lane runs: current_lane() is at the lane's band
+  ///   and pinned to its core's CPU (or both unpinned on a single-core node);
+  /// - the lane is idle (nothing ready, asleep) and is lent to the caller for the request: the
+  ///   lane takes it back before it runs anything else, waiting for the request if it has to;
+  /// - no earlier request of this SvM is waiting or running (requests are served in order);
+  /// - the request is admissible now under BCC (the same rule the time trigger applies).
+  /// True: the row's ServiceHandler ran with `request` before this returned, recorded and counted
+  /// as a served request (its GCT judged at completion: nobody else watches it while it runs).
+  /// False: not now (or not at all: an invalid row, outside the run); submit it with request(),
+  /// which queues it or says why not.
+  bool serve_here(std::size_t svm, void* request) noexcept;
+
   /// Sees every served request's record, on the thread that called run_for.
   void observe_services(ServiceObserver observer, void* context) noexcept {
     service_observer_ = observer;
@@ -250,6 +272,11 @@ class Engine {
     /// watchdog moves it to decided at its deadline if the lane has not. Whoever decides
     /// reports the miss, if any: each activation has one outcome, reported once.
     std::atomic<std::uint64_t> progress{0};
+    /// Published by the time trigger for BCC admission on any thread (admissible()): how many
+    /// activations it has released, then where the next one's start window opens (relative to
+    /// the epoch; kNoWindow when no release is left). Written in that order, read in reverse.
+    std::atomic<std::uint64_t> released{0};
+    std::atomic<std::int64_t> next_window_ns{0};
   };
 
   struct ServiceBinding {
@@ -258,7 +285,9 @@ class Engine {
     ServiceHandler handler = nullptr;
     MissHandler on_miss = nullptr;
     std::size_t lane = 0;
-    std::uint64_t arrived = 0;  ///< requests taken in, numbering them (time trigger only)
+    /// Requests taken in, numbering them: by the time trigger, or by serve_here when no request
+    /// is outstanding (arrived == done).
+    std::atomic<std::uint64_t> arrived{0};
     /// Requests finished (count), published by the lane; served in admission order.
     std::atomic<std::uint64_t> done{0};
     /// Count of the latest request whose outcome is decided: by the lane when it completes, or
@@ -288,15 +317,21 @@ class Engine {
     std::array<Activation, kLaneQueueCapacity> early{};
     std::size_t early_count = 0;
     SpscRing<ActivationRecord, kTraceCapacity> trace;
+    /// Who may run this lane's work now (LaneState): the lane's thread, or a thread it is lent to
+    /// while it sleeps with nothing ready (serve_here). Only whoever holds it pushes to `trace`.
+    std::atomic<std::uint8_t> state{0};
+    kal::Event returned;  ///< set when a borrower hands the lane back to its waiting thread
   };
 
   static void time_trigger_main(void* self) noexcept;
   static void lane_main(void* lane) noexcept;
 
   void release_all() noexcept;
-  bool admissible(const ServiceBinding& service, kal::TimePoint now,
-                  const kal::TimePoint* next_window, const std::uint64_t* released,
-                  const bool* active) const noexcept;
+  void publish_release_state(std::size_t spm, std::uint64_t released,
+                             kal::TimePoint next_window) noexcept;
+  bool admissible(const ServiceBinding& service, kal::TimePoint now) const noexcept;
+  static void reclaim(Lane& lane) noexcept;
+  static void give_back(Lane& lane) noexcept;
   void serve_request(Lane& lane, const Activation& activation) noexcept;
   void report_gct_miss(ServiceBinding& service, std::uint64_t sequence, kal::TimePoint arrival,
                        kal::TimePoint observed) noexcept;
@@ -355,6 +390,7 @@ class Engine {
   std::atomic<std::uint64_t> requests_served_{0};
   std::atomic<std::uint64_t> requests_refused_{0};
   std::atomic<std::uint64_t> gct_misses_{0};
+  std::atomic<std::uint64_t> requests_served_at_once_{0};
 };
 
 }  // namespace kairos

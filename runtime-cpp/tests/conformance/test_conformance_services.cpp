@@ -2,6 +2,9 @@
 // conflicting SpM runs, and only when it can finish before the next conflicting window opens.
 #include <catch2/catch.hpp>
 
+#include <thread>
+#include <vector>
+
 #include "scenario.hpp"
 
 using conformance::unit;
@@ -292,4 +295,212 @@ TEST_CASE("requests that cannot be served are refused with a status, never dispa
   const auto counters = engine->counters();
   REQUIRE(counters.requests_served == 1);
   REQUIRE(counters.requests_refused == 4);
+}
+
+namespace {
+/// A thread that is not a lane and stands where the service method's lane runs: the reader of a
+/// remote request's band. On each cue it asks the engine to serve a request at once
+/// (serve_here), and submits it as a queued request when the engine says not now.
+struct Borrower {
+  kairos::Engine* engine = nullptr;
+  kairos::kal::PriorityBand band = 1;
+  kairos::kal::Event cue;
+  int token = 0;
+  int cues = 0;
+  std::atomic<int> cues_seen{0};
+  std::atomic<int> served_here{0};
+  std::atomic<int> queued{0};
+  std::atomic<int> refused{0};
+  /// serve_here from threads that do not stand at the lane: always false.
+  std::atomic<int> wrong_band_served{0};
+  std::atomic<int> wrong_cpu_served{0};
+  std::thread::id id;
+};
+
+void borrow(void* context) noexcept {
+  auto& borrower = *static_cast<Borrower*>(context);
+  borrower.id = std::this_thread::get_id();
+  for (int i = 0; i < borrower.cues; ++i) {
+    if (!borrower.cue.wait_until(kairos::kal::MonotonicClock::now() + unit() * 40)) {
+      return;
+    }
+    borrower.cues_seen.fetch_add(1);
+    kairos::set_current_lane({0, static_cast<kairos::kal::PriorityBand>(borrower.band + 1), false,
+                              conformance::kOneCpu});
+    borrower.wrong_band_served += borrower.engine->serve_here(0, &borrower.token) ? 1 : 0;
+    kairos::set_current_lane({0, borrower.band, false, conformance::kOneCpu + 1});
+    borrower.wrong_cpu_served += borrower.engine->serve_here(0, &borrower.token) ? 1 : 0;
+    kairos::set_current_lane({0, borrower.band, false, conformance::kOneCpu});
+    if (borrower.engine->serve_here(0, &borrower.token)) {
+      borrower.served_here.fetch_add(1);
+    } else if (borrower.engine->request(0, &borrower.token) == kairos::kal::Status::kOk) {
+      borrower.queued.fetch_add(1);
+    } else {
+      borrower.refused.fetch_add(1);
+    }
+  }
+}
+
+void cue_borrower(void* servant) {
+  static_cast<Borrower*>(servant)->cue.set();
+}
+
+struct ServedOn {
+  Service service;
+  std::vector<std::thread::id> threads;  // reserved before the run
+};
+
+void serve_and_note_thread(void* servant, void* request) {
+  auto* served = static_cast<ServedOn*>(servant);
+  served->threads.push_back(std::this_thread::get_id());
+  serve(&served->service, request);
+}
+
+void served_on_miss(void* servant, const kairos::MissReport& miss) noexcept {
+  service_miss(&static_cast<ServedOn*>(servant)->service, miss);
+}
+}  // namespace
+
+TEST_CASE("the reader of a band serves a request at once on its idle lane's behalf, under BCC",
+          "[conformance][services][bcc][serve_here]") {
+  // 'update' (band 2) writes the segment every 10 units for 2, window (t, t + 1), deadline t + 4;
+  // 'read' (band 1, GCT 3, WCET 1, slot 3) conflicts with it. A thread at band 1 on the node's
+  // CPU (a band reader) is cued at 4 and at 8.5. At 4 the lane of band 1 is asleep and 'update'
+  // opens next at 10 >= 4 + 3: the request runs at once on the cued thread, 4..5. 'tick' (band
+  // 1, the same lane) opens at 4.5: its lane takes itself back when the request is done and
+  // starts it at 5. At 8.5 BCC refuses (8.5 + 3 > 10): the request is queued, waits for 'update'
+  // (10..12) and runs on the lane, 12..13, past its GCT as in the test above.
+  static const kairos::SpmEntry update{
+      "store", "update", "scenario", 0ms,        kairos::kForever,           unit() * 10,
+      0ms,     unit(),   unit() * 4, unit() * 2, kairos::Criticality::kHard, 2};
+  static const kairos::SpmEntry tick{"ticker",
+                                     "tick",
+                                     "scenario",
+                                     unit() * 9 / 2,
+                                     unit() * 9 / 2,
+                                     0ms,
+                                     0ms,
+                                     unit() * 2,
+                                     unit() * 4,
+                                     unit() / 2,
+                                     kairos::Criticality::kHard,
+                                     1};
+  static const kairos::SpmEntry first_cue{"client",
+                                          "first_cue",
+                                          "scenario",
+                                          unit() * 4,
+                                          unit() * 4,
+                                          0ms,
+                                          0ms,
+                                          unit(),
+                                          unit() * 2,
+                                          unit() / 100,
+                                          kairos::Criticality::kSoft,
+                                          3};
+  static const kairos::SpmEntry second_cue{"client",
+                                           "second_cue",
+                                           "scenario",
+                                           unit() * 17 / 2,
+                                           unit() * 17 / 2,
+                                           0ms,
+                                           0ms,
+                                           unit(),
+                                           unit() * 2,
+                                           unit() / 100,
+                                           kairos::Criticality::kSoft,
+                                           3};
+  static const kairos::SvmEntry read{"store",
+                                     "read",
+                                     "scenario",
+                                     unit() * 3,
+                                     unit(),
+                                     kairos::Criticality::kSoft,
+                                     1,
+                                     0,
+                                     /*conflicts=*/0b1,
+                                     /*admission_slot=*/unit() * 3};
+
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  conformance::Worker writer;
+  writer.work = unit() * 2;
+  conformance::Worker ticker;
+  ticker.work = unit() / 2;
+  Borrower borrower;
+  borrower.engine = engine.get();
+  borrower.cues = 2;
+  ServedOn served;
+  served.threads.reserve(8);
+  REQUIRE(engine->add_spm(update, &writer, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(tick, &ticker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(first_cue, &borrower, &cue_borrower, nullptr) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(second_cue, &borrower, &cue_borrower, nullptr) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_svm(read, &served, &serve_and_note_thread, &served_on_miss) ==
+          kairos::kal::Status::kOk);
+  // Before the run nothing is served at once: there is no lane to stand in for.
+  REQUIRE_FALSE(engine->serve_here(0, &borrower.token));
+  kairos::kal::Thread reader;
+  REQUIRE(reader.start({"borrower", borrower.band, conformance::kOneCpu}, &borrow, &borrower) ==
+          kairos::kal::Status::kOk);
+  Services services;
+  services.records.reserve(16);
+  engine->observe_services(&collect_service, &services);
+  conformance::Outcome outcome;
+  outcome.records.reserve(64);
+  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  reader.join();
+
+  REQUIRE(borrower.cues_seen == 2);
+  REQUIRE(borrower.wrong_band_served == 0);
+  REQUIRE(borrower.wrong_cpu_served == 0);
+  REQUIRE(borrower.refused == 0);
+  REQUIRE(borrower.served_here + borrower.queued == 2);
+  const kairos::EngineCounters counters = engine->counters();
+  REQUIRE(counters.requests_served == 2);
+  REQUIRE(counters.requests_served_at_once ==
+          static_cast<std::uint64_t>(borrower.served_here.load()));
+  REQUIRE(services.records.size() == 2);
+  REQUIRE(served.threads.size() == 2);
+  std::sort(services.records.begin(), services.records.end(),
+            [](const auto& a, const auto& b) { return a.release_ns < b.release_ns; });
+  // Requests of one SvM are numbered in the order they were taken in, either way.
+  REQUIRE(services.records[0].sequence == 0);
+  REQUIRE(services.records[1].sequence == 1);
+  // Served at once: on the reader's own thread, never beside the conflicting SpM.
+  REQUIRE((served.threads[0] == borrower.id) == (borrower.served_here == 1));
+  REQUIRE(served.threads[1] != borrower.id);
+  for (const auto& svm : services.records) {
+    for (const auto& spm : outcome.of(0)) {
+      REQUIRE_FALSE((svm.start_ns < spm.finish_ns && spm.start_ns < svm.finish_ns));
+    }
+  }
+  // The lane never ran beside the request it lent itself to.
+  for (const auto& spm : outcome.of(1)) {
+    REQUIRE_FALSE((services.records[0].start_ns < spm.finish_ns &&
+                   spm.start_ns < services.records[0].finish_ns));
+  }
+  if (kSimulatedTime) {
+    auto units = [](std::int64_t ns) {
+      return static_cast<double>(ns) / static_cast<double>(unit().count());
+    };
+    REQUIRE(borrower.served_here == 1);
+    REQUIRE(units(services.records[0].release_ns) == 4.0);
+    REQUIRE(services.records[0].dispatch_ns == services.records[0].release_ns);
+    REQUIRE(units(services.records[0].start_ns) == 4.0);
+    REQUIRE(units(services.records[0].finish_ns) == 5.0);
+    REQUIRE(services.records[0].outcome == kairos::ActivationOutcome::kMet);
+    const auto ticks = outcome.of(1);
+    REQUIRE(ticks.size() == 1);
+    REQUIRE(units(ticks[0].start_ns) == 5.0);
+    REQUIRE(ticks[0].outcome == kairos::ActivationOutcome::kMet);
+    REQUIRE(units(services.records[1].release_ns) == 8.5);
+    REQUIRE(units(services.records[1].start_ns) == 12.0);
+    REQUIRE(services.records[1].outcome == kairos::ActivationOutcome::kDeadlineMissed);
+    REQUIRE(counters.gct_misses == 1);
+  }
 }

@@ -15,11 +15,15 @@
 
 namespace kairos::orb {
 
-/// Hands `request` to `engine` as a request of service method row `svm`. kOk: the engine's lane
-/// will run the row's ServiceHandler with the request, which must complete() it. Otherwise the
-/// status to answer at once: kOverloaded when the engine's request queue is full, kUnavailable
-/// outside its run.
+/// Hands `request` to `engine` as a request of service method row `svm`. kOk: the row's
+/// ServiceHandler runs with the request and must complete() it: at once on this thread when
+/// the engine lets the band's reader serve it on the lane's behalf (Engine::serve_here: its lane
+/// idle, BCC admitting it), else later on the lane. Otherwise the status to answer at once:
+/// kOverloaded when the engine's request queue is full, kUnavailable outside its run.
 inline ReplyStatus admit(Engine& engine, std::size_t svm, ServerRequest& request) noexcept {
+  if (engine.serve_here(svm, &request)) {
+    return ReplyStatus::kOk;
+  }
   switch (engine.request(svm, &request)) {
     case kal::Status::kOk:
       return ReplyStatus::kOk;
