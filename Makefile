@@ -116,13 +116,15 @@ e2e:
 CLANG_FORMAT := scripts/clang-format.sh
 CPP_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' ':!:generator/src/test/resources/golden/**')
 
-format:
+format: $(VSCODE)/node_modules/.package-lock.json
 	$(CLANG_FORMAT) -i $(CPP_SOURCES)
 	$(MVN) -q spotless:apply
+	cd $(VSCODE) && npm run --silent format
 
-check-format:
+check-format: $(VSCODE)/node_modules/.package-lock.json
 	$(CLANG_FORMAT) --dry-run -Werror $(CPP_SOURCES)
 	$(MVN) -q spotless:check
+	cd $(VSCODE) && npm run --silent format:check
 
 clean:
 	rm -rf $(BUILD) $(VSCODE)/out $(VSCODE)/out-test $(VSCODE)/server

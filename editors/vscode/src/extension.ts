@@ -35,11 +35,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     vscode.commands.registerCommand("kairos.showTimeline", () => timeline.show()),
     vscode.commands.registerCommand("kairos.check", () =>
-      withJava(java, jar, (found) => check(found, jar, output, timeline))
+      withJava(java, jar, (found) => check(found, jar, output, timeline)),
     ),
     vscode.commands.registerCommand("kairos.generate", () =>
-      withJava(java, jar, (found) => generate(found, jar, output))
-    )
+      withJava(java, jar, (found) => generate(found, jar, output)),
+    ),
   );
 
   if (typeof java === "string") {
@@ -68,7 +68,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (typeof params.html === "string") {
         timeline.update(params.html);
       }
-    })
+    }),
   );
   await client.start();
 }
@@ -89,7 +89,7 @@ function serverJar(context: vscode.ExtensionContext, configured: string): string
 async function withJava(
   java: JavaFound | string,
   jar: string,
-  run: (java: JavaFound) => Promise<void>
+  run: (java: JavaFound) => Promise<void>,
 ): Promise<void> {
   if (typeof java === "string") {
     void vscode.window.showErrorMessage(java);
@@ -122,7 +122,7 @@ async function check(
   java: JavaFound,
   jar: string,
   output: vscode.OutputChannel,
-  timeline: TimelinePanel
+  timeline: TimelinePanel,
 ): Promise<void> {
   const models = activeModels();
   if (!models) {
@@ -138,7 +138,11 @@ async function check(
     timeline.show(fs.readFileSync(page, "utf8"));
   }
   const verdict =
-    result.code === 0 ? "every deadline holds" : result.code === 1 ? "deadlines miss or the model has errors" : "could not run";
+    result.code === 0
+      ? "every deadline holds"
+      : result.code === 1
+        ? "deadlines miss or the model has errors"
+        : "could not run";
   void vscode.window.showInformationMessage(`Kairos check: ${verdict} (see the Kairos output).`);
 }
 
@@ -149,8 +153,16 @@ async function generate(java: JavaFound, jar: string, output: vscode.OutputChann
   }
   await vscode.workspace.saveAll(false);
   const settings = vscode.workspace.getConfiguration("kairos");
-  const target = path.resolve(models.folder, settings.get<string>("generate.outputDirectory", "generated"));
-  const result = await runCli(java, jar, ["generate", "-o", target, ...models.files], models.folder);
+  const target = path.resolve(
+    models.folder,
+    settings.get<string>("generate.outputDirectory", "generated"),
+  );
+  const result = await runCli(
+    java,
+    jar,
+    ["generate", "-o", target, ...models.files],
+    models.folder,
+  );
   output.clear();
   output.append(result.stdout + result.stderr);
   output.show(true);
@@ -165,7 +177,7 @@ function runCli(
   java: JavaFound,
   jar: string,
   args: string[],
-  cwd: string
+  cwd: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
@@ -175,7 +187,7 @@ function runCli(
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 2) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      }
+      },
     );
   });
 }

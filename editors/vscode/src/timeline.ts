@@ -16,7 +16,7 @@ export class TimelinePanel {
         "kairos.timeline",
         "Kairos Timeline",
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-        { enableScripts: false, retainContextWhenHidden: true }
+        { enableScripts: false, retainContextWhenHidden: true },
       );
       this.panel.onDidDispose(() => {
         this.panel = undefined;

@@ -21,7 +21,7 @@ async function loadGrammar(): Promise<textmate.IGrammar> {
     loadGrammar: async () =>
       textmate.parseRawGrammar(
         fs.readFileSync(path.join(EXTENSION, "syntaxes", "kairos.tmLanguage.json"), "utf8"),
-        "kairos.tmLanguage.json"
+        "kairos.tmLanguage.json",
       ),
   });
   const grammar = await registry.loadGrammar("source.kairos");
@@ -65,9 +65,11 @@ test("keywords, names, quantities and comments of a TMO get their scopes", async
       "  svm greet gct 2 ms wcet 200 us criticality soft max-rate 10 Hz;",
       "}",
       'node board { os linux scheduling rms+mlf endpoint "uds:/tmp/x" deploy Greeter as greeter }',
-    ].join("\n")
+    ].join("\n"),
   );
-  assert.deepEqual(scopeOf(all, "// a comment with tmo in it"), ["comment.line.double-slash.kairos"]);
+  assert.deepEqual(scopeOf(all, "// a comment with tmo in it"), [
+    "comment.line.double-slash.kairos",
+  ]);
   assert.deepEqual(scopeOf(all, "Greeter"), ["entity.name.type.kairos", "entity.name.type.kairos"]);
   assert.deepEqual(scopeOf(all, "tmo"), ["keyword.declaration.kairos"]);
   assert.deepEqual(scopeOf(all, "tick"), ["entity.name.type.kairos"]);
@@ -88,7 +90,7 @@ test("every model of the examples tokenizes without an unknown keyword left unsc
   const grammar = await loadGrammar();
   const keywords = ["tmo", "spm", "svm", "gate", "node", "deploy", "wcet", "gct", "deadline"];
   const models = ["hello/hello.tmo", "avionics/avionics.tmo"].map((name) =>
-    fs.readFileSync(path.join(REPOSITORY, "examples", name), "utf8")
+    fs.readFileSync(path.join(REPOSITORY, "examples", name), "utf8"),
   );
   for (const model of models) {
     const all = tokens(grammar, model);
