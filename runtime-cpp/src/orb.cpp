@@ -6,6 +6,7 @@
 #include <new>
 
 #include <kairos/engine.hpp>
+#include <kairos/kal/execution.hpp>
 
 namespace kairos::orb {
 
@@ -333,7 +334,9 @@ void Orb::stop() noexcept {
     readers_[i]->thread.join();
   }
   listener_.close();
-  if (listening_ && listen_endpoint_.kind == kal::Endpoint::Kind::kUnix) {
+  // A Unix domain socket leaves its file behind. A simulated endpoint is no file: its path may
+  // be that of a real node running beside the simulation.
+  if (listening_ && listen_endpoint_.kind == kal::Endpoint::Kind::kUnix && !kal::kSimulatedTime) {
     std::remove(listen_endpoint_.address);
   }
   if (connections_) {

@@ -13,6 +13,7 @@ public final class IssueCodes {
   public static final String INVALID_DURATION = PREFIX + "invalid-duration";
   public static final String INVALID_RATE = PREFIX + "invalid-rate";
   public static final String INVALID_SPEED = PREFIX + "invalid-speed";
+  public static final String INVALID_BANDWIDTH = PREFIX + "invalid-bandwidth";
 
   // spontaneous methods and their activation conditions
   public static final String NON_POSITIVE_PERIOD = PREFIX + "non-positive-period";

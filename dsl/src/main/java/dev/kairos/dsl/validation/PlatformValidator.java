@@ -1,12 +1,16 @@
 package dev.kairos.dsl.validation;
 
+import dev.kairos.dsl.kairos.Bandwidth;
 import dev.kairos.dsl.kairos.Deployment;
 import dev.kairos.dsl.kairos.Hardware;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.Network;
 import dev.kairos.dsl.kairos.Node;
+import dev.kairos.dsl.kairos.OperatingSystem;
 import dev.kairos.dsl.kairos.SystemDecl;
+import dev.kairos.dsl.units.Quantities;
+import dev.kairos.dsl.units.Quantities.QuantityException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -110,6 +114,49 @@ public class PlatformValidator extends ConcernValidator {
               + node.getName()
               + "; node names are unique in a system, whatever their package or case",
           Literals.NODE__NAME,
+          IssueCodes.NAME_COLLISION);
+      return;
+    }
+  }
+
+  @Check
+  public void checkBandwidth(Bandwidth bandwidth) {
+    try {
+      Quantities.bitsPerSecond(bandwidth);
+    } catch (QuantityException e) {
+      error(e.getMessage(), bandwidth, null, IssueCodes.INVALID_BANDWIDTH);
+    }
+  }
+
+  /**
+   * A system whose nodes all run on sim builds one more executable, named after the system, that
+   * runs them in one process: no node may build an executable of that name.
+   */
+  @Check
+  public void checkSystemExecutableName(SystemDecl system) {
+    if (system.getName() == null
+        || system.getNodes().isEmpty()
+        || system.getNodes().stream()
+            .anyMatch(n -> n == null || n.eIsProxy() || n.getOs() != OperatingSystem.SIM)) {
+      return;
+    }
+    final Model model = EcoreUtil2.getContainerOfType(system, Model.class);
+    for (Node node :
+        ModelIndex.of(system, getContext())
+            .nodesByFoldedName
+            .getOrDefault(system.getName().toLowerCase(Locale.ROOT), List.of())) {
+      final Model nodeModel = EcoreUtil2.getContainerOfType(node, Model.class);
+      if (node.getName().equals(system.getName())
+          && java.util.Objects.equals(model.getName(), nodeModel.getName())) {
+        continue; // a duplicate name in one package, reported as such
+      }
+      error(
+          "system '"
+              + system.getName()
+              + "' runs its sim nodes as one executable of its name, which node '"
+              + ModelIndex.qualified(nodeModel, node.getName())
+              + "' builds too; system and node names differ in more than case",
+          Literals.SYSTEM_DECL__NAME,
           IssueCodes.NAME_COLLISION);
       return;
     }

@@ -582,6 +582,38 @@ class KairosValidationTest {
   }
 
   @Test
+  void aBandwidthIsAWholePositiveNumberOfBitsPerSecond() throws Exception {
+    final String nodes = "node a { os sim } node b { os sim }\n";
+    for (String bandwidth : new String[] {"0 Mbps", "1.5 bps", "1e30 Gbps"}) {
+      final String text =
+          nodes + "network lan { latency 1 ms; bandwidth " + bandwidth + "; connects a, b; }\n";
+      assertErrorAt(text, Literals.BANDWIDTH, IssueCodes.INVALID_BANDWIDTH, bandwidth);
+    }
+    validation.assertNoErrors(
+        parser.parse(nodes + "network lan { bandwidth 1.5 kbps; connects a, b; }\n"));
+  }
+
+  @Test
+  void aSystemOfSimNodesBuildsAnExecutableNoNodeMayShare() throws Exception {
+    final String text =
+        "node avionics { os sim } node b { os sim }\nsystem Avionics { nodes avionics, b; }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.NAME_COLLISION,
+        text.indexOf("Avionics {"),
+        "Avionics".length(),
+        "system 'Avionics' runs its sim nodes as one executable of its name, which node"
+            + " 'avionics' builds too; system and node names differ in more than case");
+    // A system with a Linux node runs as processes: no executable of its own.
+    validation.assertNoErrors(
+        parser.parse(
+            "node avionics { os linux } node b { os sim }\nsystem Avionics { nodes avionics, b;"
+                + " }\n"));
+  }
+
+  @Test
   void anActivationConditionThatEndsBeforeItStarts() throws Exception {
     final String text =
         spm(
