@@ -28,8 +28,9 @@ struct NodeOptions {
   std::size_t cpu_count = 0;
 
   /// The CPU of the node's ORB threads (its acceptor and band readers; -1: any). Not an option
-  /// of the command line: a system run in one process puts each node's ORB on the processor of
-  /// the node's core 0, so that nodes never share a processor.
+  /// of the command line: a node's own executable puts them on its core 0's CPU when `--cpu` or
+  /// `--cpus` pins it, and a system run in one process on the processor of each node's core 0,
+  /// so that nodes never share a processor.
   int orb_cpu = -1;
 
   std::span<const int> core_cpus() const noexcept { return {cpus.data(), cpu_count}; }
