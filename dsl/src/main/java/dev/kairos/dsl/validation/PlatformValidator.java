@@ -9,6 +9,7 @@ import dev.kairos.dsl.kairos.Network;
 import dev.kairos.dsl.kairos.Node;
 import dev.kairos.dsl.kairos.OperatingSystem;
 import dev.kairos.dsl.kairos.SystemDecl;
+import dev.kairos.dsl.runtime.RuntimeCapacities;
 import dev.kairos.dsl.units.Quantities;
 import dev.kairos.dsl.units.Quantities.QuantityException;
 import java.util.HashSet;
@@ -23,7 +24,8 @@ import org.eclipse.xtext.validation.Check;
 /** Hardware, nodes, networks and systems: well-formed endpoints and no node listed twice. */
 public class PlatformValidator extends ConcernValidator {
   private static final Pattern ENDPOINT =
-      Pattern.compile("uds:/.+|(tcp|udp):[A-Za-z0-9.\\-]+:([1-9][0-9]{0,4})|shm:[A-Za-z0-9_\\-]+");
+      Pattern.compile(
+          "uds:/.+|(?:tcp|udp):([A-Za-z0-9.\\-]+):([1-9][0-9]{0,4})|shm:[A-Za-z0-9_\\-]+");
 
   @Check
   public void checkCores(Hardware hardware) {
@@ -76,12 +78,68 @@ public class PlatformValidator extends ConcernValidator {
           IssueCodes.INVALID_ENDPOINT);
       return;
     }
-    final Node first = ModelIndex.of(node, getContext()).firstOnEndpoint.get(endpoint);
+    final ModelIndex index = ModelIndex.of(node, getContext());
+    final Node first = index.firstOnEndpoint.get(endpoint);
     if (first != null && first != node) {
       error(
           "node '" + first.getName() + "' already listens on " + endpoint,
           Literals.NODE__ENDPOINT,
           IssueCodes.DUPLICATE_ENDPOINT);
+      return;
+    }
+    if (endpoint.startsWith("udp:")) {
+      checkBandPorts(index, node, endpoint, matcher.group(1), Integer.parseInt(matcher.group(2)));
+    }
+  }
+
+  /**
+   * A node listening on udp:host:P takes the oneways of band b on port P + b (docs/orb.md), and the
+   * analysis numbers bands from 1 up to the runtime's bands per core: those ports must exist, and
+   * be no other udp: node's on that host.
+   */
+  private void checkBandPorts(ModelIndex index, Node node, String endpoint, String host, int port) {
+    final int bands = RuntimeCapacities.BANDS;
+    if (port + bands > 65535) {
+      error(
+          "endpoint '"
+              + endpoint
+              + "' takes the oneways of band b on port "
+              + port
+              + " + b, for bands up to "
+              + bands
+              + ": its port can be at most "
+              + (65535 - bands),
+          Literals.NODE__ENDPOINT,
+          IssueCodes.INVALID_ENDPOINT);
+      return;
+    }
+    for (var earlier : index.firstOnEndpoint.entrySet()) {
+      if (earlier.getValue() == node) {
+        return; // only nodes before this one: the later of two overlapping nodes is reported
+      }
+      final var other = ENDPOINT.matcher(earlier.getKey());
+      if (other.matches()
+          && earlier.getKey().startsWith("udp:")
+          && other.group(1).equals(host)
+          && Math.abs(Integer.parseInt(other.group(2)) - port) < bands) {
+        error(
+            "the band ports of "
+                + endpoint
+                + " ("
+                + (port + 1)
+                + " to "
+                + (port + bands)
+                + ") overlap those of node '"
+                + earlier.getValue().getName()
+                + "' at "
+                + earlier.getKey()
+                + ": keep udp: ports of one host at least "
+                + bands
+                + " apart",
+            Literals.NODE__ENDPOINT,
+            IssueCodes.DUPLICATE_ENDPOINT);
+        return;
+      }
     }
   }
 

@@ -320,6 +320,13 @@ final class NodeProgramEmitter {
           w,
           "orb.listen(" + CppNames.literal(node.endpoint()) + ")",
           "cannot listen on " + node.endpoint());
+      if (node.endpoint().startsWith("udp:")) {
+        w.comment(
+            "Over UDP the node takes oneways only, one datagram each: band b's arrive on port"
+                + " $port$ + b.",
+            "port",
+            node.endpoint().substring(node.endpoint().lastIndexOf(':') + 1));
+      }
       final Set<Integer> bands = new TreeSet<>();
       for (TaskReport task : report.tasks()) {
         if (task.kind() == TaskReport.Kind.SVM) {
