@@ -1,19 +1,16 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Platform.OperatingSystem;
 import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.Tmos.TmoClass;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * CMakeLists.txt: one executable per node, linked against the installed Kairos runtime for the
  * node's OS. Hand-written bodies come from KAIROS_IMPL_DIR, recorded relative to the output
- * directory so the file holds no machine-specific path.
+ * directory so the file holds no machine-specific path; Kairos's strict warnings apply to the
+ * generated sources only, so users' bodies get the compiler's defaults unless they opt in.
  */
 final class CMakeEmitter {
   static final String FILE = FileLayout.CMAKE;
@@ -49,14 +46,13 @@ final class CMakeEmitter {
       if (optional) {
         w.open("if(TARGET $runtime$)", "runtime", runtime);
       }
-      final Set<TmoClass> classes = new LinkedHashSet<>();
-      for (Deployment deployment : node.deployments()) {
-        classes.add(deployment.tmo());
-      }
+      final List<String> generatedSources = FileLayout.nodeSources(node);
       w.open("add_executable($node$", "node", node.name());
-      w.line("$main$", "main", NodeMainEmitter.fileName(node));
-      for (TmoClass tmo : classes) {
-        w.line("$${KAIROS_IMPL_DIR}/$source$", "source", UserCodeEmitter.sourceName(tmo));
+      for (String source : generatedSources) {
+        w.line("$source$", "source", source);
+      }
+      for (String source : FileLayout.nodeUserSources(node)) {
+        w.line("$${KAIROS_IMPL_DIR}/$source$", "source", source);
       }
       w.close(")");
       w.line(
@@ -69,7 +65,14 @@ final class CMakeEmitter {
           node.name(),
           "runtime",
           runtime);
-      w.line("kairos_strict_warnings($node$)", "node", node.name());
+      w.line("# Strict warnings for the generated sources; hand-written bodies get the compiler's");
+      w.line("# defaults unless KAIROS_STRICT_BODIES is ON.");
+      w.line(
+          "kairos_strict_warnings($node$ SOURCES $sources$)",
+          "node",
+          node.name(),
+          "sources",
+          String.join(" ", generatedSources));
       if (optional) {
         w.outdented("else()");
         w.line(

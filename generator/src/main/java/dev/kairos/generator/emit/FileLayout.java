@@ -1,9 +1,13 @@
 package dev.kairos.generator.emit;
 
+import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.ir.Types.Interface;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Where every generated file goes, decided here and nowhere else. Paths are relative to their root
@@ -24,6 +28,12 @@ public final class FileLayout {
   public static final String TYPES_CDR = "types.cdr.hpp";
 
   public static final String CMAKE = "CMakeLists.txt";
+
+  /**
+   * What `kairos generate` wrote into the output directory, one path a line: the next run removes
+   * the files it lists and no longer writes.
+   */
+  public static final String MANIFEST = "kairos.manifest";
 
   /** The folder of a package, with a trailing slash; empty without a package. */
   static String folder(List<String> namespace) {
@@ -60,5 +70,27 @@ public final class FileLayout {
 
   public static String nodeMain(Node node) {
     return node.name() + ".main.cpp";
+  }
+
+  /**
+   * The generated sources a node's executable compiles, relative to the output directory; its
+   * CMakeLists.txt and the `--outputs` list of `kairos generate` both take them from here.
+   */
+  public static List<String> nodeSources(Node node) {
+    return List.of(nodeMain(node));
+  }
+
+  /**
+   * The hand-written sources a node's executable compiles, relative to the directory of
+   * hand-written code: one per TMO class the node deploys, in deployment order.
+   */
+  public static List<String> nodeUserSources(Node node) {
+    final Set<TmoClass> classes = new LinkedHashSet<>();
+    for (Deployment deployment : node.deployments()) {
+      classes.add(deployment.tmo());
+    }
+    final List<String> sources = new ArrayList<>();
+    classes.forEach(tmo -> sources.add(userSource(tmo)));
+    return sources;
   }
 }
