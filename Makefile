@@ -2,7 +2,9 @@
 # what those two are made of, and can be run alone.
 
 BUILD      := build
-PREFIX     := $(abspath $(BUILD)/prefix)
+STAGE      := $(abspath $(BUILD)/prefix)
+# Where `make install` puts Kairos: make install PREFIX=/opt/kairos
+PREFIX     := /usr/local
 CPP_GCC    := $(BUILD)/cpp
 CPP_CLANG  := $(BUILD)/cpp-clang
 DEMO_MODEL := examples/avionics/avionics.tmo
@@ -10,8 +12,8 @@ DEMO_OUT   := $(BUILD)/demo/avionics
 MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all setup build java java-test cpp cpp-clang demo test test-java test-cpp test-e2e e2e bench bench-peers \
-        vsix test-editors format check-format clean
+.PHONY: all setup build java java-test cpp cpp-build cpp-clang install demo test test-java test-cpp test-e2e e2e \
+        bench bench-peers vsix test-editors format check-format clean
 
 all: build
 
@@ -24,11 +26,19 @@ build: setup java cpp
 java:
 	$(MVN) -q install -DskipTests
 
-# The C++ runtime with g++ (the default compiler), installed into $(PREFIX) for node builds.
-cpp:
+# The C++ runtime with g++ (the default compiler), installed into $(STAGE) for node builds and
+# the tests (with the kairos command, when `make java` has built it).
+cpp: cpp-build
+	cmake --install $(CPP_GCC) --prefix $(STAGE) > /dev/null
+
+cpp-build:
 	cmake -S . -B $(CPP_GCC) $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=g++ -DKAIROS_PLATFORMS="linux;sim"
 	cmake --build $(CPP_GCC)
-	cmake --install $(CPP_GCC) --prefix $(PREFIX) > /dev/null
+
+# Kairos for use outside this checkout: the runtime, the CMake package `Kairos` (with
+# kairos_generate) and the kairos command, into $(PREFIX) (docs/cmake.md).
+install: setup java cpp-build
+	cmake --install $(CPP_GCC) --prefix $(PREFIX)
 
 # The same runtime and tests with clang++: both compilers must accept it without warnings.
 cpp-clang:
@@ -41,7 +51,7 @@ demo: build
 	@echo "== kairos generate: C++ for both nodes"
 	./kairos generate $(DEMO_MODEL) -o $(DEMO_OUT)
 	@echo "== build the generated nodes against the runtime"
-	cmake -S $(DEMO_OUT) -B $(DEMO_OUT)/build $(CMAKE_GEN) -DCMAKE_PREFIX_PATH=$(PREFIX)
+	cmake -S $(DEMO_OUT) -B $(DEMO_OUT)/build $(CMAKE_GEN) -DCMAKE_PREFIX_PATH=$(STAGE)
 	cmake --build $(DEMO_OUT)/build
 	@echo "== the same verdict as a page with a timeline per node: $(DEMO_OUT)/report.html"
 	@echo "== run mission1 (MUF) and mission2 (RMS+MLF) side by side for 2 s, calling each other"

@@ -49,7 +49,7 @@ COMPILERS = ["g++", "clang++"]
 def project_warnings() -> list[str]:
     """The warning flags generated node projects are built with (cmake/KairosCompileOptions.cmake)."""
     text = (ROOT / "cmake" / "KairosCompileOptions.cmake").read_text()
-    options = re.search(r"target_compile_options\(\$\{target\} PRIVATE(.*?)\)", text, re.S)
+    options = re.search(r"set\(options(.*?)\)", text, re.S)
     assert options, "no warning options in KairosCompileOptions.cmake"
     return options.group(1).split() + ["-Werror"]
 

@@ -8,6 +8,7 @@ import dev.kairos.generator.emit.ClangFormat;
 import dev.kairos.generator.emit.CppGenerator;
 import dev.kairos.generator.emit.FileLayout;
 import dev.kairos.generator.emit.GeneratedFile;
+import dev.kairos.generator.emit.GenerationManifest;
 import dev.kairos.generator.emit.HandWrittenSignatures;
 import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.emit.OutputWriter;
@@ -412,7 +413,9 @@ public final class KairosCli implements Callable<Integer> {
         names = {"-o", "--output"},
         required = true,
         paramLabel = "DIR",
-        description = "directory for generated code (created if missing)")
+        description =
+            "directory for generated code (created if missing); files an earlier run generated"
+                + " there and this one does not are removed (DIR/kairos.manifest lists them)")
     Path output;
 
     @Option(
@@ -433,11 +436,36 @@ public final class KairosCli implements Callable<Integer> {
         paramLabel = "COMMAND",
         description =
             "clang-format to format generated C++ with; it must be the pinned version (default:"
-                + " $KAIROS_CLANG_FORMAT, else the one `make setup` installs; never the PATH's)")
+                + " $KAIROS_CLANG_FORMAT, else the one installed with kairos, or in a checkout the"
+                + " one `make setup` installs; never the PATH's)")
     String clangFormat;
+
+    @Option(
+        names = "--outputs",
+        paramLabel = "FILE",
+        description =
+            "also write FILE, JSON for build systems: the files this run generates, the starters"
+                + " and each node's sources (rewritten only when that list changes)")
+    Path outputsFile;
+
+    @Option(
+        names = "--depfile",
+        paramLabel = "FILE",
+        description =
+            "also write FILE, a Make-style depfile: the --outputs FILE (else the manifest)"
+                + " depends on the model files and on kairos itself")
+    Path depfile;
 
     @Override
     public Integer call() throws IOException {
+      if (outputsFile != null && Files.isDirectory(outputsFile)) {
+        err().println("kairos: error: --outputs " + outputsFile + ": is a directory");
+        return USAGE;
+      }
+      if (depfile != null && Files.isDirectory(depfile)) {
+        err().println("kairos: error: --depfile " + depfile + ": is a directory");
+        return USAGE;
+      }
       for (Path directory : impl == null ? List.of(output) : List.of(output, impl)) {
         if (Files.exists(directory) && !Files.isDirectory(directory)) {
           err()
@@ -503,8 +531,14 @@ public final class KairosCli implements Callable<Integer> {
       lap("format with clang-format " + ClangFormat.VERSION);
       final List<OutputWriter.Written> written = new ArrayList<>();
       try {
+        GenerationManifest.begin(outputDir, files);
         written.addAll(OutputWriter.write(outputDir, files));
         written.addAll(OutputWriter.write(implDir, starters));
+        written.addAll(
+            GenerationManifest.finish(
+                outputDir, files, starters.stream().map(s -> implDir.resolve(s.path())).toList()));
+        writeBuildFiles(
+            new BuildFiles.Generation(system, this.files, outputDir, implDir, files, starters));
       } catch (IOException e) {
         err().println("kairos: error: cannot write the generated files: " + reason(e));
         return USAGE;
@@ -515,6 +549,7 @@ public final class KairosCli implements Callable<Integer> {
               case WRITTEN -> "wrote";
               case UNCHANGED -> "unchanged";
               case KEPT_USER_FILE -> "kept";
+              case REMOVED -> "removed";
             };
         out().println(String.format("%-9s %s", what, shown(file.path())));
       }
@@ -524,10 +559,22 @@ public final class KairosCli implements Callable<Integer> {
       return OK;
     }
 
+    /** The files --outputs and --depfile ask for, once everything else is written. */
+    private void writeBuildFiles(BuildFiles.Generation generation) throws IOException {
+      if (outputsFile != null) {
+        BuildFiles.write(outputsFile, BuildFiles.outputs(generation));
+      }
+      if (depfile != null) {
+        final Path target =
+            outputsFile != null ? outputsFile : generation.outputDir().resolve(FileLayout.MANIFEST);
+        BuildFiles.write(depfile, BuildFiles.depfile(target, this.files));
+      }
+    }
+
     /**
      * Hand-written headers that were kept are compared with the bases just generated: a method the
-     * model added, or whose segment view appeared or went away, is named with its model line, so
-     * the compiler's complaint about an abstract class has its cause beside it.
+     * model added or dropped, or whose segment view appeared or went away, is named with its model
+     * line and the files to change, so the compiler's complaint has its cause beside it.
      */
     private void warnAboutStaleHeaders(
         SystemModel system,
@@ -565,7 +612,11 @@ public final class KairosCli implements Callable<Integer> {
           continue; // not text this check can read; the compiler will judge it
         }
         for (HandWrittenSignatures.Mismatch mismatch :
-            HandWrittenSignatures.check(tmo, shown(header).toString(), text)) {
+            HandWrittenSignatures.check(
+                tmo,
+                shown(header).toString(),
+                shown(implDir.resolve(FileLayout.userSource(tmo))).toString(),
+                text)) {
           err()
               .println(
                   shownFiles.getOrDefault(mismatch.source().file(), mismatch.source().file())

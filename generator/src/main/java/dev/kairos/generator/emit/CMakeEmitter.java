@@ -1,22 +1,18 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.DistributedSystem;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Platform.OperatingSystem;
 import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.Tmos.TmoClass;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /**
  * CMakeLists.txt: one executable per node, linked against the installed Kairos runtime for the
  * node's OS, and one per system whose nodes all run on sim, which runs them in one process.
  * Hand-written bodies come from KAIROS_IMPL_DIR, recorded relative to the output directory so the
- * file holds no machine-specific path.
+ * file holds no machine-specific path; Kairos's strict warnings apply to the generated sources
+ * only, so users' bodies get the compiler's defaults unless they opt in.
  */
 final class CMakeEmitter {
   static final String FILE = FileLayout.CMAKE;
@@ -47,11 +43,13 @@ final class CMakeEmitter {
           node.source(),
           "os",
           osName(node.os()));
-      final List<String> sources = new ArrayList<>();
-      sources.add(NodeMainEmitter.fileName(node));
-      sources.add(FileLayout.nodeProgram(node));
-      sources.addAll(userSources(List.of(node)));
-      executable(w, node.name(), "node " + node.name(), node.os(), sources);
+      executable(
+          w,
+          node.name(),
+          "node " + node.name(),
+          node.os(),
+          FileLayout.nodeSources(node),
+          FileLayout.userSources(List.of(node)));
     }
     for (DistributedSystem distributed : SystemMainEmitter.inOneProcess(system)) {
       final List<Node> nodes = SystemMainEmitter.nodesOf(system, distributed);
@@ -64,29 +62,15 @@ final class CMakeEmitter {
           distributed.source(),
           "nodes",
           String.join(", ", distributed.nodes()));
-      final List<String> sources = new ArrayList<>();
-      sources.add(FileLayout.systemMain(distributed));
-      nodes.forEach(n -> sources.add(FileLayout.nodeProgram(n)));
-      sources.addAll(userSources(nodes));
       executable(
-          w, distributed.name(), "system " + distributed.name(), OperatingSystem.SIM, sources);
+          w,
+          distributed.name(),
+          "system " + distributed.name(),
+          OperatingSystem.SIM,
+          FileLayout.systemSources(distributed, nodes),
+          FileLayout.userSources(nodes));
     }
     return new GeneratedFile(FILE, w.text(), GeneratedFile.Kind.TEXT);
-  }
-
-  /** The hand-written sources of the TMO classes the nodes deploy, each once. */
-  private static List<String> userSources(List<Node> nodes) {
-    final Set<TmoClass> classes = new LinkedHashSet<>();
-    for (Node node : nodes) {
-      for (Deployment deployment : node.deployments()) {
-        classes.add(deployment.tmo());
-      }
-    }
-    final List<String> sources = new ArrayList<>();
-    for (TmoClass tmo : classes) {
-      sources.add("${KAIROS_IMPL_DIR}/" + UserCodeEmitter.sourceName(tmo));
-    }
-    return sources;
   }
 
   /**
@@ -94,15 +78,23 @@ final class CMakeEmitter {
    * installed, except Linux's, which every build has.
    */
   private static void executable(
-      CodeWriter w, String target, String what, OperatingSystem os, List<String> sources) {
+      CodeWriter w,
+      String target,
+      String what,
+      OperatingSystem os,
+      List<String> generatedSources,
+      List<String> userSources) {
     final String runtime = "Kairos::runtime_" + osName(os);
     final boolean optional = os != OperatingSystem.LINUX;
     if (optional) {
       w.open("if(TARGET $runtime$)", "runtime", runtime);
     }
     w.open("add_executable($target$", "target", target);
-    for (String source : sources) {
+    for (String source : generatedSources) {
       w.line("$source$", "source", source);
+    }
+    for (String source : userSources) {
+      w.line("$${KAIROS_IMPL_DIR}/$source$", "source", source);
     }
     w.close(")");
     w.line(
@@ -111,7 +103,14 @@ final class CMakeEmitter {
         target);
     w.line(
         "target_link_libraries($target$ PRIVATE $runtime$)", "target", target, "runtime", runtime);
-    w.line("kairos_strict_warnings($target$)", "target", target);
+    w.line("# Strict warnings for the generated sources; hand-written bodies get the compiler's");
+    w.line("# defaults unless KAIROS_STRICT_BODIES is ON.");
+    w.line(
+        "kairos_strict_warnings($target$ SOURCES $sources$)",
+        "target",
+        target,
+        "sources",
+        String.join(" ", generatedSources));
     if (optional) {
       w.outdented("else()");
       w.line(

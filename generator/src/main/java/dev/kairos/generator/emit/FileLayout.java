@@ -1,10 +1,14 @@
 package dev.kairos.generator.emit;
 
+import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.DistributedSystem;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.ir.Types.Interface;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Where every generated file goes, decided here and nowhere else. Paths are relative to their root
@@ -26,6 +30,12 @@ public final class FileLayout {
   public static final String TYPES_CDR = "types.cdr.hpp";
 
   public static final String CMAKE = "CMakeLists.txt";
+
+  /**
+   * What `kairos generate` wrote into the output directory, one path a line: the next run removes
+   * the files it lists and no longer writes.
+   */
+  public static final String MANIFEST = "kairos.manifest";
 
   /** The folder of a package, with a trailing slash; empty without a package. */
   static String folder(List<String> namespace) {
@@ -77,5 +87,40 @@ public final class FileLayout {
   /** The main of a system whose nodes run in one process: {@code <System>.system.cpp}. */
   public static String systemMain(DistributedSystem system) {
     return system.name() + ".system.cpp";
+  }
+
+  /**
+   * The generated sources a node's executable compiles, relative to the output directory; its
+   * CMakeLists.txt and the `--outputs` list of `kairos generate` both take them from here.
+   */
+  public static List<String> nodeSources(Node node) {
+    return List.of(nodeMain(node), nodeProgram(node));
+  }
+
+  /**
+   * The generated sources of a system's one-process executable: its main and the program of each of
+   * its nodes, in the system's order.
+   */
+  public static List<String> systemSources(DistributedSystem system, List<Node> nodes) {
+    final List<String> sources = new ArrayList<>();
+    sources.add(systemMain(system));
+    nodes.forEach(node -> sources.add(nodeProgram(node)));
+    return sources;
+  }
+
+  /**
+   * The hand-written sources the nodes' executable compiles, relative to the directory of
+   * hand-written code: one per TMO class the nodes deploy, in deployment order, each once.
+   */
+  public static List<String> userSources(List<Node> nodes) {
+    final Set<TmoClass> classes = new LinkedHashSet<>();
+    for (Node node : nodes) {
+      for (Deployment deployment : node.deployments()) {
+        classes.add(deployment.tmo());
+      }
+    }
+    final List<String> sources = new ArrayList<>();
+    classes.forEach(tmo -> sources.add(userSource(tmo)));
+    return sources;
   }
 }

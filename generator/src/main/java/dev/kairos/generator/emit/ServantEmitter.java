@@ -17,6 +17,9 @@ import java.util.TreeSet;
 final class ServantEmitter {
   private ServantEmitter() {}
 
+  /** The one virtual of the base besides the model's methods that a user's class may override. */
+  static final String DEADLINE_HANDLER = "on_deadline_miss";
+
   static String fileName(TmoClass tmo) {
     return FileLayout.servantBase(tmo);
   }
@@ -84,7 +87,10 @@ final class ServantEmitter {
     RemoteEmitter.skeletons(w, system, tmo);
     w.line("/// Runs on the method's lane when an activation misses its start window or deadline.");
     w.line("/// The engine has already counted the miss; override to react (degrade, alarm).");
-    w.line("virtual void on_deadline_miss(const ::kairos::MissReport& /*miss*/) noexcept {}");
+    w.line(
+        "virtual void $handler$(const ::kairos::MissReport& /*miss*/) noexcept {}",
+        "handler",
+        DEADLINE_HANDLER);
     w.blank();
     w.outdented(" private:");
     for (MethodAccess method : methods) {

@@ -99,4 +99,22 @@ class PinnedClangFormatTest {
             checkout.relativize(installed).getName(1).toString(),
             checkout.relativize(installed).getName(2).toString()));
   }
+
+  @Test
+  void anInstallationUsesItsOwnCopyAndSaysSoWhenItIsMissing() throws Exception {
+    final Path pinned = fake("pinned", "clang-format version " + ClangFormat.VERSION + " (wheel)");
+    // <prefix>/share/kairos: the jar, and the formatter beside it.
+    final Path home = Files.createDirectories(temp.resolve("prefix/share/kairos"));
+    Files.writeString(home.resolve("kairos.jar"), "");
+    final String missing = refusal(null, Map.of(), home.toString());
+    assertTrue(missing.contains("this Kairos installation lacks"), missing);
+    assertTrue(missing.contains(ClangFormat.packaged(home).toString()), missing);
+
+    Files.createDirectories(ClangFormat.packaged(home).getParent());
+    Files.copy(pinned, ClangFormat.packaged(home));
+    ClangFormat.pinned(null, Map.of(), home.toString());
+    assertEquals(
+        home.resolve("clang-format-" + ClangFormat.VERSION).resolve("clang-format"),
+        ClangFormat.packaged(home));
+  }
 }

@@ -188,17 +188,43 @@ class SegmentAccessTest {
     assertEquals(line(10), mismatches.get(0).source());
     assertEquals(
         "spm update now uses state write, cfg read, but src/nav/Nav.hpp declares it without the"
-            + " view UpdateAccess; the base declares void update(UpdateAccess ods)",
+            + " view UpdateAccess; the base declares void update(UpdateAccess ods): change the"
+            + " declaration there and the body in src/nav/Nav.cpp",
         mismatches.get(0).message());
     assertEquals(line(12), mismatches.get(1).source());
     assertEquals(
         "spm calibrate uses no segment any more, but src/nav/Nav.hpp declares it with the view"
-            + " CalibrateAccess; the base declares void calibrate()",
+            + " CalibrateAccess; the base declares void calibrate(): change the declaration there"
+            + " and the body in src/nav/Nav.cpp",
         mismatches.get(1).message());
     assertEquals(line(14), mismatches.get(2).source());
     assertEquals(
-        "svm current is not declared in src/nav/Nav.hpp; the base declares ::std::uint64_t"
-            + " current(CurrentAccess ods, ::std::uint32_t extra)",
+        "svm current is not declared in src/nav/Nav.hpp: add `::std::uint64_t"
+            + " current(CurrentAccess ods, ::std::uint32_t extra) override;` to the class there and"
+            + " its body to src/nav/Nav.cpp",
         mismatches.get(2).message());
+  }
+
+  @Test
+  void aKeptHeaderThatStillOverridesAMethodTheModelDroppedIsNamedWithTheTmosModelLine() {
+    final String stale =
+        "class Nav final : public NavBase {\n"
+            + " private:\n"
+            + "  void update(UpdateAccess ods) override;\n"
+            + "  void calibrate() override;\n"
+            + "  ::std::uint64_t current(CurrentAccess ods, ::std::uint32_t extra) override;\n"
+            + "  void recalibrate(RecalibrateAccess ods)   // gone from the model\n"
+            + "      override;\n"
+            + "  void on_deadline_miss(const ::kairos::MissReport& miss) noexcept override;\n"
+            + "  // void retired() override;  (a comment does not count)\n"
+            + "};\n";
+    final List<HandWrittenSignatures.Mismatch> mismatches =
+        HandWrittenSignatures.check(nav(), "src/nav/Nav.hpp", "src/nav/Nav.cpp", stale);
+    assertEquals(1, mismatches.size(), mismatches.toString());
+    assertEquals(nav().source(), mismatches.get(0).source());
+    assertEquals(
+        "tmo Nav has no method recalibrate any more, but src/nav/Nav.hpp still declares"
+            + " recalibrate(...) override: remove it there and its body from src/nav/Nav.cpp",
+        mismatches.get(0).message());
   }
 }
