@@ -102,6 +102,8 @@ class RegenerationTest {
         Set.of(
             "CMakeLists.txt",
             "controller.main.cpp",
+            "controller.node.cpp",
+            "controller.node.hpp",
             "controller.schedule.hpp",
             "kairos.manifest",
             "plant/Counter.cdr.hpp",
@@ -127,6 +129,8 @@ class RegenerationTest {
             "kairos.manifest",
             "notes.txt",
             "regulator.main.cpp",
+            "regulator.node.cpp",
+            "regulator.node.hpp",
             "regulator.schedule.hpp",
             "types.cdr.hpp",
             "types.hpp"),
