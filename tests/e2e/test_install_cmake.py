@@ -20,6 +20,8 @@ from conftest import ROOT, parse_summary, run
 EXAMPLE = ROOT / "examples" / "cmake-project"
 GENERATE = "Generating thermostat from thermostat.tmo with kairos"
 COMPILE_MAIN = "Building CXX object CMakeFiles/thermostat.dir/kairos/thermostat/{node}.main.cpp.o"
+# The node's program (<node>.node.cpp) includes its schedule tables; its main only runs it.
+COMPILE_PROGRAM = "Building CXX object CMakeFiles/thermostat.dir/kairos/thermostat/{node}.node.cpp.o"
 COMPILE_BODY = "Building CXX object CMakeFiles/thermostat.dir/src/plant/Regulator.cpp.o"
 LINK = "Linking CXX executable thermostat"
 RECONFIGURE = "Re-running CMake..."
@@ -125,11 +127,11 @@ def test_only_the_steps_that_depend_on_an_edit_run_again(project, environment):
     os.utime(model)
     assert build(project, environment) == [GENERATE]
 
-    # Faster hardware scales the WCETs: only the schedule tables change, so only the node's main,
-    # which includes them, is compiled again; the bodies are not.
+    # Faster hardware scales the WCETs: only the schedule tables change, so only the node's
+    # program, which includes them, is compiled again; its main and the bodies are not.
     edit(model, "speed 1.0;", "speed 2.0;")
     steps = build(project, environment)
-    assert steps == [GENERATE, COMPILE_MAIN.format(node="controller"), LINK], steps
+    assert steps == [GENERATE, COMPILE_PROGRAM.format(node="controller"), LINK], steps
 
     # A hand-written body: compiled and linked again, not generated.
     body = project / "src" / "plant" / "Regulator.cpp"
@@ -152,8 +154,9 @@ def test_a_renamed_node_leaves_no_files_behind_and_keeps_the_bodies(project, env
     # The set of generated files changed: CMake runs again (once), then the new main compiles.
     assert steps.count(RECONFIGURE) == 1, steps
     assert COMPILE_MAIN.format(node="boiler") in steps and COMPILE_BODY not in steps, steps
-    assert not (generated / "controller.main.cpp").exists()
-    assert not (generated / "controller.schedule.hpp").exists()
+    assert COMPILE_PROGRAM.format(node="boiler") in steps, steps
+    for stale in ("main.cpp", "node.cpp", "node.hpp", "schedule.hpp"):
+        assert not (generated / f"controller.{stale}").exists(), stale
     assert (generated / "boiler.main.cpp").is_file()
     assert "controller" not in (generated / "kairos.manifest").read_text()
     assert {p: p.read_bytes() for p in (project / "src").rglob("*") if p.is_file()} == bodies
