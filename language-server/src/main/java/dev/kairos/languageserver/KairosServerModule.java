@@ -17,10 +17,10 @@ import org.eclipse.xtext.resource.impl.ResourceServiceProviderRegistryImpl;
 import org.eclipse.xtext.util.Modules2;
 
 /**
- * The Kairos language server, bound over Xtext's ServerModule: the server with live
- * schedulability, the workspace that merges its diagnostics, and the Kairos language registered
- * directly (runtime, IDE and server-side services in one injector), not discovered through
- * ServiceLoader, so exactly this configuration serves `.tmo` files.
+ * The Kairos language server, bound over Xtext's ServerModule: the server with live schedulability,
+ * the workspace that merges its diagnostics, and the Kairos language registered directly (runtime,
+ * IDE and server-side services in one injector), not discovered through ServiceLoader, so exactly
+ * this configuration serves `.tmo` files.
  */
 public class KairosServerModule extends AbstractModule {
   private final LatestAnalysis latest = new LatestAnalysis();

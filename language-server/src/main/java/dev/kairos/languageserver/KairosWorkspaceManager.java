@@ -3,6 +3,7 @@ package dev.kairos.languageserver;
 import com.google.inject.Singleton;
 import dev.kairos.languageserver.live.SchedulabilityDiagnostic;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -19,9 +20,9 @@ import org.eclipse.xtext.xbase.lib.Procedures.Procedure2;
 
 /**
  * Xtext's workspace, with one more source of diagnostics: the live schedulability analysis. An
- * editor shows one list per document, so every publication merges the document's latest
- * validation issues (from Xtext's builds) with its latest schedulability diagnostics (from the
- * analysis, which runs later and less often); either side replaces only its own half.
+ * editor shows one list per document, so every publication merges the document's latest validation
+ * issues (from Xtext's builds) with its latest schedulability diagnostics (from the analysis, which
+ * runs later and less often); either side replaces only its own half.
  */
 @Singleton
 public class KairosWorkspaceManager extends WorkspaceManager {
@@ -63,7 +64,7 @@ public class KairosWorkspaceManager extends WorkspaceManager {
       }
     }
     schedulability = Map.copyOf(diagnostics);
-    changed.stream().sorted(java.util.Comparator.comparing(URI::toString)).forEach(this::publish);
+    changed.stream().sorted(Comparator.comparing(URI::toString)).forEach(this::publish);
   }
 
   /** The latest validation issues of every document Xtext has validated. */

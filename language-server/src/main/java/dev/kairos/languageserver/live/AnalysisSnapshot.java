@@ -1,6 +1,7 @@
 package dev.kairos.languageserver.live;
 
 import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
@@ -10,14 +11,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.eclipse.emf.common.util.URI;
 
 /**
  * What one run of the live analysis found for one project (one system): the IR and the report the
  * CLI's `kairos check` would produce for the same files, indexed for the editor's questions (the
  * figures of a method, the verdict of a node, the layout of a type), the diagnostics per document
- * and the `kairos/report` notification. A run that did not analyse (the model has errors) has no
- * IR and no report, only the reason.
+ * and the `kairos/report` notification. A run that did not analyse (the model has errors) has no IR
+ * and no report, only the reason.
  */
 public final class AnalysisSnapshot {
   /** A method as analysed on its node: its row, and its rank among the tasks of its core. */
@@ -30,7 +32,9 @@ public final class AnalysisSnapshot {
   private final Map<String, List<MethodFigures>> methods;
   private final Map<String, NodeReport> nodes;
   private final Map<URI, List<SchedulabilityDiagnostic>> diagnostics;
-  private final JsonObject notification;
+  private final JsonObject header;
+  private final Supplier<String> reportJson;
+  private JsonObject notification;
   private final Map<String, OptionalLong> requiredDeadlines = new ConcurrentHashMap<>();
   private WireLayout layouts;
 
@@ -42,7 +46,8 @@ public final class AnalysisSnapshot {
       Map<String, List<MethodFigures>> methods,
       Map<String, NodeReport> nodes,
       Map<URI, List<SchedulabilityDiagnostic>> diagnostics,
-      JsonObject notification) {
+      JsonObject header,
+      Supplier<String> reportJson) {
     this.project = project;
     this.system = system;
     this.report = report;
@@ -50,7 +55,8 @@ public final class AnalysisSnapshot {
     this.methods = methods;
     this.nodes = nodes;
     this.diagnostics = diagnostics;
-    this.notification = notification;
+    this.header = header;
+    this.reportJson = reportJson;
   }
 
   /** The base directory of the project whose files were analysed as one system. */
@@ -89,9 +95,26 @@ public final class AnalysisSnapshot {
     return diagnostics;
   }
 
-  /** The `kairos/report` notification of this run. */
-  public JsonObject notification() {
+  /**
+   * The `kairos/report` notification of this run. Its report (the JSON of `kairos check`, large for
+   * a large model) is written when first asked for, after the diagnostics have gone out.
+   */
+  public synchronized JsonObject notification() {
+    if (notification == null) {
+      final long start = System.nanoTime();
+      final JsonObject built = header.deepCopy();
+      built.add("report", JsonParser.parseString(reportJson.get()));
+      if (built.get("timings") instanceof JsonObject timings) {
+        timings.addProperty("report_ms", (System.nanoTime() - start) / 1_000_000);
+      }
+      notification = built;
+    }
     return notification;
+  }
+
+  /** The notification's fields other than the report (the report is added when sent). */
+  JsonObject header() {
+    return header;
   }
 
   /** The wire layouts of the system's types (computed when first asked). */

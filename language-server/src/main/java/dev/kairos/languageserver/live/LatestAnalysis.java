@@ -46,8 +46,7 @@ public final class LatestAnalysis {
     for (URI project : List.copyOf(latest.keySet())) {
       final String base = project.toString();
       final String prefix = base.endsWith("/") ? base : base + "/";
-      if (path.startsWith(prefix)
-          && (best == null || base.length() > best.toString().length())) {
+      if (path.startsWith(prefix) && (best == null || base.length() > best.toString().length())) {
         best = project;
       }
     }

@@ -6,12 +6,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import org.apache.log4j.Logger;
 import org.eclipse.emf.common.util.URI;
 import org.eclipse.xtext.ide.server.ProjectManager;
@@ -99,7 +100,7 @@ public final class LiveSchedulability {
         .exceptionally(
             failure -> {
               if (!cancellation.isOperationCanceledException(unwrapped(failure))
-                  && !(unwrapped(failure) instanceof java.util.concurrent.CancellationException)) {
+                  && !(unwrapped(failure) instanceof CancellationException)) {
                 LOG.error("live analysis failed", failure);
               }
               return null;
@@ -107,7 +108,7 @@ public final class LiveSchedulability {
   }
 
   private static Throwable unwrapped(Throwable failure) {
-    return failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+    return failure instanceof CompletionException && failure.getCause() != null
         ? failure.getCause()
         : failure;
   }
@@ -148,9 +149,15 @@ public final class LiveSchedulability {
       snapshots.forEach(s -> diagnostics.putAll(s.diagnostics()));
       snapshots.forEach(latest::update);
       workspace.replaceSchedulability(diagnostics);
-      final Consumer<AnalysisSnapshot> notify = s -> publisher.report(s.notification());
-      snapshots.forEach(notify);
       publisher.refreshCodeLenses();
+    }
+    // The report (the JSON of the whole check) is written last: the diagnostics are what an
+    // editor shows first, and a newer run will bring a newer report anyway.
+    for (AnalysisSnapshot snapshot : snapshots) {
+      if (stale.isCanceled()) {
+        return;
+      }
+      publisher.report(snapshot.notification());
     }
   }
 }

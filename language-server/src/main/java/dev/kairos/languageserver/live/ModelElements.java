@@ -42,7 +42,9 @@ public final class ModelElements {
   public static String qualifiedName(Tmo tmo) {
     final Model model = EcoreUtil2.getContainerOfType(tmo, Model.class);
     final String namespace = model == null ? null : model.getName();
-    return namespace == null || namespace.isEmpty() ? tmo.getName() : namespace + "." + tmo.getName();
+    return namespace == null || namespace.isEmpty()
+        ? tmo.getName()
+        : namespace + "." + tmo.getName();
   }
 
   /** The key of a method in analysis results: its class's qualified name, '#', its name. */

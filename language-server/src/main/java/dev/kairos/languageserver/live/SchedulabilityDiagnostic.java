@@ -34,7 +34,9 @@ public record SchedulabilityDiagnostic(
   /** A remote call cannot return within its gate's deadline: an error on the gate. */
   public static final String REMOTE_CALL_UNSCHEDULABLE = "kairos.remote-call-unschedulable";
 
-  /** The diagnostic as an Xtext issue of the document at uri, to publish beside validation issues. */
+  /**
+   * The diagnostic as an Xtext issue of the document at uri, to publish beside validation issues.
+   */
   public Issue toIssue(URI uri) {
     final Issue.IssueImpl issue = new Issue.IssueImpl();
     issue.setCode(code);

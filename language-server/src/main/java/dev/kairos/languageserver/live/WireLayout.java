@@ -15,8 +15,8 @@ import java.util.Optional;
 
 /**
  * How a declared type travels on the wire (docs/marshalling.md): the most bytes a value can take,
- * wherever it starts and as a whole message body, the strictest alignment among its primitives
- * (the padding it may need), and whether its size varies (bounded strings and sequences).
+ * wherever it starts and as a whole message body, the strictest alignment among its primitives (the
+ * padding it may need), and whether its size varies (bounded strings and sequences).
  */
 public final class WireLayout {
   /** The layout of one type. */

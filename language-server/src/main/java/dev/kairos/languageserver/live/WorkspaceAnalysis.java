@@ -1,7 +1,6 @@
 package dev.kairos.languageserver.live;
 
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis;
@@ -19,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.eclipse.emf.common.util.URI;
 import org.eclipse.emf.ecore.EObject;
@@ -31,11 +31,11 @@ import org.eclipse.xtext.util.CancelIndicator;
 import org.eclipse.xtext.validation.Issue;
 
 /**
- * One run of the live analysis over a project: its .tmo files are one system, as the files given
- * to `kairos check` are. The same steps as the CLI: a model with validation errors is not
- * analysed (the report lists the errors instead); otherwise the models are lowered by {@link
- * ModelLowering} and analysed by {@link SchedulingAnalysis} and {@link EndToEndAnalysis}, and the
- * report is the CLI's JSON report.
+ * One run of the live analysis over a project: its .tmo files are one system, as the files given to
+ * `kairos check` are. The same steps as the CLI: a model with validation errors is not analysed
+ * (the report lists the errors instead); otherwise the models are lowered by {@link ModelLowering}
+ * and analysed by {@link SchedulingAnalysis} and {@link EndToEndAnalysis}, and the report is the
+ * CLI's JSON report.
  *
  * <p>Nodes are analysed one by one, and a node equal to one of the previous run (the IR is made of
  * records, compared by value) takes its previous report: the analysis of a node depends on nothing
@@ -45,13 +45,15 @@ public final class WorkspaceAnalysis {
   private static final String MODEL_EXTENSION = "tmo";
 
   private final UriExtensions uris = new UriExtensions();
-  private Map<Platform.Node, NodeReport> previous = Map.of();
+
+  /** The node reports of the previous run, per project. */
+  private final Map<URI, Map<Platform.Node, NodeReport>> previous = new HashMap<>();
 
   /**
    * The outcome of one run for a project: empty if it was cancelled (a newer edit came) or the
    * project is not a workspace folder.
    */
-  public Optional<AnalysisSnapshot> analyse(
+  public synchronized Optional<AnalysisSnapshot> analyse(
       ProjectManager project,
       Map<URI, List<Issue>> validation,
       Map<URI, Integer> openVersions,
@@ -89,13 +91,15 @@ public final class WorkspaceAnalysis {
       }
     }
     if (files.isEmpty()) {
-      return Optional.of(skipped(base, versions, "not analysed: no model files (*.tmo) in the workspace", null));
+      return Optional.of(
+          skipped(base, versions, "not analysed: no model files (*.tmo) in the workspace", null));
     }
     if (!problems.isEmpty()) {
       problems.sort(
           Comparator.comparing(CheckReports.Problem::file)
               .thenComparingInt(CheckReports.Problem::line)
-              .thenComparingInt(CheckReports.Problem::column));
+              .thenComparingInt(CheckReports.Problem::column)
+              .thenComparing(CheckReports.Problem::message));
       return Optional.of(
           skipped(
               base,
@@ -106,6 +110,7 @@ public final class WorkspaceAnalysis {
               problems));
     }
 
+    final Laps laps = new Laps();
     final List<Model> models = new ArrayList<>();
     for (URI file : files) {
       if (cancel.isCanceled()) {
@@ -116,47 +121,57 @@ public final class WorkspaceAnalysis {
         models.add(m);
       }
     }
+    laps.lap("load_ms");
     final SystemModel system =
         new ModelLowering(file -> portable.getOrDefault(file, file.lastSegment()))
             .lower(systemName(base), models);
 
+    laps.lap("lower_ms");
+    final Map<Platform.Node, NodeReport> before = previous.getOrDefault(base, Map.of());
     final Map<Platform.Node, NodeReport> reused = new HashMap<>();
     final List<NodeReport> nodes = new ArrayList<>();
     for (Platform.Node node : system.nodes()) {
       if (cancel.isCanceled()) {
         return Optional.empty();
       }
-      NodeReport report = previous.get(node);
+      NodeReport report = before.get(node);
       if (report == null) {
         report = SchedulingAnalysis.analyse(node);
       }
       reused.put(node, report);
       nodes.add(report);
     }
-    previous = reused;
+    previous.put(base, reused);
     final AnalysisReport report =
         new AnalysisReport(nodes, EndToEndAnalysis.analyse(system, nodes));
     if (cancel.isCanceled()) {
       return Optional.empty();
     }
-    return Optional.of(analysed(base, versions, system, report, new ModelElements(models)));
+    laps.lap("analyse_ms");
+    final AnalysisSnapshot snapshot =
+        analysed(base, versions, system, report, new ModelElements(models));
+    laps.lap("diagnostics_ms");
+    snapshot.header().add("timings", laps.json());
+    return Optional.of(snapshot);
   }
 
   /** A run that failed inside the analysis: the report says so instead of showing figures. */
-  public AnalysisSnapshot failed(
+  public synchronized AnalysisSnapshot failed(
       ProjectManager project, Map<URI, Integer> openVersions, RuntimeException failure) {
-    previous = Map.of();
+    previous.remove(project.getBaseDir());
     return skipped(
         project.getBaseDir(),
         versions(openVersions, openVersions.keySet()),
         "not analysed: the analysis failed ("
-            + (failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage())
+            + (failure.getMessage() == null
+                ? failure.getClass().getSimpleName()
+                : failure.getMessage())
             + ")",
         null);
   }
 
   /** The versions of the open documents among `files`, by URI as the editor spells it. */
-  private JsonObject versions(Map<URI, Integer> openVersions, java.util.Set<URI> files) {
+  private JsonObject versions(Map<URI, Integer> openVersions, Set<URI> files) {
     final Map<String, Integer> sorted = new TreeMap<>();
     openVersions.forEach(
         (uri, version) -> {
@@ -169,14 +184,35 @@ public final class WorkspaceAnalysis {
     return versions;
   }
 
+  /** How long the phases of a run took: informative figures in the notification. */
+  private static final class Laps {
+    private final JsonObject laps = new JsonObject();
+    private long start = System.nanoTime();
+
+    void lap(String phase) {
+      final long now = System.nanoTime();
+      laps.addProperty(phase, (now - start) / 1_000_000);
+      start = now;
+    }
+
+    JsonObject json() {
+      return laps;
+    }
+  }
+
   private AnalysisSnapshot skipped(
       URI base, JsonObject versions, String reason, List<CheckReports.Problem> problems) {
-    final JsonObject notification = notification(base, versions, false, reason);
-    notification.add(
-        "report",
-        JsonParser.parseString(CheckReports.json(null, problems == null ? List.of() : problems)));
+    final List<CheckReports.Problem> errors = problems == null ? List.of() : problems;
     return new AnalysisSnapshot(
-        base, null, null, reason, Map.of(), Map.of(), Map.of(), notification);
+        base,
+        null,
+        null,
+        reason,
+        Map.of(),
+        Map.of(),
+        Map.of(),
+        header(base, versions, false, reason),
+        () -> CheckReports.json(null, errors));
   }
 
   private AnalysisSnapshot analysed(
@@ -206,7 +242,8 @@ public final class WorkspaceAnalysis {
         final String key = ModelElements.methodKey(tmo, task.method());
         methods
             .computeIfAbsent(key, k -> new ArrayList<>())
-            .add(new AnalysisSnapshot.MethodFigures(node, task, rank, tasksOnCore.get(task.core())));
+            .add(
+                new AnalysisSnapshot.MethodFigures(node, task, rank, tasksOnCore.get(task.core())));
         if (!task.schedulable()) {
           final boolean fails = Verdicts.fails(node, task);
           elements
@@ -260,10 +297,16 @@ public final class WorkspaceAnalysis {
                           Long.toString(gate.deadlineNs()))));
     }
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
-    final JsonObject notification = notification(base, versions, true, null);
-    notification.add("report", JsonParser.parseString(CheckReports.json(report, List.of())));
     return new AnalysisSnapshot(
-        base, system, report, null, methods, nodes, diagnostics, notification);
+        base,
+        system,
+        report,
+        null,
+        methods,
+        nodes,
+        diagnostics,
+        header(base, versions, true, null),
+        () -> CheckReports.json(report, List.of()));
   }
 
   private static void add(
@@ -292,8 +335,7 @@ public final class WorkspaceAnalysis {
                             data)));
   }
 
-  private JsonObject notification(
-      URI base, JsonObject versions, boolean analysed, String reason) {
+  private JsonObject header(URI base, JsonObject versions, boolean analysed, String reason) {
     final JsonObject notification = new JsonObject();
     notification.addProperty("workspace", uris.toUriString(base));
     notification.addProperty("analysed", analysed);
@@ -304,7 +346,9 @@ public final class WorkspaceAnalysis {
     return notification;
   }
 
-  /** A file as the reports name it: relative to the workspace, as `kairos check` run there would. */
+  /**
+   * A file as the reports name it: relative to the workspace, as `kairos check` run there would.
+   */
   static String portableName(URI base, URI file) {
     if (base != null && file.isFile() && base.isFile()) {
       final String root = base.toFileString();

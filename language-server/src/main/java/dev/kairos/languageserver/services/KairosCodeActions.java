@@ -251,7 +251,8 @@ public class KairosCodeActions implements ICodeActionService2 {
     action.setKind(CodeActionKind.QuickFix);
     action.setDiagnostics(List.of(diagnostic));
     action.setIsPreferred(true);
-    action.setEdit(new WorkspaceEdit(Map.of(uri, List.of(new TextEdit(range, replacement.text())))));
+    action.setEdit(
+        new WorkspaceEdit(Map.of(uri, List.of(new TextEdit(range, replacement.text())))));
     return action;
   }
 }

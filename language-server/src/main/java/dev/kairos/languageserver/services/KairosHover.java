@@ -12,6 +12,7 @@ import dev.kairos.dsl.kairos.TypeDecl;
 import dev.kairos.dsl.kairos.Typedef;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.ir.Tmos.Criticality;
 import dev.kairos.languageserver.live.AnalysisSnapshot;
 import dev.kairos.languageserver.live.Figures;
 import dev.kairos.languageserver.live.LatestAnalysis;
@@ -19,6 +20,7 @@ import dev.kairos.languageserver.live.ModelElements;
 import dev.kairos.languageserver.live.WireLayout;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.eclipse.emf.ecore.EObject;
 import org.eclipse.xtext.EcoreUtil2;
@@ -92,7 +94,7 @@ public class KairosHover extends HoverService {
           .append("` on node `")
           .append(node.node().name())
           .append("` (")
-          .append(node.node().strategy().name().toLowerCase(java.util.Locale.ROOT).replace('_', '+'))
+          .append(node.node().strategy().name().toLowerCase(Locale.ROOT).replace('_', '+'))
           .append(node.multicore() ? ", core " + task.core() : "")
           .append("):\n")
           .append("- band ")
@@ -132,7 +134,7 @@ public class KairosHover extends HoverService {
     if (task.schedulable()) {
       return task.kind() == TaskReport.Kind.SVM ? "completes within its GCT" : "meets its deadline";
     }
-    final boolean soft = task.criticality() == dev.kairos.generator.ir.Tmos.Criticality.SOFT;
+    final boolean soft = task.criticality() == Criticality.SOFT;
     return soft && node.schedulable()
         ? "**may miss** under overload (soft)"
         : "**misses** its " + (task.kind() == TaskReport.Kind.SVM ? "GCT" : "deadline");
@@ -157,7 +159,8 @@ public class KairosHover extends HoverService {
                   out.append("\n- core ")
                       .append(core.core())
                       .append(": ")
-                      .append(core.instances().isEmpty() ? "idle" : String.join(", ", core.instances()))
+                      .append(
+                          core.instances().isEmpty() ? "idle" : String.join(", ", core.instances()))
                       .append(", utilization ")
                       .append(Figures.percent(core.utilization()))
                       .append(core.schedulable() ? "" : ", **not schedulable**");

@@ -6,6 +6,7 @@ import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.Node;
 import dev.kairos.dsl.kairos.Tmo;
 import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.ir.Tmos.Criticality;
 import dev.kairos.languageserver.live.AnalysisSnapshot;
 import dev.kairos.languageserver.live.Figures;
 import dev.kairos.languageserver.live.LatestAnalysis;
@@ -90,8 +91,7 @@ public class SchedulabilityLenses implements ICodeLensService {
       String part = response + " / " + limit + Figures.duration(task.deadlineNs());
       if (!task.schedulable()) {
         part +=
-            task.criticality() == dev.kairos.generator.ir.Tmos.Criticality.SOFT
-                    && row.node().schedulable()
+            task.criticality() == Criticality.SOFT && row.node().schedulable()
                 ? " (may miss)"
                 : " (misses)";
       }

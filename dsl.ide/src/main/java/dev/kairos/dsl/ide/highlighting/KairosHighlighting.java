@@ -26,11 +26,11 @@ import org.eclipse.xtext.resource.XtextResource;
 import org.eclipse.xtext.util.CancelIndicator;
 
 /**
- * Semantic tokens for editors, named with the LSP's standard token types so that any client's
- * theme colours them: declarations by what they declare (a TMO is a class, an SpM a method, a
- * segment a property), references by what they refer to, keywords, numbers, enumeration values
- * and primitive types. Colours then follow meaning, which a grammar-only highlighter cannot know
- * (a `channel` may be a keyword or a parameter's name).
+ * Semantic tokens for editors, named with the LSP's standard token types so that any client's theme
+ * colours them: declarations by what they declare (a TMO is a class, an SpM a method, a segment a
+ * property), references by what they refer to, keywords, numbers, enumeration values and primitive
+ * types. Colours then follow meaning, which a grammar-only highlighter cannot know (a `channel` may
+ * be a keyword or a parameter's name).
  */
 public class KairosHighlighting implements ISemanticHighlightingCalculator {
   private static final String[] NONE = {};
@@ -65,8 +65,8 @@ public class KairosHighlighting implements ISemanticHighlightingCalculator {
   }
 
   /**
-   * The token of a whole node (its children are then skipped), an empty array for a node that
-   * gets none, or null where its children decide.
+   * The token of a whole node (its children are then skipped), an empty array for a node that gets
+   * none, or null where its children decide.
    */
   private String[] tokenOf(INode node, EObject grammarElement) {
     final CrossReference reference = GrammarUtil.containingCrossReference(grammarElement);
@@ -91,9 +91,7 @@ public class KairosHighlighting implements ISemanticHighlightingCalculator {
     }
     if (grammarElement instanceof TerminalRule rule) {
       // hidden tokens: only comments are worth a token
-      return rule.getName().endsWith("_COMMENT")
-          ? new String[] {SemanticTokenTypes.Comment}
-          : NONE;
+      return rule.getName().endsWith("_COMMENT") ? new String[] {SemanticTokenTypes.Comment} : NONE;
     }
     if (grammarElement instanceof EnumLiteralDeclaration literal) {
       return literalToken(literal);
@@ -149,7 +147,8 @@ public class KairosHighlighting implements ISemanticHighlightingCalculator {
     if (owner == null || assignment == null) {
       return NONE;
     }
-    final EStructuralFeature feature = owner.eClass().getEStructuralFeature(assignment.getFeature());
+    final EStructuralFeature feature =
+        owner.eClass().getEStructuralFeature(assignment.getFeature());
     if (!(feature instanceof EReference reference)) {
       return NONE;
     }
