@@ -24,7 +24,7 @@ final class Verdicts {
     final String where =
         " on node "
             + node.node().name()
-            + (node.multicore() ? " (core " + task.core() + ")" : "")
+            + (node.multicore() ? ", core " + task.core() : "")
             + " ("
             + strategy(node)
             + ", band "

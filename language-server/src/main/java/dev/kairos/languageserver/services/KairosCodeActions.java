@@ -72,7 +72,10 @@ public class KairosCodeActions implements ICodeActionService2 {
 
   private Optional<CodeAction> fix(
       Document document, XtextResource resource, String uri, Diagnostic diagnostic) {
-    if (diagnostic.getCode() == null || !diagnostic.getCode().isLeft()) {
+    if (diagnostic.getCode() == null
+        || !diagnostic.getCode().isLeft()
+        || diagnostic.getRange() == null
+        || diagnostic.getRange().getStart() == null) {
       return Optional.empty();
     }
     final String code = diagnostic.getCode().getLeft();

@@ -87,7 +87,7 @@ public class SchedulabilityLenses implements ICodeLensService {
       final String response =
           task.responseTimeNs() >= 0
               ? "response " + Figures.duration(task.responseTimeNs())
-              : "response > " + limit.trim();
+              : "response > " + Figures.duration(task.deadlineNs());
       String part = response + " / " + limit + Figures.duration(task.deadlineNs());
       if (!task.schedulable()) {
         part +=
