@@ -45,6 +45,8 @@ public class KairosLanguageServer extends LanguageServerImpl {
 
   @Override
   public CompletableFuture<InitializeResult> initialize(InitializeParams params) {
+    // Xtext refuses a second initialize (it throws): only a first one gets its live analysis.
+    final CompletableFuture<InitializeResult> result = super.initialize(params);
     live =
         new LiveSchedulability(
             getRequestManager(),
@@ -67,7 +69,7 @@ public class KairosLanguageServer extends LanguageServerImpl {
               }
             },
             quietMillis(params));
-    return super.initialize(params);
+    return result;
   }
 
   @Override
