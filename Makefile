@@ -11,7 +11,7 @@ MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
 .PHONY: all setup build java java-test cpp cpp-clang demo test test-java test-cpp test-e2e e2e bench bench-peers bench-lsp \
-        format check-format clean
+        vsix test-editors format check-format clean
 
 all: build
 
@@ -83,7 +83,7 @@ bench-peers:
 	if [ -n "$$missing" ]; then echo "bench: installing $$missing"; \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; fi
 
-test: setup check-format test-java test-cpp e2e
+test: setup check-format test-java test-cpp test-editors e2e
 	@echo "== all test suites passed"
 
 test-java:
@@ -95,6 +95,24 @@ test-cpp: cpp cpp-clang
 
 test-e2e: java cpp e2e
 
+# The VS Code extension (editors/vscode): its npm packages from the registry (installed again
+# only when package-lock.json changes), the language-server jar inside, packaged by @vscode/vsce.
+VSCODE     := editors/vscode
+VSIX       := $(BUILD)/editors/kairos.vsix
+
+$(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
+	cd $(VSCODE) && npm ci --no-audit --no-fund
+
+vsix: java $(VSCODE)/node_modules/.package-lock.json
+	mkdir -p $(VSCODE)/server $(dir $(VSIX))
+	cp $(LANGUAGE_SERVER_JAR) $(VSCODE)/server/kairos-ls.jar
+	cd $(VSCODE) && npm run --silent build && npx vsce package --no-dependencies --out kairos.vsix
+	mv $(VSCODE)/kairos.vsix $(VSIX)
+
+# The extension's own tests (grammar, Java discovery); the packaged .vsix is checked in e2e.
+test-editors: vsix
+	cd $(VSCODE) && npm test --silent
+
 # The end-to-end suites alone, against what is already built.
 e2e:
 	python3 -m pytest -v tests/e2e
@@ -105,14 +123,16 @@ e2e:
 CLANG_FORMAT := scripts/clang-format.sh
 CPP_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' ':!:generator/src/test/resources/golden/**')
 
-format:
+format: $(VSCODE)/node_modules/.package-lock.json
 	$(CLANG_FORMAT) -i $(CPP_SOURCES)
 	$(MVN) -q spotless:apply
+	cd $(VSCODE) && npm run --silent format
 
-check-format:
+check-format: $(VSCODE)/node_modules/.package-lock.json
 	$(CLANG_FORMAT) --dry-run -Werror $(CPP_SOURCES)
 	$(MVN) -q spotless:check
+	cd $(VSCODE) && npm run --silent format:check
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(VSCODE)/out $(VSCODE)/out-test $(VSCODE)/server
 	$(MVN) -q clean

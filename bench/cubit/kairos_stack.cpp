@@ -4,6 +4,10 @@
 // stands for one lane of the client node. A request travels reader -> engine (admission) -> lane,
 // and the lane that ran the method sends the reply (docs/orb.md).
 //
+// Over UDP the ORB carries oneways only: the `udp` transport measures oneway throughput, each
+// oneway one datagram to the band's port. The node's second ORB, on a Unix socket, answers the
+// two-way question of the totals (the same servant, through the same engine); no two-way row.
+//
 // Marshalling: the payload's bytes are copied as they lie in memory (native byte order, the C
 // layout of the struct), as the raw stack does; the ORB's 32-byte frame header says the byte
 // order, and the server refuses a body of the other order instead of swapping. The operation id
@@ -200,28 +204,18 @@ const kairos::SvmEntry kCubeRow{.instance = "cubit",
 
 class KairosConnection final : public Connection {
  public:
+  /// `endpoint` as the server announced it: an ORB endpoint, or over UDP two ("udp:... uds:..."):
+  /// where oneways go, and where the totals are asked.
   bool open(const std::string& endpoint) {
-    kairos::set_current_lane(kairos::LaneIdentity{0, kCallerBand, false});
-    if (orb_.add_peer(endpoint, peer_) != kairos::kal::Status::kOk ||
-        orb_.add_route(peer_, kServiceBand, 0, kCallerBand) != kairos::kal::Status::kOk ||
-        orb_.start() != kairos::kal::Status::kOk) {
-      return fail("cannot set up the ORB's route to " + endpoint);
+    const auto space = endpoint.find(' ');
+    if (space == std::string::npos) {
+      return open(endpoint, endpoint);
     }
-    // The server answers kUnavailable until its engine's run has begun.
-    const auto give_up = MonotonicClock::now() + 10s;
-    OnewayTotals totals;
-    for (;;) {
-      last_ = CallStatus::kOk;
-      if (oneway_totals(totals)) {
-        return true;
-      }
-      if ((last_ != CallStatus::kUnavailable && last_ != CallStatus::kDisconnected) ||
-          MonotonicClock::now() > give_up) {
-        return false;
-      }
-      std::this_thread::sleep_for(2ms);
-    }
+    datagrams_ = true;
+    return open(endpoint.substr(0, space), endpoint.substr(space + 1));
   }
+
+  bool has_two_way() const override { return !datagrams_; }
 
   bool call(const Value& request, Value& reply) override {
     auto call =
@@ -244,14 +238,15 @@ class KairosConnection final : public Connection {
     // as a blocking socket send would, within the call budget.
     const auto give_up = MonotonicClock::now() + kCallBudget;
     for (;;) {
-      auto call =
-          orb_.begin({peer_, kServiceBand, kObject, static_cast<std::uint16_t>(request.kind)});
+      auto call = orb_.begin(
+          {oneway_peer_, kServiceBand, kObject, static_cast<std::uint16_t>(request.kind)});
       if (call.status() != CallStatus::kPending) {
         return failed(call.status());
       }
       const std::size_t size = encode_body(request, call.request_body().data());
       const CallStatus status = orb_.send(call, size, give_up, true);
       if (status == CallStatus::kOk) {
+        ++oneways_sent_;
         return true;
       }
       if (status != CallStatus::kOverloaded || MonotonicClock::now() > give_up) {
@@ -264,6 +259,69 @@ class KairosConnection final : public Connection {
   bool oneway_may_drop() const override { return true; }
 
   bool oneway_totals(OnewayTotals& totals) override {
+    if (!datagrams_) {
+      return ask_totals(totals);
+    }
+    // The question overtakes datagrams still waiting in the server's socket: ask until every
+    // oneway sent since the last answer is counted, or the count has stood still for 20 ms
+    // (the rest were dropped), within the call budget.
+    const std::uint64_t expected = last_totals_.count + oneways_sent_;
+    const auto give_up = MonotonicClock::now() + kCallBudget;
+    auto changed = MonotonicClock::now();
+    std::uint64_t seen = UINT64_MAX;
+    for (;;) {
+      if (!ask_totals(totals)) {
+        return false;
+      }
+      const auto now = MonotonicClock::now();
+      if (totals.count != seen) {
+        seen = totals.count;
+        changed = now;
+      }
+      if (totals.count >= expected || now - changed >= 20ms || now > give_up) {
+        break;
+      }
+      std::this_thread::sleep_for(1ms);
+    }
+    last_totals_ = totals;
+    oneways_sent_ = 0;
+    return true;
+  }
+
+ private:
+  /// Routes to the server (oneways to `oneways`), then waits for its engine's run to begin.
+  bool open(const std::string& oneways, const std::string& endpoint) {
+    kairos::set_current_lane(kairos::LaneIdentity{0, kCallerBand, false});
+    if (orb_.add_peer(endpoint, peer_) != kairos::kal::Status::kOk ||
+        orb_.add_route(peer_, kServiceBand, 0, kCallerBand) != kairos::kal::Status::kOk) {
+      return fail("cannot set up the ORB's route to " + endpoint);
+    }
+    oneway_peer_ = peer_;
+    if (oneways != endpoint &&
+        (orb_.add_peer(oneways, oneway_peer_) != kairos::kal::Status::kOk ||
+         orb_.add_route(oneway_peer_, kServiceBand, 0, kCallerBand) != kairos::kal::Status::kOk)) {
+      return fail("cannot set up the ORB's route to " + oneways);
+    }
+    if (orb_.start() != kairos::kal::Status::kOk) {
+      return fail("cannot start the client's ORB");
+    }
+    // The server answers kUnavailable until its engine's run has begun.
+    const auto give_up = MonotonicClock::now() + 10s;
+    OnewayTotals totals;
+    for (;;) {
+      last_ = CallStatus::kOk;
+      if (oneway_totals(totals)) {
+        return true;
+      }
+      if ((last_ != CallStatus::kUnavailable && last_ != CallStatus::kDisconnected) ||
+          MonotonicClock::now() > give_up) {
+        return false;
+      }
+      std::this_thread::sleep_for(2ms);
+    }
+  }
+
+  bool ask_totals(OnewayTotals& totals) {
     // Right after a burst the server may still hold every request slot with oneways to serve:
     // it answers kOverloaded, and the totals are asked again once it has caught up.
     const auto give_up = MonotonicClock::now() + kCallBudget;
@@ -292,20 +350,23 @@ class KairosConnection final : public Connection {
     return true;
   }
 
- private:
   bool failed(CallStatus status) {
     last_ = status;
     return fail(std::string("ORB call: ") + kairos::orb::to_string(status));
   }
 
   kairos::orb::Orb orb_{kairos::orb::OrbOptions{"cubit-client"}};
-  std::uint8_t peer_ = 0;
+  std::uint8_t peer_ = 0;           ///< two-way calls (and, but over UDP, oneways)
+  std::uint8_t oneway_peer_ = 0;    ///< oneways
+  bool datagrams_ = false;          ///< oneways over UDP, two-way calls over a Unix socket
+  std::uint64_t oneways_sent_ = 0;  ///< since the last totals
+  OnewayTotals last_totals_{};
   CallStatus last_ = CallStatus::kOk;
 };
 
-/// A free TCP port on loopback (the ORB listens on a port it is given).
-std::uint16_t free_tcp_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+/// A free TCP or UDP port on loopback (the ORB listens on a port it is given).
+std::uint16_t free_port(int type = SOCK_STREAM) {
+  const int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     return 0;
   }
@@ -338,7 +399,7 @@ bool listen_orb(kairos::orb::Orb& orb, Family family, const ServeContext& contex
     endpoint = "shm:" + name;
   } else {
     endpoint = family == Family::kUds ? "uds:" + context.run_dir + "/" + context.token + ".sock"
-                                      : "tcp:127.0.0.1:" + std::to_string(free_tcp_port());
+                                      : "tcp:127.0.0.1:" + std::to_string(free_port());
   }
   return orb.listen(endpoint) == kairos::kal::Status::kOk;
 }
@@ -419,11 +480,31 @@ int wait_for_client_to_leave(const kairos::orb::Orb& orb) {
 
 namespace {
 
+/// Sets up `datagrams` to take the cube's oneways over UDP on a free port of loopback, and puts
+/// its endpoint before `endpoint` (the Unix socket where the same node answers two-way calls):
+/// "udp:127.0.0.1:port uds:/path".
+bool listen_datagrams(kairos::orb::Orb& datagrams, CubeServant& servant, std::string& endpoint) {
+  // The band's socket is at the endpoint's port + band: that is the port to find free.
+  const std::uint16_t band_port = free_port(SOCK_DGRAM);
+  if (band_port <= kServiceBand) {
+    return false;
+  }
+  const std::string oneways = "udp:127.0.0.1:" + std::to_string(band_port - kServiceBand);
+  if (datagrams.listen(oneways) != kairos::kal::Status::kOk ||
+      datagrams.add_object(kObject, &dispatch, &servant) != kairos::kal::Status::kOk ||
+      datagrams.serve_band(kServiceBand) != kairos::kal::Status::kOk) {
+    return false;
+  }
+  endpoint = oneways + " " + endpoint;
+  return true;
+}
+
 class KairosStack final : public Stack {
  public:
   std::string name() const override { return "kairos"; }
   std::vector<Transport> transports() const override {
-    return {{"uds", Family::kUds}, {"tcp", Family::kTcp}, {"shm", Family::kShm}};
+    return {
+        {"uds", Family::kUds}, {"tcp", Family::kTcp}, {"udp", Family::kUdp}, {"shm", Family::kShm}};
   }
 
   int serve(const Transport& transport, const ServeContext& context) override {
@@ -432,6 +513,9 @@ class KairosStack final : public Stack {
     static CubeServant servant;
     static kairos::Engine engine{kairos::EngineOptions{kairos::Strategy::kRms}};
     static kairos::orb::Orb orb{kairos::orb::OrbOptions{"cubit-server"}};
+    // Over UDP, this one takes the oneways and `orb` (on a Unix socket) the totals question.
+    static kairos::orb::Orb datagrams{kairos::orb::OrbOptions{"cubit-server"}};
+    const bool udp = transport.family == Family::kUdp;
     servant.engine = &engine;
     if (context.wrong_reply >= 0) {
       servant.wrong_call = static_cast<std::uint64_t>(context.wrong_reply);
@@ -442,20 +526,26 @@ class KairosStack final : public Stack {
     }
     std::string endpoint;
     if (engine.add_svm(kCubeRow, &servant, &serve_cube, &ignore_miss) != kairos::kal::Status::kOk ||
-        !listen_orb(orb, transport.family, context, endpoint) ||
+        !listen_orb(orb, udp ? Family::kUds : transport.family, context, endpoint) ||
         orb.add_object(kObject, &dispatch, &servant) != kairos::kal::Status::kOk ||
-        orb.serve_band(kServiceBand) != kairos::kal::Status::kOk) {
+        orb.serve_band(kServiceBand) != kairos::kal::Status::kOk ||
+        (udp && !listen_datagrams(datagrams, servant, endpoint))) {
       std::fprintf(stderr, "cubit server: cannot set up the Kairos node\n");
       return 1;
     }
     // The engine runs on a thread of its own for longer than any run; the process ends when
     // its client leaves.
     std::thread([] { engine.run_for(std::chrono::hours{1}, nullptr, nullptr); }).detach();
+    if (udp && datagrams.start() != kairos::kal::Status::kOk) {
+      std::fprintf(stderr, "cubit server: cannot start the ORB on %s\n", endpoint.c_str());
+      return 1;
+    }
     if (!start_serving(orb, context, endpoint)) {
       return 1;
     }
     const int status = wait_for_client_to_leave(orb);
     orb.stop();
+    datagrams.stop();
     if (context.breakdown) {
       std::this_thread::sleep_for(50ms);  // the engine's last records reach the observer
       servant.breakdown.print(stderr);

@@ -96,6 +96,9 @@ void run_transport(Stack& stack, const Transport& transport, const Options& opti
   const bool may_drop = transport.family == Family::kUdp || connection->oneway_may_drop();
   bool failed = false;
   for (const Payload& payload : options.payloads) {
+    if (!connection->has_two_way()) {
+      break;
+    }
     Row row;
     row.stack = stack.name();
     row.transport = transport.name;

@@ -35,6 +35,8 @@ class Connection {
   virtual ~Connection() = default;
   /// One two-way call: `reply` receives the server's answer to `request`.
   virtual bool call(const Value& request, Value& reply) = 0;
+  /// Whether this stack's two-way round trips are measured (a transport of oneways only has none).
+  virtual bool has_two_way() const { return true; }
   /// Whether this stack's oneway throughput is measured.
   virtual bool has_oneway() const { return true; }
   /// Whether the server may drop oneway messages it has no room for (then the throughput

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include <kairos/kal/error.hpp>
 #include <kairos/kal/thread.hpp>
 
 namespace kairos {
@@ -261,6 +262,41 @@ EngineOptions engine_options(const NodeOptions& options, Strategy strategy,
   return engine;
 }
 
+int run_node(const NodeProgram& program, int argc, const char* const* argv) noexcept {
+  NodeOptions options;  // outlives the run: the engine keeps a view of its CPUs
+  options.cores = program.cores;
+  switch (parse_node_options(argc, argv, program.name, options)) {
+    case NodeCommand::kHelp:
+      return 0;
+    case NodeCommand::kUsageError:
+      return 2;
+    case NodeCommand::kRun:
+      break;
+  }
+  // The ORB's threads share the CPU of the node's core 0 when it is pinned: a band's reader
+  // standing where its lane runs may serve a request at once on the lane's behalf
+  // (Engine::serve_here), saving two thread wake-ups per request.
+  options.orb_cpu = options.cpu_count > 0 ? options.cpus[0] : options.cpu;
+  if (!program.set_up(options)) {
+    return 1;
+  }
+  // The nodes of a system start together: meet every peer before the engine begins (for at most
+  // --peer-wait); a gate to a peer that is not up fails until it is.
+  if (program.meet_peers != nullptr &&
+      !program.meet_peers(kal::MonotonicClock::now() + options.peer_wait)) {
+    kal::report(kal::Severity::kWarning, program.name,
+                "not every peer answered; their gates fail until they do");
+  }
+  const kal::Status status =
+      program.run(options.duration, options.quiet ? nullptr : &print_activation, nullptr);
+  program.finish();
+  if (status != kal::Status::kOk) {
+    kal::report(kal::Severity::kError, program.name, kal::to_string(status));
+    return 1;
+  }
+  return 0;
+}
+
 namespace {
 /// The words of an activation line: `window=` and `deadline=` follow from the outcome alone,
 /// and each summary count is the number of lines with one of these words.
@@ -293,15 +329,24 @@ std::size_t written(int length, std::span<char> out) noexcept {
 
 std::size_t format_activation(std::span<char> out, const SpmEntry& entry,
                               const ActivationRecord& record) noexcept {
+  return format_activation(out, {}, entry, record);
+}
+
+std::size_t format_activation(std::span<char> out, std::string_view node_name,
+                              const SpmEntry& entry, const ActivationRecord& record) noexcept {
   const long long earliest_start = record.release_ns + entry.window_open.count();
   const OutcomeWords words = words_of(record.outcome);
+  // A lone node's lines say nothing of it (its summary does); a node among several says its name.
+  const char* node_key = node_name.empty() ? "" : "node=";
+  const char* node_space = node_name.empty() ? "" : " ";
   return written(
       std::snprintf(
           out.data(), out.size(),
-          "activation instance=%.*s method=%.*s core=%u seq=%llu release_ns=%lld "
+          "activation %s%.*s%sinstance=%.*s method=%.*s core=%u seq=%llu release_ns=%lld "
           "start_ns=%lld "
           "start_lateness_ns=%lld handoff_ns=%lld finish_ns=%lld window=%s "
           "deadline=%s source=%.*s\n",
+          node_key, static_cast<int>(node_name.size()), node_name.data(), node_space,
           static_cast<int>(entry.instance.size()), entry.instance.data(),
           static_cast<int>(entry.method.size()), entry.method.data(),
           static_cast<unsigned>(entry.core), static_cast<unsigned long long>(record.sequence),

@@ -6,6 +6,7 @@
 #include <new>
 
 #include <kairos/engine.hpp>
+#include <kairos/kal/execution.hpp>
 
 namespace kairos::orb {
 
@@ -19,16 +20,26 @@ constexpr kal::Duration kIdleWake = std::chrono::milliseconds{20};
 /// A connection that has not said hello by then is closed.
 constexpr kal::Duration kHelloTimeout = std::chrono::seconds{2};
 constexpr std::uint64_t kListenerTag = ~std::uint64_t{0};
+/// A band reader's tag for its UDP socket (its connections are tagged by their index).
+constexpr std::uint64_t kDatagramTag = kListenerTag - 1;
+/// A datagram is read into a frame's capacity and one byte more, so that one too large for a
+/// frame shows as such instead of being cut to a size that might look right.
+constexpr std::size_t kDatagramCapacity = kFrameCapacity + 1;
+/// Datagrams a reader takes per wake-up before it looks at stop() again.
+constexpr std::size_t kDatagramsPerWake = 64;
 
 static_assert(kFrameCapacity <= kal::kLargestSharedMemoryMessage);
 
 kal::Transfer transfer_for(const kal::Endpoint& endpoint) noexcept {
-  // Unix domain sockets (SOCK_SEQPACKET) and shared-memory rings keep message boundaries, so
-  // replies that lanes of several cores send on one connection never interleave; TCP frames are
-  // sent whole by one send(), or the connection is given up (Orb::send_frame).
-  return endpoint.kind == kal::Endpoint::Kind::kUnix || endpoint.kind == kal::Endpoint::Kind::kShm
-             ? kal::Transfer::kMessages
-             : kal::Transfer::kStream;
+  // Unix domain sockets (SOCK_SEQPACKET), shared-memory rings and datagrams keep message
+  // boundaries, so replies that lanes of several cores send on one connection never interleave;
+  // TCP frames are sent whole by one send(), or the connection is given up (Orb::send_frame).
+  return endpoint.kind == kal::Endpoint::Kind::kTcp ? kal::Transfer::kStream
+                                                    : kal::Transfer::kMessages;
+}
+
+bool is_datagram(const kal::Endpoint& endpoint) noexcept {
+  return endpoint.kind == kal::Endpoint::Kind::kUdp;
 }
 
 CallStatus status_of(ReplyStatus status) noexcept {
@@ -76,6 +87,7 @@ struct CallSlot {
 
 struct ClientConnection {
   std::uint8_t peer = 0;
+  bool datagram = false;  ///< to a udp: peer: oneways only, each one datagram
   std::uint8_t band = 0;
   std::uint8_t core = 0;
   kal::PriorityBand caller_band = kal::kLowestBand;
@@ -110,7 +122,23 @@ struct Orb::Reader {
   kal::Thread thread;
   kal::Poller poller;
   char name[16] = {};
+  /// Listening on udp:, the band's UDP socket: a connection that is always serving, whose
+  /// requests are oneways, never answered.
+  ServerConnection datagrams;
+  std::uint64_t datagrams_dropped = 0;  ///< by this reader (it alone counts them here)
 };
+
+bool band_endpoint(const kal::Endpoint& node, std::uint8_t band, kal::Endpoint& out) noexcept {
+  // A port per band keeps one reader per band at its priority: a band's datagrams queue on a
+  // socket of their own, where no other band's can hold them up.
+  const unsigned port = unsigned{node.port} + band;
+  if (node.kind != kal::Endpoint::Kind::kUdp || port > 65535) {
+    return false;
+  }
+  out = node;
+  out.port = static_cast<std::uint16_t>(port);
+  return true;
+}
 
 // ---------------------------------------------------------------- Call
 
@@ -141,8 +169,7 @@ kal::Status Orb::listen(std::string_view endpoint) noexcept {
   if (started_ || listening_) {
     return kal::Status::kInvalidArgument;
   }
-  if (!kal::parse_endpoint(endpoint, listen_endpoint_) ||
-      listen_endpoint_.kind == kal::Endpoint::Kind::kUdp) {
+  if (!kal::parse_endpoint(endpoint, listen_endpoint_)) {
     return kal::Status::kInvalidArgument;
   }
   listening_ = true;
@@ -189,7 +216,7 @@ kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer) noexcep
     return kal::Status::kCapacityExceeded;
   }
   kal::Endpoint parsed;
-  if (!kal::parse_endpoint(endpoint, parsed) || parsed.kind == kal::Endpoint::Kind::kUdp) {
+  if (!kal::parse_endpoint(endpoint, parsed)) {
     return kal::Status::kInvalidArgument;
   }
   peers_[peer_count_].endpoint = parsed;
@@ -202,6 +229,10 @@ kal::Status Orb::add_route(std::uint8_t peer, std::uint8_t band, std::uint8_t co
   if (started_ || peer >= peer_count_ || caller_band < kal::kLowestBand ||
       caller_band > kal::kHighestBand) {
     return kal::Status::kInvalidArgument;
+  }
+  const kal::Endpoint& endpoint = peers_[peer].endpoint;
+  if (kal::Endpoint band_port; is_datagram(endpoint) && !band_endpoint(endpoint, band, band_port)) {
+    return kal::Status::kInvalidArgument;  // that band's port would pass 65535
   }
   for (std::size_t i = 0; i < route_count_; ++i) {
     const ClientConnection& route = *routes_[i];
@@ -218,6 +249,7 @@ kal::Status Orb::add_route(std::uint8_t peer, std::uint8_t band, std::uint8_t co
     return kal::Status::kResourceExhausted;
   }
   route->peer = peer;
+  route->datagram = is_datagram(endpoint);
   route->band = band;
   route->core = core;
   route->caller_band = caller_band;
@@ -236,8 +268,14 @@ kal::Status Orb::start() noexcept {
   for (std::size_t i = 0; i < route_count_; ++i) {
     ClientConnection& route = *routes_[i];
     route.send_buffer.reset(new (std::nothrow) std::byte[kFrameCapacity]);
+    if (!route.send_buffer) {
+      return kal::Status::kResourceExhausted;
+    }
+    if (route.datagram) {
+      continue;  // oneways only: nothing comes back
+    }
     route.receive_buffer.reset(new (std::nothrow) std::byte[kReceiveCapacity]);
-    if (!route.send_buffer || !route.receive_buffer) {
+    if (!route.receive_buffer) {
       return kal::Status::kResourceExhausted;
     }
     for (CallSlot& pending : route.pending) {
@@ -247,12 +285,33 @@ kal::Status Orb::start() noexcept {
       }
     }
   }
+  const bool datagrams = listening_ && is_datagram(listen_endpoint_);
   if (listening_) {
-    connections_.reset(new (std::nothrow) ServerConnection[kMaxConnections]);
     requests_.reset(new (std::nothrow) ServerRequest[kMaxRequests]);
     request_storage_.reset(new (std::nothrow)
                                std::byte[kMaxRequests * (kMaxBody + kFrameCapacity)]);
-    if (!connections_ || !requests_ || !request_storage_) {
+    if (!requests_ || !request_storage_) {
+      return kal::Status::kResourceExhausted;
+    }
+    for (std::size_t i = 0; i < kMaxRequests; ++i) {
+      std::byte* storage = request_storage_.get() + i * (kMaxBody + kFrameCapacity);
+      requests_[i].orb_ = this;
+      requests_[i].body_ = storage;
+      requests_[i].reply_ = storage + kMaxBody;
+    }
+  }
+  if (datagrams) {
+    for (std::size_t i = 0; i < reader_count_; ++i) {
+      if (const kal::Status status = bind_datagrams(*readers_[i]); status != kal::Status::kOk) {
+        for (std::size_t j = 0; j <= i; ++j) {
+          readers_[j]->datagrams.socket.close();
+        }
+        return status;
+      }
+    }
+  } else if (listening_) {
+    connections_.reset(new (std::nothrow) ServerConnection[kMaxConnections]);
+    if (!connections_) {
       return kal::Status::kResourceExhausted;
     }
     for (std::size_t i = 0; i < kMaxConnections; ++i) {
@@ -260,12 +319,6 @@ kal::Status Orb::start() noexcept {
       if (!connections_[i].receive_buffer) {
         return kal::Status::kResourceExhausted;
       }
-    }
-    for (std::size_t i = 0; i < kMaxRequests; ++i) {
-      std::byte* storage = request_storage_.get() + i * (kMaxBody + kFrameCapacity);
-      requests_[i].orb_ = this;
-      requests_[i].body_ = storage;
-      requests_[i].reply_ = storage + kMaxBody;
     }
     if (const kal::Status status =
             listener_.listen(listen_endpoint_, transfer_for(listen_endpoint_));
@@ -275,7 +328,7 @@ kal::Status Orb::start() noexcept {
   }
   stopping_.store(false);
   started_ = true;
-  if (listening_) {
+  if (listening_ && !datagrams) {
     kal::ThreadAttributes acceptor{};
     acceptor.name = "kairos-orb-acc";
     acceptor.band = kal::kLowestBand;  // taking connections in is not on any request's path
@@ -286,6 +339,8 @@ kal::Status Orb::start() noexcept {
       stop();
       return status;
     }
+  }
+  if (listening_) {
     for (std::size_t i = 0; i < reader_count_; ++i) {
       Reader& reader = *readers_[i];
       kal::ThreadAttributes attributes{};
@@ -331,9 +386,12 @@ void Orb::stop() noexcept {
   acceptor_.join();
   for (std::size_t i = 0; i < reader_count_; ++i) {
     readers_[i]->thread.join();
+    readers_[i]->datagrams.socket.close();
   }
   listener_.close();
-  if (listening_ && listen_endpoint_.kind == kal::Endpoint::Kind::kUnix) {
+  // A Unix domain socket leaves its file behind. A simulated endpoint is no file: its path may
+  // be that of a real node running beside the simulation.
+  if (listening_ && listen_endpoint_.kind == kal::Endpoint::Kind::kUnix && !kal::kSimulatedTime) {
     std::remove(listen_endpoint_.address);
   }
   if (connections_) {
@@ -363,6 +421,7 @@ OrbCounters Orb::counters() const noexcept {
   counters.replies_sent = read(replies_sent_);
   counters.replies_dropped = read(replies_dropped_);
   counters.malformed_frames = read(malformed_frames_);
+  counters.datagrams_dropped = read(datagrams_dropped_);
   counters.connections_accepted = read(connections_accepted_);
   counters.connections_closed = read(connections_closed_);
   return counters;
@@ -404,6 +463,19 @@ bool Orb::connect(ClientConnection& connection) noexcept {
     connect_failures_.add();
     return false;
   };
+  if (connection.datagram) {
+    // Nothing to set up with the peer: the socket is aimed at its band's port, and whoever
+    // listens there takes the datagrams (no hello: there is no connection to name a band for).
+    kal::Endpoint band_port;
+    if (!band_endpoint(endpoint, connection.band, band_port) ||
+        connection.socket.connect(band_port, deadline, kal::Transfer::kMessages) !=
+            kal::Status::kOk) {
+      return fail();
+    }
+    connection.connected = true;
+    connects_.add();
+    return true;
+  }
   if (connection.socket.connect(endpoint, deadline, transfer_for(endpoint)) != kal::Status::kOk) {
     return fail();
   }
@@ -494,6 +566,9 @@ CallStatus Orb::transmit(Call& call, std::size_t body_size, kal::TimePoint deadl
     }
     return status;
   };
+  if (!oneway && connection.datagram) {
+    return end(CallStatus::kNoRoute);  // UDP carries oneways only: no reply could come back
+  }
   if (body_size > kMaxBody) {
     return end(CallStatus::kTooLarge);
   }
@@ -874,6 +949,10 @@ void Orb::serve(Reader& reader) noexcept {
   while (!stopping_.load(std::memory_order_acquire)) {
     const std::size_t count = reader.poller.wait(kal::MonotonicClock::now() + kIdleWake, ready);
     for (std::size_t i = 0; i < count; ++i) {
+      if (ready[i] == kDatagramTag) {
+        take_datagrams(reader);
+        continue;
+      }
       ServerConnection& connection = connections_[ready[i]];
       if (connection.state.load(std::memory_order_acquire) != ServerConnection::kServing) {
         continue;
@@ -915,6 +994,67 @@ bool Orb::take_requests(ServerConnection& connection) noexcept {
     consume(buffer, connection.received, frame_size);
   }
   return true;
+}
+
+kal::Status Orb::bind_datagrams(Reader& reader) noexcept {
+  kal::Endpoint port;
+  if (!band_endpoint(listen_endpoint_, static_cast<std::uint8_t>(reader.band), port)) {
+    return kal::Status::kInvalidArgument;
+  }
+  ServerConnection& datagrams = reader.datagrams;
+  datagrams.receive_buffer.reset(new (std::nothrow) std::byte[kDatagramCapacity]);
+  if (!datagrams.receive_buffer) {
+    return kal::Status::kResourceExhausted;
+  }
+  if (const kal::Status status = datagrams.socket.listen(port, kal::Transfer::kMessages);
+      status != kal::Status::kOk) {
+    return status;
+  }
+  datagrams.band = static_cast<std::uint8_t>(reader.band);
+  datagrams.received = 0;
+  datagrams.in_flight.store(0);
+  datagrams.state.store(ServerConnection::kServing, std::memory_order_release);
+  return reader.poller.add(datagrams.socket, kDatagramTag);
+}
+
+void Orb::take_datagrams(Reader& reader) noexcept {
+  ServerConnection& datagrams = reader.datagrams;
+  std::byte* buffer = datagrams.receive_buffer.get();
+  for (std::size_t taken = 0; taken < kDatagramsPerWake; ++taken) {
+    // One datagram per receive: it is a frame, whole, or it is dropped. (An empty datagram reads
+    // as nothing waiting, and ends this round.)
+    const std::int64_t got = datagrams.socket.receive({buffer, kDatagramCapacity});
+    if (got <= 0) {
+      return;
+    }
+    const auto size = static_cast<std::size_t>(got);
+    FrameHeader header{};
+    const HeaderError error = decode_header({buffer, size}, kMaxBody, header);
+    const char* why = error != HeaderError::kNone         ? to_string(error)
+                      : header.kind != FrameKind::kOneway ? "not a oneway (UDP carries no replies)"
+                      : header.band != datagrams.band     ? "band differs from its port's"
+                      : size != kHeaderSize + header.body_size
+                          ? "its size differs from its header's (cut short, or padded)"
+                          : nullptr;
+    if (why != nullptr) {
+      drop_datagram(reader, why);
+      continue;
+    }
+    handle_request(datagrams, header, {buffer + kHeaderSize, header.body_size});
+  }
+}
+
+void Orb::drop_datagram(Reader& reader, const char* why) noexcept {
+  datagrams_dropped_.add();
+  // Anyone can send a datagram: say so at the 1st, 2nd, 4th, 8th... drop, so that a flood of
+  // them cannot flood the log (the counter has them all).
+  const std::uint64_t dropped = ++reader.datagrams_dropped;
+  if ((dropped & (dropped - 1)) == 0) {
+    char detail[128];
+    std::snprintf(detail, sizeof detail, "on band %d (%llu so far): %s", reader.band,
+                  static_cast<unsigned long long>(dropped), why);
+    report("datagram dropped", detail);
+  }
 }
 
 void Orb::send_error(ServerConnection& connection, const FrameHeader& request,

@@ -64,3 +64,34 @@ TEST_CASE("stream sockets connect, poll and exchange bytes on loopback",
   exchange("uds:/tmp/kairos-test-" + std::to_string(getpid()));
   ::unlink(("/tmp/kairos-test-" + std::to_string(getpid())).c_str());
 }
+
+TEST_CASE("a UDP port is bound once, and its datagrams arrive whole, one per receive",
+          "[integration][kal][socket]") {
+  Endpoint endpoint;
+  REQUIRE(kairos::kal::parse_endpoint("udp:127.0.0.1:" + std::to_string(30000 + getpid() % 20000),
+                                      endpoint));
+  Socket server;
+  REQUIRE(server.listen(endpoint, kairos::kal::Transfer::kMessages) == Status::kOk);
+  // A second socket on that port would share its datagrams: refused, not shared.
+  Socket intruder;
+  REQUIRE(intruder.listen(endpoint, kairos::kal::Transfer::kMessages) != Status::kOk);
+
+  Socket client;
+  REQUIRE(client.connect(endpoint, MonotonicClock::now() + 1s, kairos::kal::Transfer::kMessages) ==
+          Status::kOk);
+  const char first[] = "cube 3";
+  const char second[] = "cube 12";
+  REQUIRE(client.send(std::as_bytes(std::span(first))) == sizeof first);
+  REQUIRE(client.send(std::as_bytes(std::span(second))) == sizeof second);
+  kairos::kal::Poller readable;
+  REQUIRE(readable.add(server, 3) == Status::kOk);
+  std::array<std::uint64_t, 4> ready{};
+  REQUIRE(readable.wait(MonotonicClock::now() + 2s, ready) == 1);
+  REQUIRE(ready[0] == 3);
+  std::array<std::byte, 64> buffer{};
+  REQUIRE(server.receive(buffer) == sizeof first);
+  REQUIRE(std::memcmp(buffer.data(), first, sizeof first) == 0);
+  REQUIRE(server.receive(buffer) == sizeof second);
+  REQUIRE(std::memcmp(buffer.data(), second, sizeof second) == 0);
+  REQUIRE(server.receive(buffer) == 0);  // nothing more yet
+}

@@ -138,3 +138,24 @@ TEST_CASE("the --cpus option gives each core of a multicore node its CPU",
   REQUIRE(engine.core_cpus[0] == usable[1]);
   REQUIRE(engine.core_cpus[1] == usable[0]);
 }
+
+TEST_CASE("an activation line of a node among several names the node", "[unit][node]") {
+  static const kairos::SpmEntry entry{"nav",
+                                      "update",
+                                      "m.tmo:3",
+                                      Duration{0},
+                                      kairos::kForever,
+                                      std::chrono::milliseconds{10},
+                                      Duration{0},
+                                      std::chrono::milliseconds{1},
+                                      std::chrono::milliseconds{5},
+                                      std::chrono::milliseconds{1},
+                                      kairos::Criticality::kHard,
+                                      2};
+  const kairos::ActivationRecord record{};
+  std::array<char, kairos::kLineCapacity> line{};
+  const std::string alone(line.data(), kairos::format_activation(line, entry, record));
+  REQUIRE(alone.rfind("activation instance=nav method=update core=0 seq=0 ", 0) == 0);
+  const std::string named(line.data(), kairos::format_activation(line, "mission1", entry, record));
+  REQUIRE(named == "activation node=mission1 " + alone.substr(std::string("activation ").size()));
+}

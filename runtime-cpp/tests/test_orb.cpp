@@ -1,14 +1,16 @@
 // The ORB core over real sockets on loopback: frames, two-way and oneway calls served by the TMO
-// engine, deadlines, bad peers, a server that goes away and comes back, and the steady state
-// that allocates nothing and locks nothing.
+// engine, deadlines, bad peers, a server that goes away and comes back, the steady state that
+// allocates nothing and locks nothing, and oneways over UDP datagrams.
 #include <catch2/catch.hpp>
 
 #include <pthread.h>
 #include <unistd.h>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <kairos/engine.hpp>
 #include <kairos/orb/frame.hpp>
@@ -36,6 +38,10 @@ std::string unique_endpoint(const char* transport, int salt) {
   }
   if (std::strcmp(transport, "shm") == 0) {
     return "shm:kairos-orb-test-" + std::to_string(getpid()) + "-" + std::to_string(salt);
+  }
+  if (std::strcmp(transport, "udp") == 0) {
+    // Band b listens on this port + b: 64 ports apart, so that no two tests' bands meet.
+    return "udp:127.0.0.1:" + std::to_string(41000 + 64 * ((getpid() + salt) % 300));
   }
   return "tcp:127.0.0.1:" + std::to_string(21000 + (getpid() * 7 + salt) % 20000);
 }
@@ -464,4 +470,219 @@ TEST_CASE("a gate calls blocking and non-blocking, and counts every outcome",
   REQUIRE(counters.late + counters.failed == 0);
   REQUIRE(counters.max_round_trip_ns > 0);
   REQUIRE(unbound.counters().failed == 2);
+}
+
+// ------------------------------------------------------------ oneways over UDP
+
+namespace {
+
+/// Sends one cube oneway from the calling lane; its status.
+CallStatus send_oneway(kairos::orb::Orb& orb, std::uint8_t peer, std::int32_t x) {
+  auto call = orb.begin({peer, kServiceBand, kCubeObject, kCubeOperation});
+  if (call.status() != CallStatus::kPending) {
+    return call.status();
+  }
+  std::memcpy(call.request_body().data(), &x, sizeof x);
+  return orb.send(call, sizeof x, MonotonicClock::now() + 1s, true);
+}
+
+/// Waits (a bounded time) until the server has run `count` oneways in all.
+bool served_oneways(const CubeServer& server, int count) {
+  const auto give_up = MonotonicClock::now() + 3s;
+  while (server.servant.oneways.load() < count && MonotonicClock::now() < give_up) {
+    std::this_thread::yield();
+  }
+  return server.servant.oneways.load() == count;
+}
+
+/// A client of a udp: server, once the server's engine runs: a oneway has no answer to say
+/// kUnavailable, so oneways go until one is served.
+struct UdpCubeClient : CubeClient {
+  explicit UdpCubeClient(const std::string& endpoint, const CubeServer& server)
+      : CubeClient(endpoint, false) {
+    const auto give_up = MonotonicClock::now() + 5s;
+    while (server.servant.oneways.load() == 0 && MonotonicClock::now() < give_up) {
+      REQUIRE(send_oneway(orb, peer, 1) == CallStatus::kOk);
+      std::this_thread::sleep_for(2ms);
+    }
+    REQUIRE(server.servant.oneways.load() > 0);
+    std::this_thread::sleep_for(20ms);  // the last of those reach the server too
+    served = server.servant.oneways.load();
+    baseline = orb.counters();
+  }
+  int served = 0;  ///< oneways the server ran before the test's own
+};
+
+std::array<std::byte, kairos::orb::kHeaderSize> oneway_header(std::uint8_t band,
+                                                              std::uint32_t body_size) {
+  FrameHeader header{};
+  header.kind = FrameKind::kOneway;
+  header.band = band;
+  header.object = kCubeObject;
+  header.operation = kCubeOperation;
+  header.body_size = body_size;
+  header.budget_ns = 1'000'000;
+  std::array<std::byte, kairos::orb::kHeaderSize> bytes{};
+  kairos::orb::encode_header(header, bytes);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("a udp: endpoint takes oneways on a port per band, and refuses two-way calls",
+          "[integration][orb][udp]") {
+  const std::string endpoint = unique_endpoint("udp", 8);
+  kairos::kal::Endpoint parsed;
+  REQUIRE(kairos::kal::parse_endpoint(endpoint, parsed));
+  kairos::kal::Endpoint band_port;
+  REQUIRE(kairos::orb::band_endpoint(parsed, kServiceBand, band_port));
+  REQUIRE(band_port.port == parsed.port + kServiceBand);
+  REQUIRE(std::strcmp(band_port.address, "127.0.0.1") == 0);
+  parsed.port = 65535 - 2;
+  REQUIRE_FALSE(kairos::orb::band_endpoint(parsed, kServiceBand, band_port));
+
+  CubeServer server(endpoint, 3s);
+  UdpCubeClient client(endpoint, server);
+  // One datagram each, no connection: the server accepted none, and nothing was dropped.
+  for (std::int32_t x = 0; x < 20; ++x) {
+    REQUIRE(send_oneway(client.orb, client.peer, x) == CallStatus::kOk);
+  }
+  REQUIRE(served_oneways(server, client.served + 20));
+  // A two-way call cannot be answered over UDP: refused at the client, nothing sent.
+  std::int32_t result = 0;
+  REQUIRE(client.cube(2, result) == CallStatus::kNoRoute);
+  auto non_blocking = client.orb.begin({client.peer, kServiceBand, kCubeObject, kCubeOperation});
+  REQUIRE(client.orb.send(non_blocking, 0, MonotonicClock::now() + 1s) == CallStatus::kNoRoute);
+
+  const auto counters = client.orb.counters();
+  REQUIRE(counters.calls - client.baseline.calls == 20);
+  REQUIRE(counters.failed - client.baseline.failed == 2);
+  REQUIRE(counters.connects == 1);
+  const auto served = server.orb.counters();
+  REQUIRE(served.requests == counters.calls);
+  REQUIRE(served.replies_sent == 0);
+  REQUIRE(served.connections_accepted == 0);
+  REQUIRE(served.datagrams_dropped == 0);
+  REQUIRE(server.servant.served.load() == 0);  // no two-way call was run
+}
+
+TEST_CASE("a garbage datagram is dropped and counted while good oneways still arrive",
+          "[integration][orb][udp]") {
+  const std::string endpoint = unique_endpoint("udp", 9);
+  CubeServer server(endpoint, 3s);
+  UdpCubeClient client(endpoint, server);
+  kairos::kal::Endpoint parsed;
+  REQUIRE(kairos::kal::parse_endpoint(endpoint, parsed));
+  kairos::kal::Endpoint band_port;
+  REQUIRE(kairos::orb::band_endpoint(parsed, kServiceBand, band_port));
+  kairos::kal::Socket rogue;
+  REQUIRE(rogue.connect(band_port, MonotonicClock::now() + 1s, kairos::kal::Transfer::kMessages) ==
+          kairos::kal::Status::kOk);
+
+  // Every way a datagram can be wrong, each sent between good oneways of the client.
+  std::vector<std::vector<std::byte>> bad;
+  bad.emplace_back(64, std::byte{0x5a});  // not a frame
+  bad.emplace_back(10, std::byte{0});     // shorter than a header
+  {
+    auto cut = oneway_header(kServiceBand, 100);  // a header promising more than came
+    bad.emplace_back(cut.begin(), cut.end());
+    bad.back().resize(kairos::orb::kHeaderSize + 50);
+  }
+  {
+    auto padded = oneway_header(kServiceBand, 4);  // more than its header says
+    bad.emplace_back(padded.begin(), padded.end());
+    bad.back().resize(kairos::orb::kHeaderSize + 8);
+  }
+  {
+    auto other_band = oneway_header(kServiceBand + 1, 4);  // a band this port does not serve
+    bad.emplace_back(other_band.begin(), other_band.end());
+    bad.back().resize(kairos::orb::kHeaderSize + 4);
+  }
+  {
+    auto two_way = oneway_header(kServiceBand, 4);  // a request: its reply could not go back
+    two_way[6] = std::byte{static_cast<std::uint8_t>(FrameKind::kRequest)};
+    bad.emplace_back(two_way.begin(), two_way.end());
+    bad.back().resize(kairos::orb::kHeaderSize + 4);
+  }
+  {
+    auto huge = oneway_header(kServiceBand, kairos::orb::kMaxBody);  // larger than any frame
+    bad.emplace_back(huge.begin(), huge.end());
+    bad.back().resize(kairos::orb::kHeaderSize + kairos::orb::kMaxBody + 100);
+  }
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    INFO("bad datagram " << i);
+    REQUIRE(rogue.send(bad[i]) == static_cast<std::int64_t>(bad[i].size()));
+    REQUIRE(send_oneway(client.orb, client.peer, static_cast<std::int32_t>(i)) == CallStatus::kOk);
+    REQUIRE(served_oneways(server, client.served + static_cast<int>(i) + 1));
+  }
+  // A well-formed oneway from any sender is served like the client's.
+  auto good = oneway_header(kServiceBand, 4);
+  std::vector<std::byte> frame(good.begin(), good.end());
+  frame.resize(kairos::orb::kHeaderSize + 4);
+  REQUIRE(rogue.send(frame) == static_cast<std::int64_t>(frame.size()));
+  REQUIRE(served_oneways(server, client.served + static_cast<int>(bad.size()) + 1));
+
+  const auto give_up = MonotonicClock::now() + 2s;
+  while (server.orb.counters().datagrams_dropped < bad.size() && MonotonicClock::now() < give_up) {
+    std::this_thread::sleep_for(1ms);
+  }
+  const auto counters = server.orb.counters();
+  REQUIRE(counters.datagrams_dropped == bad.size());
+  REQUIRE(counters.malformed_frames == 0);
+  // Every request the reader took in was a good oneway: run, or refused before the engine ran.
+  REQUIRE(counters.requests - counters.refused ==
+          static_cast<std::uint64_t>(server.servant.oneways.load()));
+}
+
+TEST_CASE("a steady-state oneway over UDP allocates nothing and locks no mutex on either side",
+          "[integration][orb][udp][allocation]") {
+  const std::string endpoint = unique_endpoint("udp", 10);
+  CubeServer server(endpoint, 3s);
+  UdpCubeClient client(endpoint, server);
+  int expected = client.served;
+  for (int i = 0; i < 20; ++i) {  // warm up
+    REQUIRE(send_oneway(client.orb, client.peer, i) == CallStatus::kOk);
+    REQUIRE(served_oneways(server, ++expected));
+  }
+  const auto allocations = testing::allocations();
+  const auto locks = testing::mutex_locks();
+  int wrong = 0;  // counted, not asserted in the loop: the test framework may allocate
+  for (std::int32_t x = 0; x < 500; ++x) {
+    // One at a time, each waited for: every one must arrive (a burst may outrun a datagram
+    // socket's buffer, which is the bench's business, not this test's).
+    if (send_oneway(client.orb, client.peer, x) != CallStatus::kOk ||
+        !served_oneways(server, ++expected)) {
+      ++wrong;
+    }
+  }
+  REQUIRE(wrong == 0);
+  // Both sides run in this process: the counts include the server's reader and lane.
+  REQUIRE(testing::allocations() == allocations);
+  REQUIRE(testing::mutex_locks() == locks);
+}
+
+TEST_CASE("oneways to a udp: server that went away fail or vanish, never block, and arrive again",
+          "[integration][orb][udp]") {
+  const std::string endpoint = unique_endpoint("udp", 11);
+  auto server = std::make_unique<CubeServer>(endpoint, 600ms);
+  UdpCubeClient client(endpoint, *server);
+  server.reset();
+  // Nobody listens: a datagram is lost, and the port-unreachable answer it causes makes the next
+  // send fail as disconnected (then calls fail at once until the reconnect interval passes).
+  int disconnected = 0;
+  for (int i = 0; i < 20; ++i) {
+    const auto before = MonotonicClock::now();
+    const CallStatus status = send_oneway(client.orb, client.peer, i);
+    REQUIRE((status == CallStatus::kOk || status == CallStatus::kDisconnected));
+    REQUIRE(MonotonicClock::now() - before < 100ms);
+    disconnected += status == CallStatus::kDisconnected ? 1 : 0;
+  }
+  REQUIRE(disconnected > 0);
+  server = std::make_unique<CubeServer>(endpoint, 2s);
+  const auto give_up = MonotonicClock::now() + 5s;
+  while (server->servant.oneways.load() == 0 && MonotonicClock::now() < give_up) {
+    send_oneway(client.orb, client.peer, 1);
+    std::this_thread::sleep_for(5ms);
+  }
+  REQUIRE(server->servant.oneways.load() > 0);
 }

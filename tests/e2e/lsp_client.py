@@ -141,13 +141,16 @@ CLIENT_CAPABILITIES = {
 }
 
 
-def start(workspace: Path, analysis_delay_ms: int | None = None, **kwargs) -> tuple[LanguageServer, dict]:
+def start(workspace: Path, analysis_delay_ms: int | None = None, report_html: bool = False,
+          **kwargs) -> tuple[LanguageServer, dict]:
     """A server on `workspace`, initialized (it indexes the files already there); with its
     capabilities."""
     if not SERVER_JAR.is_file():
         raise FileNotFoundError(f"{SERVER_JAR} is not built: run `make java` first")
     server = LanguageServer(workspace, **kwargs)
     options = {} if analysis_delay_ms is None else {"analysisDelayMs": analysis_delay_ms}
+    if report_html:
+        options["reportHtml"] = True
     result = server.request("initialize", {
         "processId": None, "rootUri": workspace.as_uri(), "capabilities": CLIENT_CAPABILITIES,
         "initializationOptions": options})

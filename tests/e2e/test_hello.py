@@ -32,8 +32,8 @@ def test_hello_runs_its_spm_every_period_inside_its_windows(workdir):
 
     generated = kairos("generate", example / "hello.tmo", "-o", out)
     assert generated.returncode == 0, generated.stderr
-    for name in ["types.hpp", "hello/Greeter.base.hpp", "board.schedule.hpp", "board.main.cpp",
-                 "CMakeLists.txt"]:
+    for name in ["types.hpp", "hello/Greeter.base.hpp", "board.schedule.hpp", "board.node.hpp",
+                 "board.node.cpp", "board.main.cpp", "CMakeLists.txt"]:
         assert (out / name).is_file(), f"{name} was not generated"
 
     build_node_project(out, workdir / "build")

@@ -201,6 +201,25 @@ def test_report_notification_carries_the_json_of_kairos_check(workdir):
         ls.close()
 
 
+def test_report_carries_the_html_page_when_asked(workdir):
+    (workdir / "plant.tmo").write_text(PLANT)
+    ls, _ = start(workdir, report_html=True)
+    try:
+        report = ls.notification("kairos/report")
+        assert report["analysed"], report
+        page = report["html"]
+        assert page.startswith("<!DOCTYPE html>") and "<title>kairos check: plant.tmo</title>" in page
+        assert "<svg" in page and "control.slow" in page
+    finally:
+        ls.close()
+    (workdir / "plant.tmo").write_text(PLANT)
+    ls, _ = start(workdir)
+    try:
+        assert "html" not in ls.notification("kairos/report")
+    finally:
+        ls.close()
+
+
 def test_a_burst_of_edits_is_analysed_once(plant):
     """Edits closer together than the quiet period: only the last version is analysed."""
     plant.forget_pending()

@@ -20,8 +20,10 @@ BENCH = ROOT / "build" / "cpp" / "bench"
 MT_CUBIT = BENCH / "kairos_bench_mt_cubit"
 INVERSION = BENCH / "kairos_bench_inversion"
 PAYLOADS = ["octet", "short", "long", "struct", "seq1", "seq16", "seq64", "seq256", "seq1024"]
-# raw ones, then kairos ones
-TRANSPORTS = ["uds-stream", "uds-seqpacket", "tcp", "shm-futex", "shm-spin", "uds", "tcp", "shm"]
+# raw ones, then kairos ones; the kairos stack carries oneways only over UDP
+RAW_TRANSPORTS = ["uds-stream", "uds-seqpacket", "tcp", "udp", "shm-futex", "shm-spin"]
+KAIROS_TWO_WAY = ["uds", "tcp", "shm"]
+KAIROS_ONEWAY = ["uds", "tcp", "udp", "shm"]
 NUMBER = r"[\d.]+"
 
 
@@ -39,7 +41,7 @@ def run(program, *args, timeout=120):
 
 @pytest.fixture(scope="module")
 def kairos_run():
-    return cubit("--stack", "raw,kairos", "--transport", "uds,tcp,shm", "--samples", 200,
+    return cubit("--stack", "raw,kairos", "--transport", "uds,tcp,udp,shm", "--samples", 200,
                  "--oneway", 2000)
 
 
@@ -50,8 +52,9 @@ def test_kairos_stack_verifies_every_reply_beside_the_raw_baselines(kairos_run):
     verified = re.search(r"^verified: (\d+) two-way replies .*; (\d+) oneway bursts", result.stdout,
                          re.M)
     assert verified, result.stdout
-    assert int(verified.group(1)) == 200 * len(PAYLOADS) * len(TRANSPORTS)
-    assert int(verified.group(2)) == 4 * len(TRANSPORTS)
+    two_way = len(RAW_TRANSPORTS) + len(KAIROS_TWO_WAY)
+    assert int(verified.group(1)) == 200 * len(PAYLOADS) * two_way
+    assert int(verified.group(2)) == 4 * (len(RAW_TRANSPORTS) + len(KAIROS_ONEWAY))
     assert servers_of(client_pid(result.stdout)) == []
 
 
@@ -62,13 +65,18 @@ def test_kairos_rows_carry_the_ratio_to_the_raw_transport_of_their_family(kairos
     for table in two_way:
         rows = [r for r in (ROW.match(line) for line in table.splitlines()[2:]) if r]
         kairos = {r.group(2): r for r in rows if r.group(1) == "kairos"}
-        assert sorted(kairos) == ["shm", "tcp", "uds"], table
+        assert sorted(kairos) == sorted(KAIROS_TWO_WAY), table
         for transport, row in kairos.items():
             p50, p99, maximum = float(row.group(3)), float(row.group(4)), float(row.group(5))
             assert 0 < p50 <= p99 <= maximum, table
             assert re.match(rf"\d+\.\d\dx {transport}", row.group(7)), table
     oneway = [t for t in tables if t.startswith("oneway")]
-    assert len(re.findall(r"^kairos\s", oneway[0], re.M)) == 4 * 3
+    assert len(re.findall(r"^kairos\s", oneway[0], re.M)) == 4 * len(KAIROS_ONEWAY)
+    # Oneways over UDP: one datagram each, beside raw UDP; what arrived is counted (at most all).
+    udp = re.findall(rf"^kairos +udp +\w+ +({NUMBER}) +(\d+) +({NUMBER})x udp$", oneway[0], re.M)
+    assert len(udp) == 4, oneway[0]
+    for rate, received, _ in udp:
+        assert float(rate) > 0 and 0 < int(received) <= 2000, oneway[0]
 
 
 @pytest.mark.parametrize("transport", ["uds", "tcp", "shm"])

@@ -1,5 +1,6 @@
 """Remote calls end to end: the two avionics nodes as two processes that call each other through
-their gates (UDS one way, TCP the other), and a server node killed and restarted under a client."""
+their gates (UDS one way, TCP the other), a server node killed and restarted under a client, and
+oneway calls to a node listening on UDP."""
 
 import re
 import shutil
@@ -145,3 +146,30 @@ def test_blocking_and_non_blocking_gates_carry_in_and_out_arguments(tmp_path):
         assert calls == int(fields["answered"]) + int(fields["late"]) + int(fields["failed"])
         assert calls >= 45, fields  # 50 activations in 1 s
         assert int(fields["answered"]) >= calls - 2, fields
+
+
+def test_oneway_gates_reach_a_node_listening_on_udp(tmp_path):
+    # Node a's SpM sends a oneway note every 20 ms to node b, which listens on udp:: each note is
+    # one datagram to the port of the recorder's band, never answered.
+    model_dir = ROOT / "tests" / "e2e" / "models" / "oneway"
+    impl = tmp_path / "impl"
+    shutil.copytree(model_dir / "src", impl)
+    out = tmp_path / "generated"
+    result = kairos("generate", model_dir / "oneway.tmo", "-o", out, "--impl", impl)
+    assert result.returncode == 0, result.stdout + result.stderr
+    build_node_project(out, tmp_path / "build", impl)
+    server = start(tmp_path / "build", "b", "--duration", "1500ms")
+    time.sleep(0.1)
+    client = start(tmp_path / "build", "a", "--duration", "1s")
+    client_out = finish(client)
+    server_out = finish(server)
+    assert "not sent" not in client_out, client_out
+    assert "without a sequence number" not in server_out, server_out
+    note = parse_gates("a", client_out)[("a", "source.recorder")]
+    calls = int(note["calls"])
+    assert calls >= 45, note  # 50 activations in 1 s
+    assert int(note["answered"]) == calls, note  # a oneway is over once sent
+    served = parse_summary(server_out)
+    # Every note arrived and was served by the recorder's SvM (loopback loses none at 50 Hz).
+    assert int(served["requests_served"]) >= calls - 2, server_out
+    assert served["gct_misses"] == "0", server_out

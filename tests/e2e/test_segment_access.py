@@ -69,7 +69,7 @@ def generated(tmp_path_factory):
 
 
 def compile_with_step_body(compiler, generated, body, tmp_path):
-    """Compiles the node's main and the hand-written class whose step() runs `body`."""
+    """Compiles the node's program and the hand-written class whose step() runs `body`."""
     out, impl = generated
     sources = tmp_path / "impl"
     shutil.copytree(impl, sources)
@@ -86,7 +86,7 @@ def compile_with_step_body(compiler, generated, body, tmp_path):
             compiler, "-std=c++20", "-fsyntax-only", *project_warnings(),
             f"-I{out}", f"-I{sources}", f"-I{PREFIX / 'include'}",
             f"-I{PREFIX / 'include' / 'kairos-platform-sim'}",
-            out / "probe_node.main.cpp", source,
+            out / "probe_node.node.cpp", source,
         ],
         check=False,
     )

@@ -114,8 +114,12 @@ Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
   }
   kind_ = endpoint.kind;
   transfer_ = transfer;
-  const int on = 1;
-  setsockopt(handle_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  if (endpoint.kind == Endpoint::Kind::kTcp) {
+    // Rebinding a port an earlier run left in TIME_WAIT. Not for UDP, where it would let a second
+    // socket bind a port already taken (and share its datagrams) instead of failing.
+    const int on = 1;
+    setsockopt(handle_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  }
   if (endpoint.kind == Endpoint::Kind::kUnix) {
     ::unlink(endpoint.address);  // a stale socket file from an earlier run
   }

@@ -76,6 +76,9 @@ struct SimSocket {
   std::size_t message_count = 0;
   std::size_t read_offset = 0;  ///< bytes of the first message a stream read took already
   std::int64_t last_delivery = 0;
+  /// When the last message this socket sent has left it (all its bytes on the wire), for links
+  /// of limited bandwidth.
+  std::int64_t sending_until = 0;
 
   // A listener's connections not yet accepted, a FIFO linked through the waiting ends.
   int pending_head = -1;
@@ -136,6 +139,19 @@ sim::LinkModel link_to(const Endpoint& endpoint) {
   return default_link;
 }
 
+bool valid(const sim::LinkModel& link) {
+  return link.latency >= Duration::zero() && link.jitter >= Duration::zero() &&
+         link.bits_per_second >= 0;
+}
+
+/// The time `size` bytes take onto a wire of `bits_per_second`, rounded up to whole nanoseconds.
+std::int64_t serialisation_ns(std::size_t size, std::int64_t bits_per_second) {
+  constexpr std::int64_t kNanosecondsPerSecond = 1'000'000'000;
+  // At most kInboxBytes per send: size x 8 x 1e9 stays far below 2^63.
+  const std::int64_t bit_nanoseconds = static_cast<std::int64_t>(size) * 8 * kNanosecondsPerSecond;
+  return (bit_nanoseconds + bits_per_second - 1) / bits_per_second;
+}
+
 /// A jitter in [0, jitter] from the seeded generator (splitmix64: small, and the same sequence
 /// for the same seed on every machine).
 std::int64_t draw_jitter(std::int64_t jitter) {
@@ -148,6 +164,19 @@ std::int64_t draw_jitter(std::int64_t jitter) {
   z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
   z ^= z >> 31U;
   return static_cast<std::int64_t>(z % (static_cast<std::uint64_t>(jitter) + 1));
+}
+
+/// When a message of `size` bytes that `from` sends now over `link` arrives, before it is held
+/// back behind earlier deliveries: once it has left (after what `from` sent before it, and its own
+/// serialisation), plus the latency and a jitter.
+std::int64_t arrival(SimSocket& from, const sim::LinkModel& link, std::size_t size,
+                     std::int64_t now) {
+  std::int64_t leaves = now;
+  if (link.bits_per_second > 0) {
+    leaves = std::max(now, from.sending_until) + serialisation_ns(size, link.bits_per_second);
+    from.sending_until = leaves;
+  }
+  return leaves + link.latency.count() + draw_jitter(link.jitter.count());
 }
 
 SimSocket& at(int handle) {
@@ -344,7 +373,7 @@ std::int64_t nanoseconds_of(TimePoint deadline) {
 namespace sim {
 
 Status set_network(const LinkModel& link, std::uint64_t seed) noexcept {
-  if (link.latency < Duration::zero() || link.jitter < Duration::zero()) {
+  if (!valid(link)) {
     return Status::kInvalidArgument;
   }
   auto lock = enter();
@@ -357,8 +386,7 @@ Status set_network(const LinkModel& link, std::uint64_t seed) noexcept {
 
 Status set_endpoint_link(std::string_view endpoint, const LinkModel& link) noexcept {
   Endpoint parsed;
-  if (!parse_endpoint(endpoint, parsed) || link.latency < Duration::zero() ||
-      link.jitter < Duration::zero()) {
+  if (!parse_endpoint(endpoint, parsed) || !valid(link)) {
     return Status::kInvalidArgument;
   }
   auto lock = enter();
@@ -538,10 +566,8 @@ std::int64_t Socket::send(std::span<const std::byte> data) noexcept {
       ++counters.dropped;  // its buffer is full: lost, as UDP loses it
       return static_cast<std::int64_t>(data.size());
     }
-    const sim::LinkModel link = link_to(s.endpoint);
-    const std::int64_t delivery =
-        enqueue(to, data.data(), data.size(), false,
-                now + link.latency.count() + draw_jitter(link.jitter.count()));
+    const std::int64_t delivery = enqueue(to, data.data(), data.size(), false,
+                                          arrival(s, link_to(s.endpoint), data.size(), now));
     ++counters.messages;
     counters.bytes += data.size();
     notify(lock, receiver, delivery);
@@ -577,8 +603,7 @@ std::int64_t Socket::send(std::span<const std::byte> data) noexcept {
     }
   }
   const std::int64_t delivery =
-      enqueue(to, data.data(), size, false,
-              now + s.link.latency.count() + draw_jitter(s.link.jitter.count()));
+      enqueue(to, data.data(), size, false, arrival(s, s.link, size, now));
   ++counters.messages;
   counters.bytes += size;
   notify(lock, s.peer, delivery);

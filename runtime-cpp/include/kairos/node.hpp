@@ -27,8 +27,40 @@ struct NodeOptions {
   std::array<int, Engine::kMaxCores> cpus{};
   std::size_t cpu_count = 0;
 
+  /// The CPU of the node's ORB threads (its acceptor and band readers; -1: any). Not an option
+  /// of the command line: a node's own executable puts them on its core 0's CPU when `--cpu` or
+  /// `--cpus` pins it, and a system run in one process on the processor of each node's core 0,
+  /// so that nodes never share a processor.
+  int orb_cpu = -1;
+
   std::span<const int> core_cpus() const noexcept { return {cpus.data(), cpu_count}; }
 };
+
+/// One node's generated program (`<node>.node.cpp`, `<node>_node::kProgram`): its steps, in the
+/// order they run. The node's own executable runs it with run_node; a system whose nodes run in
+/// one process runs several with run_system (kairos/system.hpp).
+struct NodeProgram {
+  const char* name = "";   ///< the node's name in the model
+  std::uint8_t cores = 1;  ///< the cores of its hardware
+  /// Builds the node for a run with `options` (which must outlive the run): its engine and its
+  /// rows, its ORB listening on its endpoint, its peers, routes and gates, and starts the ORB.
+  /// Says what failed (kal::report) and returns false.
+  bool (*set_up)(const NodeOptions& options) noexcept = nullptr;
+  /// Waits until every peer the node calls has answered, or `until` passes; true when all have.
+  /// nullptr for a node that calls no other.
+  bool (*meet_peers)(kal::TimePoint until) noexcept = nullptr;
+  /// Runs the node's engine for `duration` (Engine::run_for, with its observer).
+  kal::Status (*run)(kal::Duration duration, ActivationObserver observer,
+                     void* observer_context) noexcept = nullptr;
+  /// After the run: stops the ORB and prints the node's summary line and a line per gate.
+  void (*finish)() noexcept = nullptr;
+};
+
+/// The main of a node's own executable: parses its command line (parse_node_options), sets the
+/// node up, meets its peers for at most `--peer-wait`, runs it, printing an activation line per
+/// record unless `--quiet`, and finishes it. Returns the exit code: 0; 1 when the node could not
+/// be set up or its run failed; 2 on a usage error.
+int run_node(const NodeProgram& program, int argc, const char* const* argv) noexcept;
 
 enum class NodeCommand { kRun, kHelp, kUsageError };
 
@@ -65,6 +97,11 @@ std::size_t format_activation(std::span<char> out, const SpmEntry& entry,
 /// `deadline=missed`.
 std::size_t format_summary(std::span<char> out, std::string_view node_name,
                            const EngineCounters& counters) noexcept;
+
+/// format_activation for a node among several in one process: the line names the node too
+/// (`activation node=<name> instance=...`).
+std::size_t format_activation(std::span<char> out, std::string_view node_name,
+                              const SpmEntry& entry, const ActivationRecord& record) noexcept;
 
 /// ActivationObserver that prints one `activation ...` line per record on stdout.
 void print_activation(void* context, const SpmEntry& entry, const ActivationRecord& record);

@@ -53,6 +53,46 @@ struct Services {
 void collect_service(void* context, const kairos::SvmEntry&, const kairos::ActivationRecord& r) {
   static_cast<Services*>(context)->records.push_back(r);
 }
+
+/// A client method that runs once, at `at` units, in the top band: it asks for a request (or
+/// cues a thread that does) the instant it is released.
+kairos::SpmEntry one_shot(std::string_view method, std::int64_t at_tenths) {
+  const kairos::kal::Duration at = unit() * at_tenths / 10;
+  return {"client",
+          method,
+          "scenario",
+          at,
+          at,
+          0ms,
+          0ms,
+          unit(),
+          unit() * 2,
+          unit() / 10,
+          kairos::Criticality::kSoft,
+          3};
+}
+
+/// 'update' writes the store's segment every 10 units for 2 units, window (t, t + 1), deadline
+/// t + 4, in band 2.
+kairos::SpmEntry store_update() {
+  return {"store", "update", "scenario", 0ms,        kairos::kForever,           unit() * 10,
+          0ms,     unit(),   unit() * 4, unit() * 2, kairos::Criticality::kHard, 2};
+}
+
+/// 'read' (band 1, GCT 3, WCET 1) conflicts with 'update' (row 0). Its admission slot is its
+/// analysed response once admitted: 1 unit of its own and 2 of 'update' (a higher band) = 3.
+kairos::SvmEntry store_read() {
+  return {"store",
+          "read",
+          "scenario",
+          unit() * 3,
+          unit(),
+          kairos::Criticality::kSoft,
+          1,
+          0,
+          /*conflicts=*/0b1,
+          /*admission_slot=*/unit() * 3};
+}
 }  // namespace
 
 TEST_CASE("service requests are admitted only between conflicting SpMs",
@@ -60,45 +100,10 @@ TEST_CASE("service requests are admitted only between conflicting SpMs",
   // 'update' (row 0) writes the segment every 10 units for 2 units, window (t, t + 1),
   // deadline t + 4. The SvM 'read' (GCT 3, WCET 1) conflicts with it. Two one-shot clients ask
   // for 'read' at 1 (while 'update' runs) and at 8.5 (too close to the next window at 10).
-  static const kairos::SpmEntry update{
-      "store", "update", "scenario", 0ms,        kairos::kForever,           unit() * 10,
-      0ms,     unit(),   unit() * 4, unit() * 2, kairos::Criticality::kHard, 2};
-  static const kairos::SpmEntry early{"client",
-                                      "early",
-                                      "scenario",
-                                      unit(),
-                                      unit(),
-                                      0ms,
-                                      0ms,
-                                      unit(),
-                                      unit() * 2,
-                                      unit() / 10,
-                                      kairos::Criticality::kSoft,
-                                      3};
-  static const kairos::SpmEntry late{"client",
-                                     "late",
-                                     "scenario",
-                                     unit() * 17 / 2,
-                                     unit() * 17 / 2,
-                                     0ms,
-                                     0ms,
-                                     unit(),
-                                     unit() * 2,
-                                     unit() / 10,
-                                     kairos::Criticality::kSoft,
-                                     3};
-  // Its admission slot is its analysed response once admitted: 1 unit of its own and 2 of
-  // 'update' (a higher band) = 3.
-  static const kairos::SvmEntry read{"store",
-                                     "read",
-                                     "scenario",
-                                     unit() * 3,
-                                     unit(),
-                                     kairos::Criticality::kSoft,
-                                     1,
-                                     0,
-                                     /*conflicts=*/0b1,
-                                     /*admission_slot=*/unit() * 3};
+  static const kairos::SpmEntry update = store_update();
+  static const kairos::SpmEntry early = one_shot("early", 10);
+  static const kairos::SpmEntry late = one_shot("late", 85);
+  static const kairos::SvmEntry read = store_read();
 
   auto engine = std::make_unique<kairos::Engine>(
       kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
@@ -370,9 +375,7 @@ TEST_CASE("the reader of a band serves a request at once on its idle lane's beha
   // 1, the same lane) opens at 4.5: its lane takes itself back when the request is done and
   // starts it at 5. At 8.5 BCC refuses (8.5 + 3 > 10): the request is queued, waits for 'update'
   // (10..12) and runs on the lane, 12..13, past its GCT as in the test above.
-  static const kairos::SpmEntry update{
-      "store", "update", "scenario", 0ms,        kairos::kForever,           unit() * 10,
-      0ms,     unit(),   unit() * 4, unit() * 2, kairos::Criticality::kHard, 2};
+  static const kairos::SpmEntry update = store_update();
   static const kairos::SpmEntry tick{"ticker",
                                      "tick",
                                      "scenario",
@@ -385,40 +388,9 @@ TEST_CASE("the reader of a band serves a request at once on its idle lane's beha
                                      unit() / 2,
                                      kairos::Criticality::kHard,
                                      1};
-  static const kairos::SpmEntry first_cue{"client",
-                                          "first_cue",
-                                          "scenario",
-                                          unit() * 4,
-                                          unit() * 4,
-                                          0ms,
-                                          0ms,
-                                          unit(),
-                                          unit() * 2,
-                                          unit() / 100,
-                                          kairos::Criticality::kSoft,
-                                          3};
-  static const kairos::SpmEntry second_cue{"client",
-                                           "second_cue",
-                                           "scenario",
-                                           unit() * 17 / 2,
-                                           unit() * 17 / 2,
-                                           0ms,
-                                           0ms,
-                                           unit(),
-                                           unit() * 2,
-                                           unit() / 100,
-                                           kairos::Criticality::kSoft,
-                                           3};
-  static const kairos::SvmEntry read{"store",
-                                     "read",
-                                     "scenario",
-                                     unit() * 3,
-                                     unit(),
-                                     kairos::Criticality::kSoft,
-                                     1,
-                                     0,
-                                     /*conflicts=*/0b1,
-                                     /*admission_slot=*/unit() * 3};
+  static const kairos::SpmEntry first_cue = one_shot("first_cue", 40);
+  static const kairos::SpmEntry second_cue = one_shot("second_cue", 85);
+  static const kairos::SvmEntry read = store_read();
 
   auto engine = std::make_unique<kairos::Engine>(
       kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});

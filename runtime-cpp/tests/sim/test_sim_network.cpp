@@ -231,6 +231,40 @@ TEST_CASE("an endpoint on another network has its own link", "[sim][network]") {
   REQUIRE(since(start) == 2'500'000);
 }
 
+TEST_CASE("a link of limited bandwidth delays each message by its serialisation, in turn",
+          "[sim][network]") {
+  // 8 Mbps: one byte a microsecond on the wire.
+  REQUIRE(kairos::kal::sim::set_network(
+              {.latency = 100us, .jitter = 0us, .bits_per_second = 8'000'000}, 1) == Status::kOk);
+  REQUIRE(kairos::kal::sim::set_network({.latency = 100us, .bits_per_second = -1}, 1) ==
+          Status::kInvalidArgument);
+  Socket listener;
+  Socket client;
+  Socket server;
+  pair("uds:/sim/bandwidth", Transfer::kMessages, listener, client, server);
+  const TimePoint start = MonotonicClock::now();
+  std::array<std::byte, 300> payload{};
+  // Sent together, the second waits for the first to leave: 100 + 100 us, then 200 + 100 us.
+  REQUIRE(client.send(std::span(payload).first(100)) == 100);
+  REQUIRE(client.send(std::span(payload).first(100)) == 100);
+  std::array<std::byte, 300> buffer{};
+  REQUIRE(server.wait_readable(start + 1s));
+  REQUIRE(since(start) == 200'000);
+  REQUIRE(server.receive(buffer) == 100);
+  REQUIRE(server.receive(buffer) == 0);
+  REQUIRE(server.wait_readable(start + 1s));
+  REQUIRE(since(start) == 300'000);
+  REQUIRE(server.receive(buffer) == 100);
+  // The wire is free again: a message sent later leaves at once; the other way has its own wire.
+  kairos::kal::sleep_until(start + 1ms);
+  REQUIRE(client.send(std::span(payload).first(3)) == 3);
+  REQUIRE(server.send(std::span(payload)) == 300);
+  REQUIRE(server.wait_readable(start + 2ms));
+  REQUIRE(since(start) == 1'103'000);
+  REQUIRE(client.wait_readable(start + 2ms));
+  REQUIRE(since(start) == 1'400'000);
+}
+
 TEST_CASE("datagrams reach whoever listens, one latency later; with nobody there they are lost",
           "[sim][network]") {
   REQUIRE(kairos::kal::sim::set_network({100us, 0us}, 1) == Status::kOk);

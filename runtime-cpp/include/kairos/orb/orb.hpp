@@ -9,6 +9,10 @@
 // the reader of that band reads requests, hands each to the dispatch of its object (which admits
 // it to the engine), and the lane that served it sends the reply. Message bodies are opaque here:
 // generated stubs and skeletons marshal them (docs/orb.md).
+//
+// A node listening on udp:host:port takes oneways only, one frame per datagram, on a UDP socket
+// per served band (band b at port + b, read by that band's reader): no connection, no hello, no
+// reply. Clients send each oneway to it in one send() on a datagram socket of their route.
 #pragma once
 
 #include <array>
@@ -52,13 +56,18 @@ enum class CallStatus : std::uint8_t {
   kNoSuchTarget,     ///< the server has no such object or operation
   kMalformed,        ///< the server could not decode the request, or the reply did not decode
   kDisconnected,     ///< no connection to the peer (lost or refused): not sent, or never answered
-  kNoRoute,          ///< no route from the calling lane to that peer and band was set up
-  kTooLarge,         ///< the request body exceeds kMaxBody
-  kBusy,             ///< the route already has kMaxPendingCalls calls in flight
-  kPending,          ///< a non-blocking call whose reply has not come yet
+  kNoRoute,   ///< no route from the calling lane to that peer and band was set up, or a two-way
+              ///< call to a udp: peer (UDP carries oneways only)
+  kTooLarge,  ///< the request body exceeds kMaxBody
+  kBusy,      ///< the route already has kMaxPendingCalls calls in flight
+  kPending,   ///< a non-blocking call whose reply has not come yet
 };
 
 const char* to_string(CallStatus status) noexcept;
+
+/// Where band `band` of a node listening on the udp: endpoint `node` takes its oneways: the same
+/// host, at the endpoint's port + `band`. False if that port would pass 65535.
+bool band_endpoint(const kal::Endpoint& node, std::uint8_t band, kal::Endpoint& out) noexcept;
 
 /// Where a call goes: a peer (as add_peer numbered it), the server band its service method runs
 /// at, and the object and operation there.
@@ -85,6 +94,9 @@ struct OrbCounters {
   std::uint64_t replies_sent = 0;
   std::uint64_t replies_dropped = 0;   ///< could not be sent (connection gone or not reading)
   std::uint64_t malformed_frames = 0;  ///< frames that did not decode: their connection is closed
+  /// udp: datagrams dropped unread: not a frame, cut short or padded, not a oneway, or on
+  /// another band's port. Nothing else is disturbed by them.
+  std::uint64_t datagrams_dropped = 0;
   std::uint64_t connections_accepted = 0;
   std::uint64_t connections_closed = 0;
 };
@@ -174,7 +186,8 @@ class Orb {
   ~Orb();
 
   // ------------------------------------------------------------ configuration (before start)
-  /// Listens on `endpoint` (uds:/path, tcp:host:port) for calls from other nodes.
+  /// Listens on `endpoint` (uds:/path, tcp:host:port, shm:name) for calls from other nodes; on
+  /// udp:host:port, for oneways only, each served band on a port of its own (band_endpoint).
   kal::Status listen(std::string_view endpoint) noexcept;
   /// Serves `object` with `dispatch`, which checks each request's operation and band (a request
   /// travels on the band of the service method it calls).
@@ -182,7 +195,8 @@ class Orb {
   /// Takes requests on `band` (the band of some service method served here): start() creates its
   /// reader thread, at that band.
   kal::Status serve_band(kal::PriorityBand band) noexcept;
-  /// Names a peer node at `endpoint`; `peer` is its number in Target.
+  /// Names a peer node at `endpoint`; `peer` is its number in Target. A udp: peer takes oneways
+  /// only: a two-way call to it fails kNoRoute.
   kal::Status add_peer(std::string_view endpoint, std::uint8_t& peer) noexcept;
   /// Sets up the connection for calls from lane (`core`, `caller_band`) to `band` of `peer`.
   kal::Status add_route(std::uint8_t peer, std::uint8_t band, std::uint8_t core,
@@ -240,6 +254,11 @@ class Orb {
   void serve(Reader& reader) noexcept;
   /// Reads and dispatches every complete request on `connection`; false if it must be closed.
   bool take_requests(ServerConnection& connection) noexcept;
+  /// Binds a served band's UDP socket (listening on udp:) and has its reader watch it.
+  kal::Status bind_datagrams(Reader& reader) noexcept;
+  /// Reads the datagrams waiting on a band's UDP socket, dispatching each oneway frame.
+  void take_datagrams(Reader& reader) noexcept;
+  void drop_datagram(Reader& reader, const char* why) noexcept;
   void handle_request(ServerConnection& connection, const FrameHeader& header,
                       std::span<const std::byte> body) noexcept;
   void send_error(ServerConnection& connection, const FrameHeader& request,
@@ -284,7 +303,7 @@ class Orb {
 
   Counter calls_, replies_, deadline_expired_, late_replies_, failed_, connects_, connect_failures_,
       requests_received_, refused_, replies_sent_, replies_dropped_, malformed_frames_,
-      connections_accepted_, connections_closed_;
+      datagrams_dropped_, connections_accepted_, connections_closed_;
 };
 
 }  // namespace kairos::orb

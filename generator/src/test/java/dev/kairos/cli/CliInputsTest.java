@@ -72,7 +72,7 @@ class CliInputsTest {
     }
     final String geo = Files.readString(out.resolve("geo/Worker.base.hpp"));
     assertTrue(geo.contains("namespace geo {"), geo);
-    assertTrue(Files.readString(out.resolve("a.main.cpp")).contains("#include \"geo/Worker.hpp\""));
+    assertTrue(Files.readString(out.resolve("a.node.cpp")).contains("#include \"geo/Worker.hpp\""));
     assertTrue(
         Files.readString(out.resolve("CMakeLists.txt"))
             .contains("${KAIROS_IMPL_DIR}/nav/Worker.cpp"));

@@ -32,6 +32,9 @@ public class KairosLanguageServer extends LanguageServerImpl {
   /** The initialization option that sets the quiet period, in milliseconds. */
   public static final String QUIET_OPTION = "analysisDelayMs";
 
+  /** The initialization option that asks for the HTML page in each report notification. */
+  public static final String HTML_OPTION = "reportHtml";
+
   @Inject private LatestAnalysis latest;
 
   private volatile KairosLanguageClient kairosClient;
@@ -68,7 +71,8 @@ public class KairosLanguageServer extends LanguageServerImpl {
                 }
               }
             },
-            quietMillis(params));
+            quietMillis(params),
+            option(params, HTML_OPTION));
     return result;
   }
 
@@ -137,6 +141,14 @@ public class KairosLanguageServer extends LanguageServerImpl {
       return Math.max(0, Math.min(60_000, options.get(QUIET_OPTION).getAsLong()));
     }
     return DEFAULT_QUIET_MILLIS;
+  }
+
+  private static boolean option(InitializeParams params, String name) {
+    return params.getInitializationOptions() instanceof JsonObject options
+        && options.get(name) != null
+        && options.get(name).isJsonPrimitive()
+        && options.get(name).getAsJsonPrimitive().isBoolean()
+        && options.get(name).getAsBoolean();
   }
 
   private static boolean clientRefreshesCodeLenses(ClientCapabilities capabilities) {

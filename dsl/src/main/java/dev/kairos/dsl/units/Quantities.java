@@ -1,5 +1,7 @@
 package dev.kairos.dsl.units;
 
+import dev.kairos.dsl.kairos.Bandwidth;
+import dev.kairos.dsl.kairos.BandwidthUnit;
 import dev.kairos.dsl.kairos.Duration;
 import dev.kairos.dsl.kairos.Rate;
 import dev.kairos.dsl.kairos.TimeUnit;
@@ -67,6 +69,34 @@ public final class Quantities {
       throw new QuantityException("rate " + rate.getValue() + " Hz is above 1 GHz");
     }
     return nanos.longValueExact();
+  }
+
+  public static long scaleOf(BandwidthUnit unit) {
+    return switch (unit) {
+      case BPS -> 1L;
+      case KBPS -> 1_000L;
+      case MBPS -> 1_000_000L;
+      case GBPS -> 1_000_000_000L;
+    };
+  }
+
+  /** The bandwidth in bits per second: a whole, positive number that fits in 64 bits. */
+  public static long bitsPerSecond(Bandwidth bandwidth) throws QuantityException {
+    final BigDecimal bits =
+        decimal(bandwidth.getValue()).multiply(BigDecimal.valueOf(scaleOf(bandwidth.getUnit())));
+    final String text = bandwidth.getValue() + " " + bandwidth.getUnit().getLiteral();
+    if (bits.signum() <= 0) {
+      throw new QuantityException("bandwidth " + text + " carries nothing; give a positive rate");
+    }
+    try {
+      return bits.longValueExact();
+    } catch (ArithmeticException e) {
+      if (bits.stripTrailingZeros().scale() > 0) {
+        throw new QuantityException(
+            "bandwidth " + text + " is not a whole number of bits per second; use a smaller unit");
+      }
+      throw new QuantityException("bandwidth " + text + " does not fit in 64 bits per second");
+    }
   }
 
   /** A decimal literal of the grammar (digits, optionally a dot and digits). */

@@ -13,6 +13,7 @@ public final class IssueCodes {
   public static final String INVALID_DURATION = PREFIX + "invalid-duration";
   public static final String INVALID_RATE = PREFIX + "invalid-rate";
   public static final String INVALID_SPEED = PREFIX + "invalid-speed";
+  public static final String INVALID_BANDWIDTH = PREFIX + "invalid-bandwidth";
 
   // spontaneous methods and their activation conditions
   public static final String NON_POSITIVE_PERIOD = PREFIX + "non-positive-period";
@@ -52,6 +53,7 @@ public final class IssueCodes {
   // remote calls
   public static final String DUPLICATE_GATE_CALL = PREFIX + "duplicate-gate-call";
   public static final String CALLEE_WITHOUT_ENDPOINT = PREFIX + "callee-without-endpoint";
+  public static final String TWO_WAY_OVER_UDP = PREFIX + "two-way-over-udp";
   public static final String GATE_NOT_CALLED = PREFIX + "gate-not-called";
   public static final String CALLEE_NOT_DEPLOYED = PREFIX + "callee-not-deployed";
   public static final String GATE_DEADLINE_TOO_SHORT = PREFIX + "gate-deadline-too-short";

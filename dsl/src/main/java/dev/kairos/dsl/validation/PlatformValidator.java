@@ -1,12 +1,17 @@
 package dev.kairos.dsl.validation;
 
+import dev.kairos.dsl.kairos.Bandwidth;
 import dev.kairos.dsl.kairos.Deployment;
 import dev.kairos.dsl.kairos.Hardware;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.Network;
 import dev.kairos.dsl.kairos.Node;
+import dev.kairos.dsl.kairos.OperatingSystem;
 import dev.kairos.dsl.kairos.SystemDecl;
+import dev.kairos.dsl.runtime.RuntimeCapacities;
+import dev.kairos.dsl.units.Quantities;
+import dev.kairos.dsl.units.Quantities.QuantityException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -19,7 +24,8 @@ import org.eclipse.xtext.validation.Check;
 /** Hardware, nodes, networks and systems: well-formed endpoints and no node listed twice. */
 public class PlatformValidator extends ConcernValidator {
   private static final Pattern ENDPOINT =
-      Pattern.compile("uds:/.+|(tcp|udp):[A-Za-z0-9.\\-]+:([1-9][0-9]{0,4})|shm:[A-Za-z0-9_\\-]+");
+      Pattern.compile(
+          "uds:/.+|(?:tcp|udp):([A-Za-z0-9.\\-]+):([1-9][0-9]{0,4})|shm:[A-Za-z0-9_\\-]+");
 
   @Check
   public void checkCores(Hardware hardware) {
@@ -72,12 +78,68 @@ public class PlatformValidator extends ConcernValidator {
           IssueCodes.INVALID_ENDPOINT);
       return;
     }
-    final Node first = ModelIndex.of(node, getContext()).firstOnEndpoint.get(endpoint);
+    final ModelIndex index = ModelIndex.of(node, getContext());
+    final Node first = index.firstOnEndpoint.get(endpoint);
     if (first != null && first != node) {
       error(
           "node '" + first.getName() + "' already listens on " + endpoint,
           Literals.NODE__ENDPOINT,
           IssueCodes.DUPLICATE_ENDPOINT);
+      return;
+    }
+    if (endpoint.startsWith("udp:")) {
+      checkBandPorts(index, node, endpoint, matcher.group(1), Integer.parseInt(matcher.group(2)));
+    }
+  }
+
+  /**
+   * A node listening on udp:host:P takes the oneways of band b on port P + b (docs/orb.md), and the
+   * analysis numbers bands from 1 up to the runtime's bands per core: those ports must exist, and
+   * be no other udp: node's on that host.
+   */
+  private void checkBandPorts(ModelIndex index, Node node, String endpoint, String host, int port) {
+    final int bands = RuntimeCapacities.BANDS;
+    if (port + bands > 65535) {
+      error(
+          "endpoint '"
+              + endpoint
+              + "' takes the oneways of band b on port "
+              + port
+              + " + b, for bands up to "
+              + bands
+              + ": its port can be at most "
+              + (65535 - bands),
+          Literals.NODE__ENDPOINT,
+          IssueCodes.INVALID_ENDPOINT);
+      return;
+    }
+    for (var earlier : index.firstOnEndpoint.entrySet()) {
+      if (earlier.getValue() == node) {
+        return; // only nodes before this one: the later of two overlapping nodes is reported
+      }
+      final var other = ENDPOINT.matcher(earlier.getKey());
+      if (other.matches()
+          && earlier.getKey().startsWith("udp:")
+          && other.group(1).equals(host)
+          && Math.abs(Integer.parseInt(other.group(2)) - port) < bands) {
+        error(
+            "the band ports of "
+                + endpoint
+                + " ("
+                + (port + 1)
+                + " to "
+                + (port + bands)
+                + ") overlap those of node '"
+                + earlier.getValue().getName()
+                + "' at "
+                + earlier.getKey()
+                + ": keep udp: ports of one host at least "
+                + bands
+                + " apart",
+            Literals.NODE__ENDPOINT,
+            IssueCodes.DUPLICATE_ENDPOINT);
+        return;
+      }
     }
   }
 
@@ -110,6 +172,49 @@ public class PlatformValidator extends ConcernValidator {
               + node.getName()
               + "; node names are unique in a system, whatever their package or case",
           Literals.NODE__NAME,
+          IssueCodes.NAME_COLLISION);
+      return;
+    }
+  }
+
+  @Check
+  public void checkBandwidth(Bandwidth bandwidth) {
+    try {
+      Quantities.bitsPerSecond(bandwidth);
+    } catch (QuantityException e) {
+      error(e.getMessage(), bandwidth, null, IssueCodes.INVALID_BANDWIDTH);
+    }
+  }
+
+  /**
+   * A system whose nodes all run on sim builds one more executable, named after the system, that
+   * runs them in one process: no node may build an executable of that name.
+   */
+  @Check
+  public void checkSystemExecutableName(SystemDecl system) {
+    if (system.getName() == null
+        || system.getNodes().isEmpty()
+        || system.getNodes().stream()
+            .anyMatch(n -> n == null || n.eIsProxy() || n.getOs() != OperatingSystem.SIM)) {
+      return;
+    }
+    final Model model = EcoreUtil2.getContainerOfType(system, Model.class);
+    for (Node node :
+        ModelIndex.of(system, getContext())
+            .nodesByFoldedName
+            .getOrDefault(system.getName().toLowerCase(Locale.ROOT), List.of())) {
+      final Model nodeModel = EcoreUtil2.getContainerOfType(node, Model.class);
+      if (node.getName().equals(system.getName())
+          && java.util.Objects.equals(model.getName(), nodeModel.getName())) {
+        continue; // a duplicate name in one package, reported as such
+      }
+      error(
+          "system '"
+              + system.getName()
+              + "' runs its sim nodes as one executable of its name, which node '"
+              + ModelIndex.qualified(nodeModel, node.getName())
+              + "' builds too; system and node names differ in more than case",
+          Literals.SYSTEM_DECL__NAME,
           IssueCodes.NAME_COLLISION);
       return;
     }

@@ -27,7 +27,7 @@ import org.eclipse.xtext.validation.Check;
  * TMOs as a whole: interfaces fully served, segments used once per method, names that stay distinct
  * in generated C++ (classes, segment types, and each method's entry point and segment view),
  * service methods that the basic concurrency constraint leaves room for, and remote calls whose
- * deadlines cover the trip.
+ * deadlines cover the trip (and that travel as oneways where the callee listens on UDP).
  */
 public class TmoValidator extends ConcernValidator {
 
@@ -307,6 +307,76 @@ public class TmoValidator extends ConcernValidator {
           Literals.GATE__DEADLINE,
           IssueCodes.GATE_DEADLINE_TOO_SHORT);
     }
+  }
+
+  /**
+   * A node listening on udp: takes oneways only, one datagram each, and sends nothing back
+   * (docs/orb.md): a gate to it must call a oneway operation that raises nothing.
+   */
+  @Check
+  public void checkGateOverUdp(Gate gate) {
+    final Tmo callee = gate.getCallee();
+    final Svm method = gate.getMethod();
+    if (callee == null
+        || callee.eIsProxy()
+        || method == null
+        || method.eIsProxy()
+        || method.getName() == null) {
+      return;
+    }
+    final Node calleeNode = ModelIndex.of(gate, getContext()).placement.get(callee);
+    if (calleeNode == null
+        || calleeNode.getEndpoint() == null
+        || !calleeNode.getEndpoint().startsWith("udp:")) {
+      return;
+    }
+    final Operation operation = operationOf(callee, method.getName());
+    final String why;
+    if (operation == null) {
+      why = "serves no interface operation, so it is called two-way";
+    } else if (!operation.isOneway()) {
+      why = "is a two-way operation";
+    } else if (!operation.getRaises().isEmpty()) {
+      why = "raises exceptions, which no reply could carry back";
+    } else {
+      return;
+    }
+    error(
+        "gate '"
+            + gate.getName()
+            + "' calls "
+            + callee.getName()
+            + "."
+            + method.getName()
+            + ", which "
+            + why
+            + ", but node '"
+            + calleeNode.getName()
+            + "' listens on "
+            + calleeNode.getEndpoint()
+            + ": UDP carries oneway operations only (make it a oneway without raises, or give"
+            + " the node a uds:, tcp: or shm: endpoint)",
+        Literals.GATE__METHOD,
+        IssueCodes.TWO_WAY_OVER_UDP);
+  }
+
+  /**
+   * The operation a service method named `name` serves among the interfaces `tmo` implements (the
+   * last of that name, as the generator takes it), or null.
+   */
+  private static Operation operationOf(Tmo tmo, String name) {
+    Operation served = null;
+    for (Interface iface : tmo.getInterfaces()) {
+      if (iface == null || iface.eIsProxy()) {
+        continue;
+      }
+      for (Operation operation : iface.getOperations()) {
+        if (name.equals(operation.getName())) {
+          served = operation;
+        }
+      }
+    }
+    return served;
   }
 
   private static Network linkBetween(ModelIndex index, Node a, Node b) {

@@ -582,6 +582,38 @@ class KairosValidationTest {
   }
 
   @Test
+  void aBandwidthIsAWholePositiveNumberOfBitsPerSecond() throws Exception {
+    final String nodes = "node a { os sim } node b { os sim }\n";
+    for (String bandwidth : new String[] {"0 Mbps", "1.5 bps", "1e30 Gbps"}) {
+      final String text =
+          nodes + "network lan { latency 1 ms; bandwidth " + bandwidth + "; connects a, b; }\n";
+      assertErrorAt(text, Literals.BANDWIDTH, IssueCodes.INVALID_BANDWIDTH, bandwidth);
+    }
+    validation.assertNoErrors(
+        parser.parse(nodes + "network lan { bandwidth 1.5 kbps; connects a, b; }\n"));
+  }
+
+  @Test
+  void aSystemOfSimNodesBuildsAnExecutableNoNodeMayShare() throws Exception {
+    final String text =
+        "node avionics { os sim } node b { os sim }\nsystem Avionics { nodes avionics, b; }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.NAME_COLLISION,
+        text.indexOf("Avionics {"),
+        "Avionics".length(),
+        "system 'Avionics' runs its sim nodes as one executable of its name, which node"
+            + " 'avionics' builds too; system and node names differ in more than case");
+    // A system with a Linux node runs as processes: no executable of its own.
+    validation.assertNoErrors(
+        parser.parse(
+            "node avionics { os linux } node b { os sim }\nsystem Avionics { nodes avionics, b;"
+                + " }\n"));
+  }
+
+  @Test
   void anActivationConditionThatEndsBeforeItStarts() throws Exception {
     final String text =
         spm(
@@ -611,6 +643,101 @@ class KairosValidationTest {
         "Server".length(),
         "node 'b', where the callee TMO 'Server' runs, has no endpoint: give it one (e.g."
             + " endpoint \"tcp:127.0.0.1:7002\")");
+  }
+
+  /** A client node calling `Server.<operation>` on a node listening on udp:. */
+  private static String gateOverUdp(String iface, String svms, String operation) {
+    return "exception Full { uint32 queued; }\n"
+        + iface
+        + "tmo Server implements Ops { "
+        + svms
+        + " }\n"
+        + "tmo Client { eac { gate server -> Server."
+        + operation
+        + " deadline 9 ms; } }\n"
+        + "node a { os linux endpoint \"tcp:127.0.0.1:7001\" deploy Client as client }\n"
+        + "node b { os linux endpoint \"udp:127.0.0.1:7100\" deploy Server as server }\n"
+        + "network n { latency 1 ms; jitter 0 ms; bandwidth 1 Mbps; connects a, b; }\n";
+  }
+
+  @Test
+  void aGateToANodeOnUdpMustCallAOnewayThatRaisesNothing() throws Exception {
+    final String iface =
+        "interface Ops { uint32 get(); oneway void nudge(in double by);"
+            + " oneway void push() raises (Full); }\n";
+    final String svms =
+        "svm get gct 2 ms wcet 1 ms; svm nudge gct 2 ms wcet 1 ms; svm push gct 2 ms wcet 1 ms;"
+            + " svm tick gct 2 ms wcet 1 ms;";
+    final String twoWay = gateOverUdp(iface, svms, "get");
+    validation.assertError(
+        parser.parse(twoWay),
+        Literals.GATE,
+        IssueCodes.TWO_WAY_OVER_UDP,
+        twoWay.indexOf("Server.get") + "Server.".length(),
+        "get".length(),
+        "gate 'server' calls Server.get, which is a two-way operation, but node 'b' listens on"
+            + " udp:127.0.0.1:7100: UDP carries oneway operations only (make it a oneway without"
+            + " raises, or give the node a uds:, tcp: or shm: endpoint)");
+    final String raising = gateOverUdp(iface, svms, "push");
+    validation.assertError(
+        parser.parse(raising),
+        Literals.GATE,
+        IssueCodes.TWO_WAY_OVER_UDP,
+        raising.indexOf("Server.push") + "Server.".length(),
+        "push".length(),
+        "gate 'server' calls Server.push, which raises exceptions, which no reply could carry"
+            + " back, but node 'b' listens on udp:127.0.0.1:7100: UDP carries oneway operations"
+            + " only (make it a oneway without raises, or give the node a uds:, tcp: or shm:"
+            + " endpoint)");
+    // A service method of no interface operation is called two-way.
+    final String bare = gateOverUdp(iface, svms, "tick");
+    validation.assertError(
+        parser.parse(bare),
+        Literals.GATE,
+        IssueCodes.TWO_WAY_OVER_UDP,
+        bare.indexOf("Server.tick") + "Server.".length(),
+        "tick".length());
+    validation.assertNoIssue(
+        parser.parse(gateOverUdp(iface, svms, "nudge")),
+        Literals.GATE,
+        IssueCodes.TWO_WAY_OVER_UDP);
+    // The same two-way call to a node on TCP is fine.
+    validation.assertNoIssue(
+        parser.parse(twoWay.replace("udp:127.0.0.1:7100", "tcp:127.0.0.1:7100")),
+        Literals.GATE,
+        IssueCodes.TWO_WAY_OVER_UDP);
+  }
+
+  @Test
+  void aUdpEndpointLeavesRoomForThePortsOfItsBands() throws Exception {
+    final String text =
+        "node a { os linux endpoint \"udp:127.0.0.1:65530\" }\n"
+            + "node b { os linux endpoint \"udp:10.0.0.1:7000\" }\n"
+            + "node c { os linux endpoint \"udp:10.0.0.1:7010\" }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.NODE,
+        IssueCodes.INVALID_ENDPOINT,
+        text.indexOf("\"udp:127.0.0.1:65530\""),
+        "\"udp:127.0.0.1:65530\"".length(),
+        "endpoint 'udp:127.0.0.1:65530' takes the oneways of band b on port 65530 + b, for bands"
+            + " up to 16: its port can be at most 65519");
+    validation.assertError(
+        model,
+        Literals.NODE,
+        IssueCodes.DUPLICATE_ENDPOINT,
+        text.indexOf("\"udp:10.0.0.1:7010\""),
+        "\"udp:10.0.0.1:7010\"".length(),
+        "the band ports of udp:10.0.0.1:7010 (7011 to 7026) overlap those of node 'b' at"
+            + " udp:10.0.0.1:7000: keep udp: ports of one host at least 16 apart");
+    // Another host, another protocol, or 16 ports apart: no overlap.
+    validation.assertNoErrors(
+        parser.parse(
+            "node b { os linux endpoint \"udp:10.0.0.1:7000\" }\n"
+                + "node d { os linux endpoint \"udp:10.0.0.2:7010\" }\n"
+                + "node e { os linux endpoint \"tcp:10.0.0.1:7005\" }\n"
+                + "node f { os linux endpoint \"udp:10.0.0.1:7016\" }\n"));
   }
 
   @Test

@@ -1,10 +1,12 @@
 package dev.kairos.generator.emit;
 
 import dev.kairos.generator.ir.Platform.Deployment;
+import dev.kairos.generator.ir.Platform.DistributedSystem;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Platform.OperatingSystem;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.TmoClass;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -12,8 +14,9 @@ import java.util.Set;
 
 /**
  * CMakeLists.txt: one executable per node, linked against the installed Kairos runtime for the
- * node's OS. Hand-written bodies come from KAIROS_IMPL_DIR, recorded relative to the output
- * directory so the file holds no machine-specific path.
+ * node's OS, and one per system whose nodes all run on sim, which runs them in one process.
+ * Hand-written bodies come from KAIROS_IMPL_DIR, recorded relative to the output directory so the
+ * file holds no machine-specific path.
  */
 final class CMakeEmitter {
   static final String FILE = FileLayout.CMAKE;
@@ -43,44 +46,85 @@ final class CMakeEmitter {
           "source",
           node.source(),
           "os",
-          node.os().name().toLowerCase(Locale.ROOT));
-      final String runtime = "Kairos::runtime_" + node.os().name().toLowerCase(Locale.ROOT);
-      final boolean optional = node.os() != OperatingSystem.LINUX;
-      if (optional) {
-        w.open("if(TARGET $runtime$)", "runtime", runtime);
-      }
-      final Set<TmoClass> classes = new LinkedHashSet<>();
+          osName(node.os()));
+      final List<String> sources = new ArrayList<>();
+      sources.add(NodeMainEmitter.fileName(node));
+      sources.add(FileLayout.nodeProgram(node));
+      sources.addAll(userSources(List.of(node)));
+      executable(w, node.name(), "node " + node.name(), node.os(), sources);
+    }
+    for (DistributedSystem distributed : SystemMainEmitter.inOneProcess(system)) {
+      final List<Node> nodes = SystemMainEmitter.nodesOf(system, distributed);
+      w.blank();
+      w.line(
+          "# system $system$ (from $source$): its nodes $nodes$ in one process, on sim",
+          "system",
+          distributed.name(),
+          "source",
+          distributed.source(),
+          "nodes",
+          String.join(", ", distributed.nodes()));
+      final List<String> sources = new ArrayList<>();
+      sources.add(FileLayout.systemMain(distributed));
+      nodes.forEach(n -> sources.add(FileLayout.nodeProgram(n)));
+      sources.addAll(userSources(nodes));
+      executable(
+          w, distributed.name(), "system " + distributed.name(), OperatingSystem.SIM, sources);
+    }
+    return new GeneratedFile(FILE, w.text(), GeneratedFile.Kind.TEXT);
+  }
+
+  /** The hand-written sources of the TMO classes the nodes deploy, each once. */
+  private static List<String> userSources(List<Node> nodes) {
+    final Set<TmoClass> classes = new LinkedHashSet<>();
+    for (Node node : nodes) {
       for (Deployment deployment : node.deployments()) {
         classes.add(deployment.tmo());
       }
-      w.open("add_executable($node$", "node", node.name());
-      w.line("$main$", "main", NodeMainEmitter.fileName(node));
-      for (TmoClass tmo : classes) {
-        w.line("$${KAIROS_IMPL_DIR}/$source$", "source", UserCodeEmitter.sourceName(tmo));
-      }
-      w.close(")");
-      w.line(
-          "target_include_directories($node$ PRIVATE $${CMAKE_CURRENT_SOURCE_DIR} $${KAIROS_IMPL_DIR})",
-          "node",
-          node.name());
-      w.line(
-          "target_link_libraries($node$ PRIVATE $runtime$)",
-          "node",
-          node.name(),
-          "runtime",
-          runtime);
-      w.line("kairos_strict_warnings($node$)", "node", node.name());
-      if (optional) {
-        w.outdented("else()");
-        w.line(
-            "message(STATUS \"node $node$: the Kairos runtime for $os$ is not installed; not built\")",
-            "node",
-            node.name(),
-            "os",
-            node.os().name().toLowerCase(Locale.ROOT));
-        w.close("endif()");
-      }
     }
-    return new GeneratedFile(FILE, w.text(), GeneratedFile.Kind.TEXT);
+    final List<String> sources = new ArrayList<>();
+    for (TmoClass tmo : classes) {
+      sources.add("${KAIROS_IMPL_DIR}/" + UserCodeEmitter.sourceName(tmo));
+    }
+    return sources;
+  }
+
+  /**
+   * An executable linked against the runtime for {@code os}; built only where that runtime is
+   * installed, except Linux's, which every build has.
+   */
+  private static void executable(
+      CodeWriter w, String target, String what, OperatingSystem os, List<String> sources) {
+    final String runtime = "Kairos::runtime_" + osName(os);
+    final boolean optional = os != OperatingSystem.LINUX;
+    if (optional) {
+      w.open("if(TARGET $runtime$)", "runtime", runtime);
+    }
+    w.open("add_executable($target$", "target", target);
+    for (String source : sources) {
+      w.line("$source$", "source", source);
+    }
+    w.close(")");
+    w.line(
+        "target_include_directories($target$ PRIVATE $${CMAKE_CURRENT_SOURCE_DIR} $${KAIROS_IMPL_DIR})",
+        "target",
+        target);
+    w.line(
+        "target_link_libraries($target$ PRIVATE $runtime$)", "target", target, "runtime", runtime);
+    w.line("kairos_strict_warnings($target$)", "target", target);
+    if (optional) {
+      w.outdented("else()");
+      w.line(
+          "message(STATUS \"$what$: the Kairos runtime for $os$ is not installed; not built\")",
+          "what",
+          what,
+          "os",
+          osName(os));
+      w.close("endif()");
+    }
+  }
+
+  private static String osName(OperatingSystem os) {
+    return os.name().toLowerCase(Locale.ROOT);
   }
 }

@@ -2,6 +2,7 @@ package dev.kairos.generator.emit;
 
 import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.ir.Platform.DistributedSystem;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.TmoClass;
@@ -27,6 +28,7 @@ public final class CppGenerator {
     final Set<String> modelFiles = new LinkedHashSet<>();
     system.tmos().forEach(t -> modelFiles.add(t.source().file()));
     system.nodes().forEach(n -> modelFiles.add(n.source().file()));
+    SystemMainEmitter.inOneProcess(system).forEach(s -> modelFiles.add(s.source().file()));
     system.types().forEach(t -> modelFiles.add(t.source().file()));
     final List<String> files = List.copyOf(modelFiles);
 
@@ -46,7 +48,12 @@ public final class CppGenerator {
       final Node node = system.nodes().get(i);
       final NodeReport report = analysis.nodes().get(i);
       generated.add(ScheduleEmitter.emit(node, report));
-      generated.add(NodeMainEmitter.emit(system, analysis, node));
+      generated.add(NodeProgramEmitter.header(node));
+      generated.add(NodeProgramEmitter.source(system, analysis, node));
+      generated.add(NodeMainEmitter.emit(node));
+    }
+    for (DistributedSystem distributed : SystemMainEmitter.inOneProcess(system)) {
+      generated.add(SystemMainEmitter.emit(system, distributed));
     }
     generated.add(CMakeEmitter.emit(system, files, implDirFromOutput));
     return new Output(generated, starters);

@@ -1,6 +1,7 @@
 package dev.kairos.generator.emit;
 
 import dev.kairos.generator.ir.Durations;
+import dev.kairos.generator.ir.Platform.Network;
 import dev.kairos.generator.ir.Tmos;
 import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
@@ -54,5 +55,29 @@ final class Describe {
         + (svm.minInterArrivalNs() > 0
             ? ", max-rate " + Durations.rate(svm.minInterArrivalNs())
             : "");
+  }
+
+  /** A network's link: "latency 100 us, jitter 50 us, bandwidth 100 Mbps". */
+  static String network(Network network) {
+    return "latency "
+        + Durations.format(network.latencyNs())
+        + ", jitter "
+        + Durations.format(network.jitterNs())
+        + ", bandwidth "
+        + (network.bitsPerSecond() == Network.UNLIMITED
+            ? "unlimited"
+            : bandwidth(network.bitsPerSecond()));
+  }
+
+  /** The largest unit that keeps the value whole: 100000000 -> "100 Mbps". */
+  private static String bandwidth(long bitsPerSecond) {
+    final long[] scales = {1_000_000_000L, 1_000_000L, 1_000L};
+    final String[] units = {"Gbps", "Mbps", "kbps"};
+    for (int i = 0; i < scales.length; i++) {
+      if (bitsPerSecond % scales[i] == 0) {
+        return bitsPerSecond / scales[i] + " " + units[i];
+      }
+    }
+    return bitsPerSecond + " bps";
   }
 }

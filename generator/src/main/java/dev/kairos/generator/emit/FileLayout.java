@@ -1,5 +1,6 @@
 package dev.kairos.generator.emit;
 
+import dev.kairos.generator.ir.Platform.DistributedSystem;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.ir.Types.Interface;
@@ -13,7 +14,8 @@ import java.util.List;
  * <p>What a package declares lands in a folder named after the package (`avionics/`, `a/b/` for
  * `a.b`), so equal names in different packages never share a file; a file without a package puts
  * them at the top. Nodes are the system's executables: their names are unique in the system, so
- * their files sit at the top, next to `types.hpp` and `CMakeLists.txt`.
+ * their files sit at the top, next to `types.hpp` and `CMakeLists.txt`; so do the mains of systems
+ * that run their nodes in one process, whose names no node shares.
  */
 public final class FileLayout {
   private FileLayout() {}
@@ -58,7 +60,22 @@ public final class FileLayout {
     return node.name() + ".schedule.hpp";
   }
 
+  /** A node as a program (its instances, engine and ORB): {@code <node>.node.hpp} and .cpp. */
+  public static String nodeProgramHeader(Node node) {
+    return node.name() + ".node.hpp";
+  }
+
+  public static String nodeProgram(Node node) {
+    return node.name() + ".node.cpp";
+  }
+
+  /** The main of a node's own executable. */
   public static String nodeMain(Node node) {
     return node.name() + ".main.cpp";
+  }
+
+  /** The main of a system whose nodes run in one process: {@code <System>.system.cpp}. */
+  public static String systemMain(DistributedSystem system) {
+    return system.name() + ".system.cpp";
   }
 }

@@ -42,9 +42,22 @@ public final class Platform {
     }
   }
 
-  /** A network and the nodes it connects; times in nanoseconds. */
+  /**
+   * A network and the nodes it connects; times in nanoseconds, the bandwidth in bits per second
+   * ({@link #UNLIMITED} when the model gives none).
+   */
   public record Network(
-      String name, long latencyNs, long jitterNs, List<String> nodes, SourceRef source) {}
+      String name,
+      long latencyNs,
+      long jitterNs,
+      long bitsPerSecond,
+      List<String> nodes,
+      SourceRef source) {
+    public static final long UNLIMITED = 0;
+  }
+
+  /** A {@code system}: the nodes that make one distributed system, in the model's order. */
+  public record DistributedSystem(String name, List<String> nodes, SourceRef source) {}
 
   public record Node(
       String name,

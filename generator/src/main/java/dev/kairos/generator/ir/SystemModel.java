@@ -19,4 +19,5 @@ public record SystemModel(
     List<Interface> interfaces,
     List<TmoClass> tmos,
     List<Node> nodes,
-    List<Platform.Network> networks) {}
+    List<Platform.Network> networks,
+    List<Platform.DistributedSystem> systems) {}

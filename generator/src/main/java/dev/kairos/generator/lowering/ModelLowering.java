@@ -136,6 +136,7 @@ public final class ModelLowering {
       }
     }
     final List<Platform.Network> networks = new ArrayList<>();
+    final List<Platform.DistributedSystem> systems = new ArrayList<>();
     for (Model model : models) {
       for (EObject element : model.getElements()) {
         if (element instanceof dev.kairos.dsl.kairos.Node node) {
@@ -146,8 +147,17 @@ public final class ModelLowering {
                   network.getName(),
                   network.getLatency() == null ? 0 : nanos(network.getLatency()),
                   network.getJitter() == null ? 0 : nanos(network.getJitter()),
+                  network.getBandwidth() == null
+                      ? Platform.Network.UNLIMITED
+                      : bitsPerSecond(network.getBandwidth()),
                   network.getNodes().stream().map(dev.kairos.dsl.kairos.Node::getName).toList(),
                   at(network)));
+        } else if (element instanceof dev.kairos.dsl.kairos.SystemDecl system) {
+          systems.add(
+              new Platform.DistributedSystem(
+                  system.getName(),
+                  system.getNodes().stream().map(dev.kairos.dsl.kairos.Node::getName).toList(),
+                  at(system)));
         }
       }
     }
@@ -158,7 +168,8 @@ public final class ModelLowering {
         interfaces,
         tmos,
         nodes,
-        networks);
+        networks,
+        systems);
   }
 
   // ------------------------------------------------------------------ types
@@ -431,6 +442,14 @@ public final class ModelLowering {
       return Quantities.nanoseconds(duration);
     } catch (QuantityException e) {
       throw new IllegalStateException("validated model has a bad duration: " + e.getMessage(), e);
+    }
+  }
+
+  private static long bitsPerSecond(dev.kairos.dsl.kairos.Bandwidth bandwidth) {
+    try {
+      return Quantities.bitsPerSecond(bandwidth);
+    } catch (QuantityException e) {
+      throw new IllegalStateException("validated model has a bad bandwidth: " + e.getMessage(), e);
     }
   }
 

@@ -101,6 +101,7 @@ class SegmentAccessTest {
         List.of(new Types.Interface(List.of("nav"), "Query", List.of(current), line(2))),
         List.of(nav),
         List.of(),
+        List.of(),
         List.of());
   }
 

@@ -34,6 +34,7 @@ public final class AnalysisSnapshot {
   private final Map<URI, List<SchedulabilityDiagnostic>> diagnostics;
   private final JsonObject header;
   private final Supplier<String> reportJson;
+  private final Supplier<String> reportHtml;
   private JsonObject notification;
   private final Map<String, OptionalLong> requiredDeadlines = new ConcurrentHashMap<>();
   private WireLayout layouts;
@@ -47,7 +48,8 @@ public final class AnalysisSnapshot {
       Map<String, NodeReport> nodes,
       Map<URI, List<SchedulabilityDiagnostic>> diagnostics,
       JsonObject header,
-      Supplier<String> reportJson) {
+      Supplier<String> reportJson,
+      Supplier<String> reportHtml) {
     this.project = project;
     this.system = system;
     this.report = report;
@@ -57,6 +59,7 @@ public final class AnalysisSnapshot {
     this.diagnostics = diagnostics;
     this.header = header;
     this.reportJson = reportJson;
+    this.reportHtml = reportHtml;
   }
 
   /** The base directory of the project whose files were analysed as one system. */
@@ -97,13 +100,17 @@ public final class AnalysisSnapshot {
 
   /**
    * The `kairos/report` notification of this run. Its report (the JSON of `kairos check`, large for
-   * a large model) is written when first asked for, after the diagnostics have gone out.
+   * a large model) is written when first asked for, after the diagnostics have gone out; so is the
+   * page of `kairos check --html` for clients that asked for it.
    */
   public synchronized JsonObject notification() {
     if (notification == null) {
       final long start = System.nanoTime();
       final JsonObject built = header.deepCopy();
       built.add("report", JsonParser.parseString(reportJson.get()));
+      if (reportHtml != null) {
+        built.addProperty("html", reportHtml.get());
+      }
       if (built.get("timings") instanceof JsonObject timings) {
         timings.addProperty("report_ms", (System.nanoTime() - start) / 1_000_000);
       }

@@ -46,7 +46,7 @@ public final class LiveSchedulability {
   private final LatestAnalysis latest;
   private final Publisher publisher;
   private final long quietMillis;
-  private final WorkspaceAnalysis analysis = new WorkspaceAnalysis();
+  private final WorkspaceAnalysis analysis;
   private final OperationCanceledManager cancellation = new OperationCanceledManager();
   private final AtomicLong generation = new AtomicLong();
   private final ScheduledExecutorService timer =
@@ -63,12 +63,14 @@ public final class LiveSchedulability {
       KairosWorkspaceManager workspace,
       LatestAnalysis latest,
       Publisher publisher,
-      long quietMillis) {
+      long quietMillis,
+      boolean withHtml) {
     this.requests = requests;
     this.workspace = workspace;
     this.latest = latest;
     this.publisher = publisher;
     this.quietMillis = quietMillis;
+    this.analysis = new WorkspaceAnalysis(withHtml);
   }
 
   /** The models changed (or may have): analyse once they have been quiet for a while. */

@@ -8,6 +8,7 @@ import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.emit.CheckReports;
+import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.ir.Platform;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.lowering.ModelLowering;
@@ -45,9 +46,17 @@ public final class WorkspaceAnalysis {
   private static final String MODEL_EXTENSION = "tmo";
 
   private final UriExtensions uris = new UriExtensions();
+  private final boolean withHtml;
 
   /** The node reports of the previous run, per project. */
   private final Map<URI, Map<Platform.Node, NodeReport>> previous = new HashMap<>();
+
+  /**
+   * @param withHtml whether notifications also carry the page of `kairos check --html`
+   */
+  public WorkspaceAnalysis(boolean withHtml) {
+    this.withHtml = withHtml;
+  }
 
   /**
    * The outcome of one run for a project: empty if it was cancelled (a newer edit came) or the
@@ -92,7 +101,8 @@ public final class WorkspaceAnalysis {
     }
     if (files.isEmpty()) {
       return Optional.of(
-          skipped(base, versions, "not analysed: no model files (*.tmo) in the workspace", null));
+          skipped(
+              base, versions, "not analysed: no model files (*.tmo) in the workspace", null, ""));
     }
     if (!problems.isEmpty()) {
       problems.sort(
@@ -107,7 +117,8 @@ public final class WorkspaceAnalysis {
               "not analysed: the model has "
                   + problems.size()
                   + (problems.size() == 1 ? " error" : " errors"),
-              problems));
+              problems,
+              title(files, portable)));
     }
 
     final Laps laps = new Laps();
@@ -149,7 +160,7 @@ public final class WorkspaceAnalysis {
     }
     laps.lap("analyse_ms");
     final AnalysisSnapshot snapshot =
-        analysed(base, versions, system, report, new ModelElements(models));
+        analysed(base, versions, system, report, new ModelElements(models), title(files, portable));
     laps.lap("diagnostics_ms");
     snapshot.header().add("timings", laps.json());
     return Optional.of(snapshot);
@@ -167,7 +178,8 @@ public final class WorkspaceAnalysis {
                 ? failure.getClass().getSimpleName()
                 : failure.getMessage())
             + ")",
-        null);
+        null,
+        "");
   }
 
   /** The versions of the open documents among `files`, by URI as the editor spells it. */
@@ -201,7 +213,11 @@ public final class WorkspaceAnalysis {
   }
 
   private AnalysisSnapshot skipped(
-      URI base, JsonObject versions, String reason, List<CheckReports.Problem> problems) {
+      URI base,
+      JsonObject versions,
+      String reason,
+      List<CheckReports.Problem> problems,
+      String title) {
     final List<CheckReports.Problem> errors = problems == null ? List.of() : problems;
     return new AnalysisSnapshot(
         base,
@@ -212,7 +228,8 @@ public final class WorkspaceAnalysis {
         Map.of(),
         Map.of(),
         header(base, versions, false, reason),
-        () -> CheckReports.json(null, errors));
+        () -> CheckReports.json(null, errors),
+        withHtml ? () -> HtmlReport.render(title, null, errors) : null);
   }
 
   private AnalysisSnapshot analysed(
@@ -220,7 +237,8 @@ public final class WorkspaceAnalysis {
       JsonObject versions,
       SystemModel system,
       AnalysisReport report,
-      ModelElements elements) {
+      ModelElements elements,
+      String title) {
     final Map<String, List<AnalysisSnapshot.MethodFigures>> methods = new HashMap<>();
     final Map<String, NodeReport> nodes = new LinkedHashMap<>();
     final Map<URI, List<SchedulabilityDiagnostic>> diagnostics = new HashMap<>();
@@ -306,7 +324,8 @@ public final class WorkspaceAnalysis {
         nodes,
         diagnostics,
         header(base, versions, true, null),
-        () -> CheckReports.json(report, List.of()));
+        () -> CheckReports.json(report, List.of()),
+        withHtml ? () -> HtmlReport.render(title, report, List.of()) : null);
   }
 
   private static void add(
@@ -344,6 +363,11 @@ public final class WorkspaceAnalysis {
     }
     notification.add("versions", versions);
     return notification;
+  }
+
+  /** What the page names the models by, as `kairos check --html` does: their files. */
+  private static String title(List<URI> files, Map<URI, String> portable) {
+    return String.join(", ", files.stream().map(portable::get).toList());
   }
 
   /**

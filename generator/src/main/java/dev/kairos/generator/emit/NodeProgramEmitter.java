@@ -1,0 +1,467 @@
+package dev.kairos.generator.emit;
+
+import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.emit.RemoteCalls.ResolvedGate;
+import dev.kairos.generator.ir.Platform.Deployment;
+import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.generator.ir.Tmos.Spm;
+import dev.kairos.generator.ir.Tmos.Svm;
+import dev.kairos.generator.ir.Tmos.TmoClass;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A node as a program ({@code <node>.node.hpp} and {@code <node>.node.cpp}): its TMO instances,
+ * each row of its release table bound to its servant's entry point ({@code run_<method>}, which
+ * lends the method the segments the row locks), its engine and its ORB, behind the steps of a
+ * {@code kairos::NodeProgram}. The node's own executable runs it ({@link NodeMainEmitter}); a
+ * system whose nodes all run on sim runs all of them in one process ({@link SystemMainEmitter}).
+ */
+final class NodeProgramEmitter {
+  private NodeProgramEmitter() {}
+
+  static GeneratedFile header(Node node) {
+    final CodeWriter w = new CodeWriter();
+    final String fileName = FileLayout.nodeProgramHeader(node);
+    w.line(Banner.cpp(fileName, List.of(node.source().file())));
+    w.line("#pragma once").blank();
+    w.line("#include <kairos/node.hpp>").blank();
+    w.line(Banner.origin(node.source()));
+    w.line("namespace $ns$ {", "ns", ScheduleEmitter.namespace(node)).blank();
+    w.docComment(
+        "Node $node$ as a program: its TMO instances, its engine and its ORB, set up, run and"
+            + " finished by its own main, or with the other nodes of its system by the system's.",
+        "node",
+        node.name());
+    w.line("extern const ::kairos::NodeProgram kProgram;").blank();
+    w.line("}  // namespace $ns$", "ns", ScheduleEmitter.namespace(node));
+    return new GeneratedFile(fileName, w.text(), GeneratedFile.Kind.CPP);
+  }
+
+  static GeneratedFile source(SystemModel system, AnalysisReport analysis, Node node) {
+    final CodeWriter w = new CodeWriter();
+    final String fileName = FileLayout.nodeProgram(node);
+    final List<ResolvedGate> gates = RemoteCalls.gatesOf(system, analysis, node);
+    final NodeReport report = RemoteCalls.reportOf(analysis, node);
+    final boolean serves = RemoteCalls.serves(node) && node.endpoint() != null;
+    final boolean calls = !gates.isEmpty();
+    final boolean networked = serves || calls;
+    final boolean meets = gates.stream().anyMatch(g -> reachable(node, g.calleeNode()));
+    final String ns = ScheduleEmitter.namespace(node);
+    w.line(Banner.cpp(fileName, List.of(node.source().file())));
+    w.line("#include \"$header$\"", "header", FileLayout.nodeProgramHeader(node)).blank();
+    w.line("#include <kairos/binding.hpp>");
+    w.line("#include <kairos/engine.hpp>");
+    if (networked) {
+      w.line("#include <kairos/orb/orb.hpp>");
+      w.line("#include <kairos/orb/service.hpp>");
+    }
+    w.blank();
+    w.line("#include \"$schedule$\"", "schedule", ScheduleEmitter.fileName(node));
+    final Set<TmoClass> classes = new LinkedHashSet<>();
+    for (Deployment deployment : node.deployments()) {
+      classes.add(deployment.tmo());
+    }
+    for (TmoClass tmo : classes) {
+      w.line("#include \"$header$\"", "header", UserCodeEmitter.headerName(tmo));
+    }
+    w.blank();
+    w.line("namespace {").blank();
+    w.line("constexpr const char* kNode = $name$;", "name", CppNames.literal(node.name())).blank();
+    w.line("// The deployed TMO instances: one object each, alive for the whole run.");
+    w.line("namespace deployed {");
+    for (Deployment deployment : node.deployments()) {
+      w.line(Banner.origin(deployment.source()));
+      w.line(
+          "$type$ $instance$;",
+          "type",
+          CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name()),
+          "instance",
+          deployment.instance());
+    }
+    w.line("}  // namespace deployed").blank();
+    if (serves) {
+      dispatchers(w, node);
+    }
+    runtime(w, node, networked);
+    setUp(w, node, report, gates, serves, networked);
+    if (meets) {
+      w.open("bool meet_peers(::kairos::kal::TimePoint until) noexcept {");
+      w.line("return node_runtime->orb.connect_all(until);");
+      w.close("}").blank();
+    }
+    w.open(
+        "::kairos::kal::Status run(::kairos::kal::Duration duration,"
+            + " ::kairos::ActivationObserver observer, void* observer_context) noexcept {");
+    w.line("return node_runtime->engine.run_for(duration, observer, observer_context);");
+    w.close("}").blank();
+    w.open("void finish() noexcept {");
+    if (networked) {
+      w.line("node_runtime->orb.stop();");
+    }
+    w.line("::kairos::print_summary(kNode, node_runtime->engine.counters());");
+    if (calls) {
+      gateSummaries(w, gates);
+    }
+    w.close("}").blank();
+    w.line("}  // namespace").blank();
+    w.comment(
+        "The node's steps, in the order its own main (kairos::run_node) and its system's main"
+            + " (kairos::run_system) take them.");
+    w.line(
+        "const ::kairos::NodeProgram $ns$::kProgram{.name = kNode, .cores = $cores$,"
+            + " .set_up = &set_up, .meet_peers = $meet$, .run = &run, .finish = &finish};",
+        "ns",
+        ns,
+        "cores",
+        node.hardware().cores() > 1 ? ns + "::kCores" : "1",
+        "meet",
+        meets ? "&meet_peers" : "nullptr");
+    return new GeneratedFile(fileName, w.text(), GeneratedFile.Kind.CPP);
+  }
+
+  /** The engine and the ORB, made with the options of the run. */
+  private static void runtime(CodeWriter w, Node node, boolean networked) {
+    final String ns = ScheduleEmitter.namespace(node);
+    w.docComment(
+        "The node's engine$orb$, made once, at start-up, for the options of the run (its cores and"
+            + " their CPUs too). Simulated nodes model each method's WCET on their virtual"
+            + " processors.",
+        "orb",
+        networked ? " and its ORB" : "");
+    w.open("struct NodeRuntime {");
+    w.line("explicit NodeRuntime(const ::kairos::NodeOptions& options) noexcept");
+    if (networked) {
+      w.line(
+          "    : engine{::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated)},",
+          "ns",
+          ns);
+      w.line("      orb{::kairos::orb::OrbOptions{.node = kNode, .cpu = options.orb_cpu}} {}");
+    } else {
+      w.line(
+          "    : engine{::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated)} {}",
+          "ns",
+          ns);
+    }
+    w.blank();
+    w.line("::kairos::Engine engine;");
+    if (networked) {
+      w.line("::kairos::orb::Orb orb;");
+    }
+    w.close("};");
+    w.line("NodeRuntime* node_runtime = nullptr;").blank();
+  }
+
+  /** {@code set_up}: the engine's tables and rows, then the ORB, which it starts. */
+  private static void setUp(
+      CodeWriter w,
+      Node node,
+      NodeReport report,
+      List<ResolvedGate> gates,
+      boolean serves,
+      boolean networked) {
+    final String ns = ScheduleEmitter.namespace(node);
+    w.open("bool set_up(const ::kairos::NodeOptions& options) noexcept {");
+    w.line("static NodeRuntime made{options};");
+    w.line("node_runtime = &made;");
+    w.line("auto& engine = made.engine;");
+    w.open("for (const auto& segment : $ns$::kSegments) {", "ns", ns);
+    w.open("if (engine.add_segment(segment) != ::kairos::kal::Status::kOk) {");
+    w.line(
+        "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"segment table rejected\");");
+    w.line("return false;");
+    w.close("}");
+    w.close("}");
+    int row = 0;
+    if (node.deployments().stream().anyMatch(d -> !d.tmo().spms().isEmpty())) {
+      w.line("const auto& table = $ns$::kSpontaneousMethods;", "ns", ns);
+    }
+    for (Deployment deployment : node.deployments()) {
+      for (Spm spm : deployment.tmo().spms()) {
+        final String type =
+            CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
+        w.open(
+            "if (engine.add_spm(table[$row$], &deployed::$instance$,"
+                + " &::kairos::invoke_spm<$type$, &$type$::$entry$>,"
+                + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
+            "row",
+            row++,
+            "instance",
+            deployment.instance(),
+            "type",
+            type,
+            "entry",
+            MethodAccess.of(spm).entryPoint());
+        w.line(
+            "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"release table row $row$ rejected\");",
+            "row",
+            row - 1);
+        w.line("return false;");
+        w.close("}");
+      }
+    }
+    services(w, node);
+    w.line("// The time trigger walks the release table kairos check played out.");
+    w.open("if constexpr (!$ns$::kReleaseTable.empty()) {", "ns", ns);
+    w.open(
+        "if (engine.set_release_table($ns$::kReleaseTable, $ns$::kHyperperiod) !="
+            + " ::kairos::kal::Status::kOk) {",
+        "ns",
+        ns);
+    w.line(
+        "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"release table rejected\");");
+    w.line("return false;");
+    w.close("}");
+    w.close("}");
+    if (networked) {
+      w.blank();
+      orb(w, node, report, gates, serves);
+    }
+    w.line("return true;");
+    w.close("}").blank();
+  }
+
+  /** One dispatch function per instance with service methods: a switch on the operation. */
+  private static void dispatchers(CodeWriter w, Node node) {
+    w.comment(
+        "Remote requests for the instances here. An object is an instance's place among the"
+            + " node's deployments, an operation its service method's place in its TMO; each"
+            + " request is admitted by the engine as a request of that service method's row.");
+    int row = 0;
+    for (Deployment deployment : node.deployments()) {
+      if (deployment.tmo().svms().isEmpty()) {
+        continue;
+      }
+      w.line(Banner.origin(deployment.source()));
+      w.open(
+          "::kairos::orb::ReplyStatus $name$(void* engine, ::kairos::orb::ServerRequest& request)"
+              + " noexcept {",
+          "name",
+          dispatcher(deployment));
+      w.line("auto& node_engine = *static_cast<::kairos::Engine*>(engine);");
+      w.open("switch (request.header().operation) {");
+      for (int operation = 0; operation < deployment.tmo().svms().size(); operation++) {
+        w.line(
+            "case $operation$:  // svm $svm$",
+            "operation",
+            operation,
+            "svm",
+            deployment.tmo().svms().get(operation).name());
+        w.line(
+            "  return ::kairos::orb::admit_row(node_engine, $ns$::kServiceMethods, $row$,"
+                + " request);",
+            "ns",
+            ScheduleEmitter.namespace(node),
+            "row",
+            row++);
+      }
+      w.line("default:");
+      w.line("  return ::kairos::orb::ReplyStatus::kNoSuchTarget;");
+      w.close("}");
+      w.close("}").blank();
+    }
+  }
+
+  private static String dispatcher(Deployment deployment) {
+    return "dispatch_" + deployment.instance();
+  }
+
+  /** Registers every service method row with the skeleton that serves its requests. */
+  private static void services(CodeWriter w, Node node) {
+    int row = 0;
+    if (node.deployments().stream().anyMatch(d -> !d.tmo().svms().isEmpty())) {
+      w.line(
+          "const auto& services = $ns$::kServiceMethods;", "ns", ScheduleEmitter.namespace(node));
+    }
+    for (Deployment deployment : node.deployments()) {
+      final String type = CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
+      for (Svm svm : deployment.tmo().svms()) {
+        w.open(
+            "if (engine.add_svm(services[$row$], &deployed::$instance$,"
+                + " &$type$::$skeleton$<$type$>,"
+                + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
+            "row",
+            row++,
+            "instance",
+            deployment.instance(),
+            "type",
+            type,
+            "skeleton",
+            RemoteEmitter.skeleton(svm));
+        w.line(
+            "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"service method row"
+                + " $row$ rejected\");",
+            "row",
+            row - 1);
+        w.line("return false;");
+        w.close("}");
+      }
+    }
+  }
+
+  /** The ORB: what the node serves, the peers and routes its gates call, their binding. */
+  private static void orb(
+      CodeWriter w, Node node, NodeReport report, List<ResolvedGate> gates, boolean serves) {
+    w.comment(
+        "Remote calls: the ORB serves this node's service methods and carries its gates' calls,"
+            + " on one connection per (peer, band, calling lane) set up before the run.");
+    w.line("auto& orb = made.orb;");
+    if (serves) {
+      check(
+          w,
+          "orb.listen(" + CppNames.literal(node.endpoint()) + ")",
+          "cannot listen on " + node.endpoint());
+      if (node.endpoint().startsWith("udp:")) {
+        w.comment(
+            "Over UDP the node takes oneways only, one datagram each: band b's arrive on port"
+                + " $port$ + b.",
+            "port",
+            node.endpoint().substring(node.endpoint().lastIndexOf(':') + 1));
+      }
+      final Set<Integer> bands = new TreeSet<>();
+      for (TaskReport task : report.tasks()) {
+        if (task.kind() == TaskReport.Kind.SVM) {
+          bands.add(task.band());
+        }
+      }
+      for (int band : bands) {
+        check(w, "orb.serve_band(" + band + ")", "cannot serve band " + band);
+      }
+      for (Deployment deployment : node.deployments()) {
+        if (!deployment.tmo().svms().isEmpty()) {
+          final int object = RemoteCalls.objectOf(node, deployment);
+          check(
+              w,
+              "orb.add_object(" + object + ", &" + dispatcher(deployment) + ", &engine)",
+              "cannot serve " + deployment.instance());
+        }
+      }
+    }
+    final Map<String, String> peers = new LinkedHashMap<>();
+    for (ResolvedGate gate : gates) {
+      final Node callee = gate.calleeNode();
+      if (reachable(node, callee) && !peers.containsKey(callee.name())) {
+        final String peer = "peer_" + callee.name();
+        peers.put(callee.name(), peer);
+        w.line("::std::uint8_t $peer$ = 0;", "peer", peer);
+        check(
+            w,
+            "orb.add_peer(" + CppNames.literal(callee.endpoint()) + ", " + peer + ")",
+            "cannot call node " + callee.name() + " at " + callee.endpoint());
+      }
+    }
+    for (ResolvedGate gate : gates) {
+      if (!reachable(node, gate.calleeNode())) {
+        w.comment(
+            "gate $caller$.$gate$ is not bound: node $node$ $why$.",
+            "caller",
+            gate.caller().instance(),
+            "gate",
+            gate.gate().name(),
+            "node",
+            gate.calleeNode().name(),
+            "why",
+            gate.calleeNode().endpoint() == null
+                ? "has no endpoint on a network"
+                : "runs on " + osName(gate.calleeNode()) + ", this node on " + osName(node));
+        continue;
+      }
+      for (RemoteCalls.Lane lane : gate.callerLanes()) {
+        check(
+            w,
+            "orb.add_route("
+                + peers.get(gate.calleeNode().name())
+                + ", "
+                + gate.band()
+                + ", "
+                + lane.core()
+                + ", "
+                + lane.band()
+                + ")",
+            "no route for gate " + gate.caller().instance() + "." + gate.gate().name());
+      }
+    }
+    for (Deployment deployment : node.deployments()) {
+      final List<ResolvedGate> own =
+          gates.stream()
+              .filter(g -> g.caller().equals(deployment) && reachable(node, g.calleeNode()))
+              .toList();
+      if (own.isEmpty()) {
+        continue;
+      }
+      final List<String> targets = new ArrayList<>();
+      for (ResolvedGate gate : own) {
+        targets.add(
+            "."
+                + gate.gate().name()
+                + " = {.peer = "
+                + peers.get(gate.calleeNode().name())
+                + ", .band = "
+                + gate.band()
+                + ", .object = "
+                + gate.object()
+                + ", .operation = "
+                + gate.operation()
+                + "}");
+      }
+      w.parenthesized("deployed::" + deployment.instance() + ".bind_gates(orb, {", targets, "});");
+    }
+    check(w, "orb.start()", "the ORB could not start");
+  }
+
+  /**
+   * Whether {@code caller}'s gates can reach {@code callee}: it has an endpoint, on a network of
+   * the same kind. Linux nodes meet over the host's sockets; sim nodes over the simulated network
+   * of the process they run in together.
+   */
+  private static boolean reachable(Node caller, Node callee) {
+    return callee.endpoint() != null && callee.os() == caller.os();
+  }
+
+  private static String osName(Node node) {
+    return node.os().name().toLowerCase(Locale.ROOT);
+  }
+
+  private static void check(CodeWriter w, String call, String failure) {
+    w.open("if ($call$ != ::kairos::kal::Status::kOk) {", "call", call);
+    w.line(
+        "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, $message$);",
+        "message",
+        CppNames.literal(failure));
+    w.line("return false;");
+    w.close("}");
+  }
+
+  /** A line per gate after the run: its calls beside the round trip the analysis bounds. */
+  private static void gateSummaries(CodeWriter w, List<ResolvedGate> gates) {
+    for (ResolvedGate gate : gates) {
+      final long bound =
+          gate.report()
+              .filter(r -> r.networkNs() >= 0 && r.calleeResponseNs() >= 0)
+              .map(r -> r.networkNs() + r.calleeResponseNs())
+              .orElse(-1L);
+      final String accessor =
+          "deployed::" + gate.caller().instance() + ".gates()." + gate.gate().name();
+      w.line(
+          "::kairos::print_gate(kNode, $name$, $callee$, $gate$.counters(),"
+              + " ::std::chrono::nanoseconds{$bound$}, $gate$.deadline());",
+          "name",
+          CppNames.literal(gate.caller().instance() + "." + gate.gate().name()),
+          "callee",
+          CppNames.literal(gate.callee().instance() + "." + gate.svm().name()),
+          "gate",
+          accessor,
+          "bound",
+          bound);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+"""The avionics system on sim as one process: both nodes, each on virtual processors of its own,
+call each other over the model's network (latency, seeded jitter, bandwidth) in virtual time. A
+run is exact: the same output every time, every call answered, no miss, and every round trip
+carries the modelled latency both ways and stays within the bound `kairos check` computed."""
+
+import re
+
+import pytest
+
+from conftest import build_node_project, copy_example, kairos, parse_activations, run
+
+SECONDS = 3
+# Every gate of the mission computer: (node, caller.gate) -> (callee, calls per second).
+GATES = {
+    ("mission1", "planner.sensors"): ("sensors.sample", 10),
+    ("mission1", "hud.tracking"): ("tracker.tracks", 5),
+    ("mission2", "tracker.navigation"): ("nav.current", 20),
+}
+# Which node serves each callee.
+SERVED_BY = {"sensors.sample": "mission2", "tracker.tracks": "mission2", "nav.current": "mission1"}
+
+
+def lines(kind: str, stdout: str) -> dict[str, dict[str, str]]:
+    """The `summary` lines by node, or the `gate` lines by (node, gate)."""
+    found = {}
+    for line in stdout.splitlines():
+        if line.startswith(kind + " "):
+            fields = dict(item.split("=", 1) for item in line.split()[1:])
+            key = fields["node"] if kind == "summary" else (fields["node"], fields["gate"])
+            found[key] = fields
+    return found
+
+
+@pytest.fixture(scope="module")
+def avionics_on_sim(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("simsys")
+    example = copy_example("avionics", workdir)
+    model = example / "avionics.tmo"
+    text = model.read_text()
+    assert text.count("os linux") == 2
+    model.write_text(text.replace("os linux", "os sim"))
+    latency = re.search(r"network lan \{\s*latency (\d+) us;", text)
+    assert latency, "the avionics network's latency is written in us"
+    out = workdir / "generated"
+    generated = kairos("generate", model, "-o", out)
+    assert generated.returncode == 0, generated.stdout + generated.stderr
+    assert (out / "Avionics.system.cpp").is_file()
+    build_node_project(out, workdir / "build")
+    return workdir / "build" / "Avionics", int(latency.group(1))
+
+
+def test_the_avionics_system_runs_in_one_process_exactly_the_same_every_time(avionics_on_sim):
+    system, latency_us = avionics_on_sim
+    first = run([system, "--duration", f"{SECONDS}s"], timeout=120)
+    second = run([system, "--duration", f"{SECONDS}s"], timeout=120)
+    assert first.stdout == second.stdout, "two runs of one system differ"
+    assert first.stderr == "", first.stderr  # every node met its peers before the run
+
+    gates = lines("gate", first.stdout)
+    assert set(gates) == set(GATES), first.stdout
+    served = {"mission1": 0, "mission2": 0}
+    for key, (callee, rate) in GATES.items():
+        fields = gates[key]
+        assert fields["callee"] == callee
+        # Every release of the calling method called once, and every call was answered in time.
+        assert int(fields["calls"]) == rate * SECONDS, fields
+        assert int(fields["answered"]) == int(fields["calls"]), fields
+        assert fields["late"] == "0" and fields["failed"] == "0", fields
+        # A round trip crosses the network twice: at least the latency each way, and never
+        # beyond what the analysis bounds it by (network both ways plus the callee's response).
+        round_trip = float(fields["max_round_trip_us"])
+        assert 2 * latency_us <= round_trip <= float(fields["analysed_bound_us"]), fields
+        served[SERVED_BY[callee]] += int(fields["answered"])
+
+    summaries = lines("summary", first.stdout)
+    assert set(summaries) == {"mission1", "mission2"}, first.stdout
+    activations = parse_activations(first.stdout)
+    for node, summary in summaries.items():
+        assert summary["scheduling"] == "simulated", summary
+        for count in ("start_window_misses", "deadline_misses", "overruns", "trace_drops",
+                      "requests_refused", "gct_misses"):
+            assert summary[count] == "0", summary
+        # Each request the node served was a call of another node's gate, and nothing else.
+        assert int(summary["requests_served"]) == served[node], summary
+        # Activation lines name their node; the summary counts that node's lines.
+        own = [line for line in first.stdout.splitlines()
+               if line.startswith(f"activation node={node} ")]
+        assert int(summary["activations"]) == len(own) > 0, summary
+    assert len(activations) == sum(int(s["activations"]) for s in summaries.values())
+    # One epoch for the whole system: both nodes release their first methods at 0.
+    for node in summaries:
+        first_release = min(
+            int(re.search(r" release_ns=(\d+) ", line).group(1))
+            for line in first.stdout.splitlines()
+            if line.startswith(f"activation node={node} ")
+        )
+        assert first_release == 0, node
+
+
+def test_the_seed_draws_the_jitter_and_nothing_else(avionics_on_sim):
+    system, _ = avionics_on_sim
+    one = run([system, "--duration", f"{SECONDS}s", "--quiet", "--seed", "1"], timeout=120)
+    default = run([system, "--duration", f"{SECONDS}s", "--quiet"], timeout=120)
+    other = run([system, "--duration", f"{SECONDS}s", "--quiet", "--seed", "2"], timeout=120)
+    assert one.stdout == default.stdout, "the default seed is 1"
+    assert other.stdout != one.stdout, "another seed draws other jitters"
+    for key in GATES:
+        a, b = lines("gate", one.stdout)[key], lines("gate", other.stdout)[key]
+        assert (a["calls"], a["answered"]) == (b["calls"], b["answered"]), (a, b)
+    assert not parse_activations(one.stdout), "--quiet prints no activation lines"
+
+
+def test_the_system_program_explains_bad_arguments(avionics_on_sim):
+    system, _ = avionics_on_sim
+    helped = run([system, "--help"])
+    assert "--seed <n>" in helped.stdout
+    for args in (["--seed", "minus"], ["--duration", "3"], ["--cpus", "0,1"]):
+        refused = run([system, *args], check=False)
+        assert refused.returncode == 2, args
+        assert "error:" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr

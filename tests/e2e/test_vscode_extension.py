@@ -1,0 +1,90 @@
+"""The packaged VS Code extension (`make vsix` -> build/editors/kairos.vsix): its manifest says
+what VS Code needs to offer Kairos for .tmo files, it carries everything it uses, and the language
+server inside it answers over LSP.
+
+Needs `make vsix`."""
+
+import json
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from conftest import ROOT
+from lsp_client import LanguageServer
+
+VSIX = ROOT / "build" / "editors" / "kairos.vsix"
+
+
+@pytest.fixture(scope="module")
+def vsix() -> zipfile.ZipFile:
+    assert VSIX.is_file(), f"{VSIX} is missing: run `make vsix`"
+    with zipfile.ZipFile(VSIX) as archive:
+        yield archive
+
+
+def manifest(vsix: zipfile.ZipFile) -> dict:
+    return json.loads(vsix.read("extension/package.json"))
+
+
+def test_the_manifest_offers_the_kairos_language_for_tmo_files(vsix):
+    package = manifest(vsix)
+    assert package["name"] == "kairos" and package["publisher"]
+    assert package["main"] == "./out/extension.js"
+    languages = package["contributes"]["languages"]
+    assert [language["id"] for language in languages] == ["kairos"]
+    assert languages[0]["extensions"] == [".tmo"]
+    grammar = package["contributes"]["grammars"][0]
+    assert grammar["language"] == "kairos" and grammar["scopeName"] == "source.kairos"
+    commands = {command["command"] for command in package["contributes"]["commands"]}
+    assert {"kairos.check", "kairos.generate", "kairos.showTimeline"} <= commands
+    assert package["contributes"]["configuration"]["properties"]["kairos.java.home"]
+
+
+def test_every_file_the_manifest_names_is_in_the_package(vsix):
+    package = manifest(vsix)
+    names = set(vsix.namelist())
+    contributes = package["contributes"]
+    wanted = [package["main"], contributes["languages"][0]["configuration"]]
+    wanted += [grammar["path"] for grammar in contributes["grammars"]]
+    wanted += [snippet["path"] for snippet in contributes["snippets"]]
+    wanted += ["./server/kairos-ls.jar"]
+    for path in wanted:
+        assert "extension/" + path.removeprefix("./") in names, path
+    # Bundled: nothing of node_modules, no sources, no tests, no repository files.
+    assert not [
+        n for n in names
+        if "/node_modules/" in n or n.endswith(".ts") or "/test" in n or n.endswith(".gitignore")
+    ]
+
+
+def test_the_vsix_manifest_names_the_extension_and_its_engine(vsix):
+    root = ElementTree.fromstring(vsix.read("extension.vsixmanifest"))
+    ns = {"v": "http://schemas.microsoft.com/developer/vsx-schema/2011"}
+    identity = root.find("v:Metadata/v:Identity", ns)
+    assert identity.get("Id") == "kairos" and identity.get("Publisher") == manifest(vsix)["publisher"]
+    engine = root.find("v:Metadata/v:Properties/v:Property[@Id='Microsoft.VisualStudio.Code.Engine']", ns)
+    assert engine is not None and engine.get("Value").startswith("^1.")
+
+
+def test_the_snippets_are_valid_and_cover_tmo_methods_and_nodes(vsix):
+    snippets = json.loads(vsix.read("extension/snippets/kairos.json"))
+    assert {"tmo", "spm", "svm", "gate", "node"} <= {s["prefix"] for s in snippets.values()}
+
+
+def test_the_language_server_inside_the_package_answers(vsix, tmp_path):
+    jar = tmp_path / "kairos-ls.jar"
+    jar.write_bytes(vsix.read("extension/server/kairos-ls.jar"))
+    model = tmp_path / "hello.tmo"
+    model.write_text((ROOT / "examples" / "hello" / "hello.tmo").read_text())
+    server = LanguageServer(tmp_path, jar)
+    try:
+        answer = server.request(
+            "initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+        )
+        capabilities = answer["capabilities"]
+        assert capabilities.get("completionProvider") is not None
+        assert capabilities.get("documentFormattingProvider")
+    finally:
+        server.close()
