@@ -13,7 +13,7 @@ MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
 .PHONY: all setup build java java-test cpp cpp-build cpp-clang install demo test test-java test-cpp test-e2e e2e \
-        bench bench-peers vsix test-editors format check-format clean
+        bench bench-peers bench-lsp vsix test-editors format check-format clean
 
 all: build
 
@@ -23,6 +23,7 @@ setup:
 build: setup java cpp
 
 # The Java side: language, language server and the kairos CLI (tests run in `make test`).
+# The language server editors start: java -jar language-server/target/kairos-language-server.jar
 java:
 	$(MVN) -q install -DskipTests
 
@@ -69,7 +70,7 @@ CUBIT_JSON := $(BUILD)/bench/cubit.json
 MT_CUBIT_JSON := $(BUILD)/bench/mt_cubit.json
 INVERSION_JSON := $(BUILD)/bench/inversion.json
 
-bench: setup bench-peers cpp
+bench: setup bench-peers cpp bench-lsp
 	@command -v cyclictest >/dev/null || (apt-get update -q && apt-get install -y -q rt-tests)
 	$(CPP_GCC)/bench/kairos_bench_handoff_latency
 	$(CPP_GCC)/bench/kairos_bench_release_lateness
@@ -78,6 +79,13 @@ bench: setup bench-peers cpp
 	$(CPP_GCC)/bench/kairos_bench_mt_cubit --json $(MT_CUBIT_JSON)
 	$(CPP_GCC)/bench/kairos_bench_inversion --json $(INVERSION_JSON)
 	python3 bench/cubit_plot.py $(CUBIT_JSON) $(MT_CUBIT_JSON) $(INVERSION_JSON)
+
+# The language server's live schedulability on a 1,000-TMO model, beside `kairos check` in-process.
+KAIROS_JAR := generator/target/kairos.jar
+LANGUAGE_SERVER_JAR := language-server/target/kairos-language-server.jar
+bench-lsp: java
+	java -cp $(KAIROS_JAR):$(LANGUAGE_SERVER_JAR) bench/lsp/LspLatency.java --tmos 1000
+	java -cp $(KAIROS_JAR):$(LANGUAGE_SERVER_JAR) bench/lsp/LspLatency.java --tmos 1000 --files 20
 
 bench-peers:
 	@missing=$$(for p in $(BENCH_PEER_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \
@@ -101,14 +109,13 @@ test-e2e: java cpp e2e
 # only when package-lock.json changes), the language-server jar inside, packaged by @vscode/vsce.
 VSCODE     := editors/vscode
 VSIX       := $(BUILD)/editors/kairos.vsix
-LS_JAR      = $(firstword $(wildcard dsl.ide/target/dsl.ide-*-ls.jar))
 
 $(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund
 
 vsix: java $(VSCODE)/node_modules/.package-lock.json
 	mkdir -p $(VSCODE)/server $(dir $(VSIX))
-	cp $(LS_JAR) $(VSCODE)/server/kairos-ls.jar
+	cp $(LANGUAGE_SERVER_JAR) $(VSCODE)/server/kairos-ls.jar
 	cd $(VSCODE) && npm run --silent build && npx vsce package --no-dependencies --out kairos.vsix
 	mv $(VSCODE)/kairos.vsix $(VSIX)
 

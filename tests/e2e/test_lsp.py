@@ -1,18 +1,13 @@
-"""Drives the real language server over stdio with LSP messages and checks its answers."""
+"""Drives the real language server over stdio with LSP messages and checks its answers: the
+editing features (diagnostics, completion, hover, definition, references, rename, symbols,
+folding, semantic tokens, formatting). test_lsp_live.py covers the live schedulability."""
 
 import json
-import queue
-import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
-
-SERVER_JARS = sorted((ROOT / "dsl.ide" / "target").glob("dsl.ide-*-ls.jar"))
-ANSWER_TIMEOUT_S = 60
+from lsp_client import apply_edits, change_document, open_document, position_of, start
 
 MODEL = """package demo
 
@@ -27,7 +22,7 @@ tmo Greeter {
     start-during (t, t + 5 ms) finish-by t + 50 ms
     wcet 1 ms criticality hard
     uses counters write;
-  svm greet gct 2 ms wcet 200 us criticality soft max-rate 10 Hz uses counters read;
+  svm greet gct 5 ms wcet 200 us criticality soft max-rate 10 Hz uses counters read;
 }
 
 node board {
@@ -36,169 +31,99 @@ node board {
 }
 """
 
+# Two files of one system: geo.tmo declares a type, nav.tmo uses it through an import.
+GEO = """package geo
 
-class LanguageServer:
-    """A minimal LSP client: Content-Length framing, requests with ids, notifications."""
+struct Point {
+  double lat;
+  double lon;
+}
+"""
 
-    def __init__(self, jar: Path, workspace: Path):
-        self.process = subprocess.Popen(
-            ["java", "-jar", str(jar)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=workspace,
-        )
-        self.messages: "queue.Queue[dict]" = queue.Queue()
-        self.pending: list[dict] = []
-        self.next_id = 1
-        threading.Thread(target=self._read, daemon=True).start()
+NAV = """package nav
 
-    def _read(self):
-        stream = self.process.stdout
-        while True:
-            headers = {}
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                line = line.decode("ascii").strip()
-                if not line:
-                    break
-                key, value = line.split(":", 1)
-                headers[key.strip().lower()] = value.strip()
-            body = stream.read(int(headers["content-length"]))
-            self.messages.put(json.loads(body))
+import geo.*
 
-    def send(self, message: dict):
-        payload = json.dumps(message).encode("utf-8")
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(payload) + payload)
-        self.process.stdin.flush()
-
-    def notify(self, method: str, params: dict):
-        self.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def request(self, method: str, params: dict):
-        request_id = self.next_id
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        message = self._await(lambda m: m.get("id") == request_id and "method" not in m)
-        assert "error" not in message, message
-        return message["result"]
-
-    def notification(self, method: str, predicate=lambda params: True):
-        return self._await(lambda m: m.get("method") == method and predicate(m["params"]))["params"]
-
-    def _await(self, matches):
-        for message in self.pending:
-            if matches(message):
-                self.pending.remove(message)
-                return message
-        deadline = time.monotonic() + ANSWER_TIMEOUT_S
-        while time.monotonic() < deadline:
-            try:
-                message = self.messages.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            if message.get("method") and "id" in message:
-                # A request from the server (e.g. client/registerCapability): acknowledge it.
-                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
-                continue
-            if matches(message):
-                return message
-            self.pending.append(message)
-        pytest.fail("the language server did not answer in time")
-
-    def close(self):
-        try:
-            self.request("shutdown", None)
-            self.notify("exit", None)
-            self.process.wait(timeout=30)
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
-
-
-def position_of(text: str, fragment: str, offset: int = 0) -> dict:
-    index = text.index(fragment) + offset
-    line = text.count("\n", 0, index)
-    return {"line": line, "character": index - (text.rfind("\n", 0, index) + 1)}
-
-
-def start_server(workdir):
-    """A language server on workdir, initialized: it has indexed the files already there."""
-    if not SERVER_JARS:
-        pytest.fail("language server jar not built: run `make java` first")
-    ls = LanguageServer(SERVER_JARS[-1], workdir)
-    result = ls.request(
-        "initialize",
-        {"processId": None, "rootUri": workdir.as_uri(), "capabilities": {"textDocument": {
-            "documentSymbol": {"hierarchicalDocumentSymbolSupport": True}}}},
-    )
-    capabilities = result["capabilities"]
-    for capability in ("hoverProvider", "definitionProvider", "referencesProvider",
-                       "documentSymbolProvider", "documentFormattingProvider", "completionProvider"):
-        assert capabilities.get(capability), f"server does not offer {capability}"
-    ls.notify("initialized", {})
-    return ls
+struct Leg {
+  Point start;
+  Point end;
+}
+"""
 
 
 @pytest.fixture
-def server(workdir):
-    ls = start_server(workdir)
-    yield ls
-    ls.close()
+def serve(workdir):
+    """Starts a server on the workdir as it is then (it indexes the files already there)."""
+    started = []
+
+    def start_server():
+        ls, capabilities = start(workdir)
+        started.append(ls)
+        for capability in ("hoverProvider", "definitionProvider", "referencesProvider",
+                           "documentSymbolProvider", "documentFormattingProvider",
+                           "completionProvider", "renameProvider", "foldingRangeProvider",
+                           "semanticTokensProvider", "codeActionProvider", "codeLensProvider"):
+            assert capabilities.get(capability), f"server does not offer {capability}"
+        ls.capabilities = capabilities
+        return ls
+
+    yield start_server
+    for ls in started:
+        ls.close()
+
+
+def two_files(workdir: Path) -> tuple[Path, Path]:
+    geo, nav = workdir / "geo.tmo", workdir / "nav.tmo"
+    geo.write_text(GEO)
+    nav.write_text(NAV)
+    return geo, nav
+
+
+def demo_file(workdir: Path) -> Path:
+    path = workdir / "demo.tmo"
+    path.write_text(MODEL)
+    return path
 
 
 def test_names_are_reported_in_kairos_words_across_files(workdir):
     (workdir / "geo.tmo").write_text("package geo\nstruct Point { double lat; }\n")
     more = workdir / "more.tmo"
     more.write_text("package geo\n\nstruct Point { double lon; }\n")
-    ls = start_server(workdir)
+    ls, _ = start(workdir)
     try:
         nav = workdir / "nav.tmo"
         text = "package nav\nstruct Leg { Point start; }\n"
         nav.write_text(text)
-        ls.notify("textDocument/didOpen", {"textDocument": {
-            "uri": nav.as_uri(), "languageId": "kairos", "version": 1, "text": text}})
-        (unresolved,) = ls.notification(
-            "textDocument/publishDiagnostics",
-            lambda p: p["uri"] == nav.as_uri() and p["diagnostics"])["diagnostics"]
+        uri = open_document(ls, nav, text)
+        (unresolved,) = ls.diagnostics(uri, bool)
         assert unresolved["code"] == "kairos.unresolved-reference", unresolved
         assert unresolved["message"] == (
             "unknown type 'Point'; package geo declares one: write geo.Point or import geo.*")
         assert unresolved["range"]["start"] == position_of(text, "Point start")
 
-        duplicates = ls.notification(
-            "textDocument/publishDiagnostics",
-            lambda p: p["uri"] == more.as_uri() and p["diagnostics"])["diagnostics"]
+        duplicates = ls.diagnostics(more.as_uri(), bool)
         assert [d["code"] for d in duplicates] == ["kairos.duplicate-name"], duplicates
         assert "struct 'Point' is also declared in geo.tmo" in duplicates[0]["message"]
     finally:
         ls.close()
 
 
-def test_language_server_answers_an_editing_session(server, workdir):
-    path = workdir / "demo.tmo"
-    path.write_text(MODEL)
+def test_language_server_answers_an_editing_session(serve, workdir):
+    path = demo_file(workdir)
+    server = serve()
     uri = path.as_uri()
     document = {"uri": uri}
 
     # didOpen with a mistake: the WCET exceeds the GCT.
-    broken = MODEL.replace("wcet 200 us", "wcet 3 ms")
-    server.notify("textDocument/didOpen", {"textDocument": {
-        "uri": uri, "languageId": "kairos", "version": 1, "text": broken}})
-    diagnostics = server.notification(
-        "textDocument/publishDiagnostics",
-        lambda p: p["uri"] == uri and p["diagnostics"])["diagnostics"]
+    broken = MODEL.replace("wcet 200 us", "wcet 6 ms")
+    open_document(server, path, broken)
+    diagnostics = server.diagnostics(uri, bool)
     assert [d.get("code") for d in diagnostics] == ["kairos.wcet-exceeds-gct"], diagnostics
-    assert diagnostics[0]["range"]["start"] == position_of(broken, "3 ms wcet"[:4])
+    assert diagnostics[0]["range"]["start"] == position_of(broken, "6 ms")
 
     # didChange fixes it: the diagnostics are cleared.
-    server.notify("textDocument/didChange", {
-        "textDocument": {"uri": uri, "version": 2},
-        "contentChanges": [{"text": MODEL}]})
-    server.notification("textDocument/publishDiagnostics",
-                        lambda p: p["uri"] == uri and not p["diagnostics"])
+    change_document(server, uri, MODEL, 2)
+    server.diagnostics(uri, lambda d: not d)
 
     # Completion at the start of a member line offers the method keywords.
     completion = server.request("textDocument/completion", {
@@ -207,17 +132,16 @@ def test_language_server_answers_an_editing_session(server, workdir):
     labels = {item["label"] for item in items}
     assert {"spm", "svm"} <= labels, labels
 
-    # Hover over an SpM shows its timing.
+    # Hover over an SpM shows its timing as written.
     hover = server.request("textDocument/hover", {
         "textDocument": document, "position": position_of(MODEL, "spm tick", 5)})
-    contents = hover["contents"]
-    text = contents["value"] if isinstance(contents, dict) else json.dumps(contents)
+    text = hover["contents"]["value"]
     for expected in ("100 ms", "WCET 1 ms", "t + 50 ms", "hard"):
         assert expected in text, text
     hover = server.request("textDocument/hover", {
         "textDocument": document, "position": position_of(MODEL, "svm greet", 5)})
-    text = json.dumps(hover["contents"])
-    for expected in ("10 Hz", "WCET 200 us", "GCT 2 ms", "soft"):
+    text = hover["contents"]["value"]
+    for expected in ("10 Hz", "WCET 200 us", "GCT 5 ms", "soft"):
         assert expected in text, text
 
     # Go to definition: a segment use leads to the segment.
@@ -232,8 +156,21 @@ def test_language_server_answers_an_editing_session(server, workdir):
         "context": {"includeDeclaration": False}})
     assert len(references) == 2, references
 
-    # Document symbols: an outline with the TMO (a class) holding its methods, and the node.
-    symbols = server.request("textDocument/documentSymbol", {"textDocument": document})
+    # Formatting a messy line yields edits that give the canonical layout.
+    messy = MODEL.replace("  svm greet gct 5 ms", "  svm   greet   gct 5 ms")
+    change_document(server, uri, messy, 3)
+    edits = server.request("textDocument/formatting", {
+        "textDocument": document, "options": {"tabSize": 2, "insertSpaces": True}})
+    assert edits, "formatting a messy document must produce edits"
+    assert apply_edits(messy, edits) == MODEL
+    assert not (workdir / "src-gen").exists(), "the language server must not generate code"
+
+
+def test_document_symbols_outline_tmos_methods_and_nodes(serve, workdir):
+    path = demo_file(workdir)
+    server = serve()
+    uri = open_document(server, path)
+    symbols = server.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
 
     def flatten(items, parent=None):
         for item in items:
@@ -241,17 +178,118 @@ def test_language_server_answers_an_editing_session(server, workdir):
             yield from flatten(item.get("children", []), item)
 
     found = {item["name"]: (item, parent) for item, parent in flatten(symbols)}
-    class_kind, method_kind = 5, 6
+    class_kind, method_kind, struct_kind, module_kind = 5, 6, 23, 2
     assert found["Greeter"][0]["kind"] == class_kind, symbols
     assert found["tick"][0]["kind"] == method_kind and found["tick"][1]["name"] == "Greeter"
     assert found["greet"][0]["kind"] == method_kind and found["greet"][1]["name"] == "Greeter"
-    assert "board" in found and found["greeter"][1]["name"] == "board"
+    assert found["counters"][0]["kind"] == struct_kind
+    assert found["board"][0]["kind"] == module_kind and found["greeter"][1]["name"] == "board"
+    # Each symbol's range holds its selection range (its name).
+    tick = found["tick"][0]
+    assert tick["selectionRange"]["start"] == position_of(MODEL, "spm tick", 4)
+    assert tick["range"]["start"]["line"] <= tick["selectionRange"]["start"]["line"]
 
-    # Formatting a messy line yields edits that give the canonical layout.
-    messy = MODEL.replace("  svm greet gct 2 ms", "  svm   greet   gct 2 ms")
-    server.notify("textDocument/didChange", {
-        "textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": messy}]})
-    edits = server.request("textDocument/formatting", {
-        "textDocument": document, "options": {"tabSize": 2, "insertSpaces": True}})
-    assert edits, "formatting a messy document must produce edits"
-    assert not (workdir / "src-gen").exists(), "the language server must not generate code"
+
+def test_definition_leads_across_files(serve, workdir):
+    geo, nav = two_files(workdir)
+    server = serve()
+    uri = open_document(server, nav)
+    definition = server.request("textDocument/definition", {
+        "textDocument": {"uri": uri}, "position": position_of(NAV, "Point start", 2)})
+    (location,) = definition if isinstance(definition, list) else [definition]
+    assert location["uri"] == geo.as_uri(), location
+    assert location["range"]["start"] == position_of(GEO, "Point")
+
+
+def test_references_are_found_in_every_file(serve, workdir):
+    geo, nav = two_files(workdir)
+    server = serve()
+    uri = open_document(server, geo)
+    references = server.request("textDocument/references", {
+        "textDocument": {"uri": uri}, "position": position_of(GEO, "Point", 1),
+        "context": {"includeDeclaration": True}})
+    found = sorted((r["uri"], r["range"]["start"]["line"], r["range"]["start"]["character"])
+                   for r in references)
+    assert found == sorted([
+        (geo.as_uri(), *position_of(GEO, "Point").values()),
+        (nav.as_uri(), *position_of(NAV, "Point start").values()),
+        (nav.as_uri(), *position_of(NAV, "Point end").values()),
+    ]), references
+
+
+def test_rename_changes_the_declaration_and_every_use(serve, workdir):
+    geo, nav = two_files(workdir)
+    server = serve()
+    uri = open_document(server, geo)
+    prepared = server.request("textDocument/prepareRename", {
+        "textDocument": {"uri": uri}, "position": position_of(GEO, "Point", 2)})
+    assert prepared, "Point can be renamed"
+    edit = server.request("textDocument/rename", {
+        "textDocument": {"uri": uri}, "position": position_of(GEO, "Point", 2),
+        "newName": "Position"})
+    changes = edit.get("changes") or {
+        change["textDocument"]["uri"]: change["edits"] for change in edit["documentChanges"]}
+    assert set(changes) == {geo.as_uri(), nav.as_uri()}, edit
+    assert apply_edits(GEO, changes[geo.as_uri()]) == GEO.replace("Point", "Position")
+    assert apply_edits(NAV, changes[nav.as_uri()]) == NAV.replace("Point", "Position")
+
+
+def test_folding_ranges_cover_blocks(serve, workdir):
+    path = demo_file(workdir)
+    server = serve()
+    uri = open_document(server, path)
+    ranges = server.request("textDocument/foldingRange", {"textDocument": {"uri": uri}})
+    spans = {(r["startLine"], r["endLine"]) for r in ranges}
+    lines = MODEL.split("\n")
+    tmo_start = position_of(MODEL, "tmo Greeter")["line"]
+    tmo_end = max(i for i, line in enumerate(lines) if line == "}" and i > tmo_start
+                  and i < position_of(MODEL, "node board")["line"])
+    node_start = position_of(MODEL, "node board")["line"]
+    assert any(start == tmo_start and end >= tmo_end - 1 for start, end in spans), spans
+    assert any(start == position_of(MODEL, "ods {")["line"] for start, _ in spans), spans
+    assert any(start == position_of(MODEL, "spm tick")["line"] for start, _ in spans), spans
+    assert any(start == node_start for start, _ in spans), spans
+
+
+def decode_tokens(text: str, data: list[int], legend: dict) -> dict[tuple[int, int], tuple]:
+    """{(line, character): (text, type, {modifiers})} from LSP's relative token encoding."""
+    tokens = {}
+    line = character = 0
+    lines = text.split("\n")
+    for i in range(0, len(data), 5):
+        delta_line, delta_start, length, kind, modifiers = data[i:i + 5]
+        line += delta_line
+        character = delta_start if delta_line else character + delta_start
+        names = {name for bit, name in enumerate(legend["tokenModifiers"]) if modifiers >> bit & 1}
+        tokens[(line, character)] = (
+            lines[line][character:character + length], legend["tokenTypes"][kind], names)
+    return tokens
+
+
+def test_semantic_tokens_follow_meaning(serve, workdir):
+    path = demo_file(workdir)
+    server = serve()
+    uri = open_document(server, path)
+    legend = server.capabilities["semanticTokensProvider"]["legend"]
+    result = server.request("textDocument/semanticTokens/full", {"textDocument": {"uri": uri}})
+    tokens = decode_tokens(MODEL, result["data"], legend)
+
+    def token(fragment, offset=0):
+        where = position_of(MODEL, fragment, offset)
+        return tokens.get((where["line"], where["character"]))
+
+    assert token("package") == ("package", "keyword", set())
+    assert token("demo") == ("demo", "namespace", {"declaration"})
+    assert token("Greeter") == ("Greeter", "class", {"declaration"})
+    assert token("spm tick", 4) == ("tick", "method", {"declaration"})
+    assert token("greet") == ("greet", "method", {"declaration"})
+    assert token("counters") == ("counters", "struct", {"declaration"})
+    assert token("counters write") == ("counters", "struct", set())
+    assert token("uint64") == ("uint64", "type", {"defaultLibrary"})
+    assert token("ticks") == ("ticks", "property", {"declaration"})
+    assert token("100 ms") == ("100", "number", set())
+    assert token("hard") == ("hard", "enumMember", set())
+    assert token("t = from", 0) == ("t", "parameter", {"declaration"})
+    assert token("Greeter as") == ("Greeter", "class", set())
+    assert token("greeter\n") == ("greeter", "variable", {"declaration"})
+    assert token("spm") == ("spm", "keyword", set())

@@ -12,7 +12,7 @@ from xml.etree import ElementTree
 import pytest
 
 from conftest import ROOT
-from test_lsp import LanguageServer
+from lsp_client import LanguageServer
 
 VSIX = ROOT / "build" / "editors" / "kairos.vsix"
 
@@ -78,7 +78,7 @@ def test_the_language_server_inside_the_package_answers(vsix, tmp_path):
     jar.write_bytes(vsix.read("extension/server/kairos-ls.jar"))
     model = tmp_path / "hello.tmo"
     model.write_text((ROOT / "examples" / "hello" / "hello.tmo").read_text())
-    server = LanguageServer(jar, tmp_path)
+    server = LanguageServer(tmp_path, jar)
     try:
         answer = server.request(
             "initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}

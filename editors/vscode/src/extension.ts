@@ -14,8 +14,9 @@ import { TimelinePanel } from "./timeline";
 /** The server's notification after each analysis (docs/editors.md). */
 const REPORT_NOTIFICATION = "kairos/report";
 interface ReportParams {
-  uri?: string;
-  schedulable?: boolean | null;
+  workspace: string;
+  analysed: boolean;
+  reason?: string;
   html?: string;
 }
 
@@ -61,6 +62,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     documentSelector: [{ scheme: "file", language: "kairos" }],
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.tmo") },
     outputChannel: output,
+    // The timeline view shows the page of each report: the server sends it only when asked.
+    initializationOptions: { reportHtml: true },
   };
   client = new LanguageClient("kairos", "Kairos Language Server", serverOptions, clientOptions);
   context.subscriptions.push(

@@ -1,5 +1,7 @@
 package dev.kairos.dsl.ide;
 
+import dev.kairos.dsl.ide.highlighting.KairosHighlighting;
+import org.eclipse.xtext.ide.editor.syntaxcoloring.ISemanticHighlightingCalculator;
 import org.eclipse.xtext.ide.server.symbol.DocumentSymbolMapper;
 import org.eclipse.xtext.ide.server.symbol.HierarchicalDocumentSymbolService;
 import org.eclipse.xtext.ide.server.symbol.IDocumentSymbolService;
@@ -19,5 +21,10 @@ public class KairosIdeModule extends AbstractKairosIdeModule {
   public Class<? extends DocumentSymbolMapper.DocumentSymbolKindProvider>
       bindDocumentSymbolKindProvider() {
     return KairosSymbols.Kinds.class;
+  }
+
+  /** Semantic tokens by meaning, in the LSP's standard token types. */
+  public Class<? extends ISemanticHighlightingCalculator> bindISemanticHighlightingCalculator() {
+    return KairosHighlighting.class;
   }
 }

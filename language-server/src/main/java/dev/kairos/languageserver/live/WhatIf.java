@@ -1,0 +1,126 @@
+package dev.kairos.languageserver.live;
+
+import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.analysis.SchedulingAnalysis;
+import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.ir.Platform.Deployment;
+import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.Tmos.Spm;
+import dev.kairos.generator.ir.Tmos.Svm;
+import dev.kairos.generator.ir.Tmos.TmoClass;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/** The same analysis on a node changed in one place: what a fix of a deadline would need. */
+final class WhatIf {
+  private WhatIf() {}
+
+  static OptionalLong requiredDeadline(AnalysisSnapshot.MethodFigures figures) {
+    final TaskReport task = figures.task();
+    if (task.responseTimeNs() > task.deadlineNs()) {
+      return OptionalLong.of(task.responseTimeNs());
+    }
+    if (task.responseTimeNs() >= 0 || task.periodNs() <= 0) {
+      // It meets its deadline by response time (a start window is what it misses), or it is
+      // not periodic and its response is unbounded: no deadline fixes that.
+      return OptionalLong.empty();
+    }
+    final Node relaxed = withDeadlineAtPeriod(figures.node().node(), task);
+    if (relaxed == null) {
+      return OptionalLong.empty();
+    }
+    final NodeReport again = SchedulingAnalysis.analyse(relaxed);
+    for (TaskReport row : again.tasks()) {
+      if (row.instance().equals(task.instance())
+          && row.method().equals(task.method())
+          && row.responseTimeNs() > task.deadlineNs()
+          && row.responseTimeNs() <= task.periodNs()) {
+        return OptionalLong.of(row.responseTimeNs());
+      }
+    }
+    return OptionalLong.empty();
+  }
+
+  /** The node with the task's relative deadline equal to its period. */
+  private static Node withDeadlineAtPeriod(Node node, TaskReport task) {
+    final List<Deployment> deployments = new ArrayList<>();
+    boolean found = false;
+    for (Deployment deployment : node.deployments()) {
+      if (!deployment.instance().equals(task.instance())) {
+        deployments.add(deployment);
+        continue;
+      }
+      final TmoClass tmo = deployment.tmo();
+      final List<Spm> spms = new ArrayList<>();
+      for (Spm spm : tmo.spms()) {
+        if (task.kind() == TaskReport.Kind.SPM && spm.name().equals(task.method())) {
+          found = true;
+          spms.add(
+              new Spm(
+                  spm.name(),
+                  spm.firstReleaseNs(),
+                  spm.lastReleaseNs(),
+                  spm.periodNs(),
+                  spm.windowOpenNs(),
+                  spm.windowCloseNs(),
+                  spm.windowOpenNs() + spm.periodNs(),
+                  spm.wcetNs(),
+                  spm.criticality(),
+                  spm.importance(),
+                  spm.uses(),
+                  spm.calls(),
+                  spm.source()));
+        } else {
+          spms.add(spm);
+        }
+      }
+      final List<Svm> svms = new ArrayList<>();
+      for (Svm svm : tmo.svms()) {
+        if (task.kind() == TaskReport.Kind.SVM && svm.name().equals(task.method())) {
+          found = true;
+          svms.add(
+              new Svm(
+                  svm.name(),
+                  svm.minInterArrivalNs(),
+                  svm.wcetNs(),
+                  svm.criticality(),
+                  svm.importance(),
+                  svm.minInterArrivalNs(),
+                  svm.uses(),
+                  svm.calls(),
+                  svm.signature(),
+                  svm.source()));
+        } else {
+          svms.add(svm);
+        }
+      }
+      deployments.add(
+          new Deployment(
+              deployment.instance(),
+              new TmoClass(
+                  tmo.namespace(),
+                  tmo.name(),
+                  tmo.interfaces(),
+                  tmo.segments(),
+                  spms,
+                  svms,
+                  tmo.gates(),
+                  tmo.channels(),
+                  tmo.source()),
+              deployment.core(),
+              deployment.source()));
+    }
+    if (!found) {
+      return null;
+    }
+    return new Node(
+        node.name(),
+        node.os(),
+        node.strategy(),
+        node.hardware(),
+        node.endpoint(),
+        deployments,
+        node.source());
+  }
+}

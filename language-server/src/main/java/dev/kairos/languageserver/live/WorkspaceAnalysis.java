@@ -1,0 +1,399 @@
+package dev.kairos.languageserver.live;
+
+import com.google.gson.JsonObject;
+import dev.kairos.dsl.kairos.Model;
+import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.EndToEndAnalysis;
+import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.analysis.SchedulingAnalysis;
+import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.emit.CheckReports;
+import dev.kairos.generator.emit.HtmlReport;
+import dev.kairos.generator.ir.Platform;
+import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.generator.lowering.ModelLowering;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.eclipse.emf.common.util.URI;
+import org.eclipse.emf.ecore.EObject;
+import org.eclipse.emf.ecore.resource.Resource;
+import org.eclipse.xtext.diagnostics.Severity;
+import org.eclipse.xtext.ide.server.ProjectManager;
+import org.eclipse.xtext.ide.server.UriExtensions;
+import org.eclipse.xtext.resource.IResourceDescription;
+import org.eclipse.xtext.util.CancelIndicator;
+import org.eclipse.xtext.validation.Issue;
+
+/**
+ * One run of the live analysis over a project: its .tmo files are one system, as the files given to
+ * `kairos check` are. The same steps as the CLI: a model with validation errors is not analysed
+ * (the report lists the errors instead); otherwise the models are lowered by {@link ModelLowering}
+ * and analysed by {@link SchedulingAnalysis} and {@link EndToEndAnalysis}, and the report is the
+ * CLI's JSON report.
+ *
+ * <p>Nodes are analysed one by one, and a node equal to one of the previous run (the IR is made of
+ * records, compared by value) takes its previous report: the analysis of a node depends on nothing
+ * else, so an edit re-analyses only the nodes it changed.
+ */
+public final class WorkspaceAnalysis {
+  private static final String MODEL_EXTENSION = "tmo";
+
+  private final UriExtensions uris = new UriExtensions();
+  private final boolean withHtml;
+
+  /** The node reports of the previous run, per project. */
+  private final Map<URI, Map<Platform.Node, NodeReport>> previous = new HashMap<>();
+
+  /**
+   * @param withHtml whether notifications also carry the page of `kairos check --html`
+   */
+  public WorkspaceAnalysis(boolean withHtml) {
+    this.withHtml = withHtml;
+  }
+
+  /**
+   * The outcome of one run for a project: empty if it was cancelled (a newer edit came) or the
+   * project is not a workspace folder.
+   */
+  public synchronized Optional<AnalysisSnapshot> analyse(
+      ProjectManager project,
+      Map<URI, List<Issue>> validation,
+      Map<URI, Integer> openVersions,
+      CancelIndicator cancel) {
+    final URI base = project.getBaseDir();
+    if (base == null) {
+      // Xtext's project for files outside every workspace folder: not a system of its own.
+      return Optional.empty();
+    }
+    final List<URI> files = new ArrayList<>();
+    for (IResourceDescription description :
+        project.getIndexState().getResourceDescriptions().getAllResourceDescriptions()) {
+      if (MODEL_EXTENSION.equals(description.getURI().fileExtension())) {
+        files.add(description.getURI());
+      }
+    }
+    files.sort(Comparator.comparing(URI::toString));
+    final Map<URI, String> portable = new HashMap<>();
+    for (URI file : files) {
+      portable.put(file, portableName(base, file));
+    }
+    final JsonObject versions = versions(openVersions, portable.keySet());
+
+    final List<CheckReports.Problem> problems = new ArrayList<>();
+    for (URI file : files) {
+      for (Issue issue : validation.getOrDefault(file, List.of())) {
+        if (issue.getSeverity() == Severity.ERROR) {
+          problems.add(
+              new CheckReports.Problem(
+                  portable.get(file),
+                  issue.getLineNumber() == null ? 1 : issue.getLineNumber(),
+                  issue.getColumn() == null ? 1 : issue.getColumn(),
+                  issue.getMessage()));
+        }
+      }
+    }
+    if (files.isEmpty()) {
+      return Optional.of(
+          skipped(
+              base, versions, "not analysed: no model files (*.tmo) in the workspace", null, ""));
+    }
+    if (!problems.isEmpty()) {
+      problems.sort(
+          Comparator.comparing(CheckReports.Problem::file)
+              .thenComparingInt(CheckReports.Problem::line)
+              .thenComparingInt(CheckReports.Problem::column)
+              .thenComparing(CheckReports.Problem::message));
+      return Optional.of(
+          skipped(
+              base,
+              versions,
+              "not analysed: the model has "
+                  + problems.size()
+                  + (problems.size() == 1 ? " error" : " errors"),
+              problems,
+              title(files, portable)));
+    }
+
+    final Laps laps = new Laps();
+    final List<Model> models = new ArrayList<>();
+    for (URI file : files) {
+      if (cancel.isCanceled()) {
+        return Optional.empty();
+      }
+      final Resource resource = project.getResource(file);
+      if (!resource.getContents().isEmpty() && resource.getContents().get(0) instanceof Model m) {
+        models.add(m);
+      }
+    }
+    laps.lap("load_ms");
+    final SystemModel system =
+        new ModelLowering(file -> portable.getOrDefault(file, file.lastSegment()))
+            .lower(systemName(base), models);
+
+    laps.lap("lower_ms");
+    final Map<Platform.Node, NodeReport> before = previous.getOrDefault(base, Map.of());
+    final Map<Platform.Node, NodeReport> reused = new HashMap<>();
+    final List<NodeReport> nodes = new ArrayList<>();
+    for (Platform.Node node : system.nodes()) {
+      if (cancel.isCanceled()) {
+        return Optional.empty();
+      }
+      NodeReport report = before.get(node);
+      if (report == null) {
+        report = SchedulingAnalysis.analyse(node);
+      }
+      reused.put(node, report);
+      nodes.add(report);
+    }
+    previous.put(base, reused);
+    final AnalysisReport report =
+        new AnalysisReport(nodes, EndToEndAnalysis.analyse(system, nodes));
+    if (cancel.isCanceled()) {
+      return Optional.empty();
+    }
+    laps.lap("analyse_ms");
+    final AnalysisSnapshot snapshot =
+        analysed(base, versions, system, report, new ModelElements(models), title(files, portable));
+    laps.lap("diagnostics_ms");
+    snapshot.header().add("timings", laps.json());
+    return Optional.of(snapshot);
+  }
+
+  /** A run that failed inside the analysis: the report says so instead of showing figures. */
+  public synchronized AnalysisSnapshot failed(
+      ProjectManager project, Map<URI, Integer> openVersions, RuntimeException failure) {
+    previous.remove(project.getBaseDir());
+    return skipped(
+        project.getBaseDir(),
+        versions(openVersions, openVersions.keySet()),
+        "not analysed: the analysis failed ("
+            + (failure.getMessage() == null
+                ? failure.getClass().getSimpleName()
+                : failure.getMessage())
+            + ")",
+        null,
+        "");
+  }
+
+  /** The versions of the open documents among `files`, by URI as the editor spells it. */
+  private JsonObject versions(Map<URI, Integer> openVersions, Set<URI> files) {
+    final Map<String, Integer> sorted = new TreeMap<>();
+    openVersions.forEach(
+        (uri, version) -> {
+          if (files.contains(uri)) {
+            sorted.put(uris.toUriString(uri), version);
+          }
+        });
+    final JsonObject versions = new JsonObject();
+    sorted.forEach(versions::addProperty);
+    return versions;
+  }
+
+  /** How long the phases of a run took: informative figures in the notification. */
+  private static final class Laps {
+    private final JsonObject laps = new JsonObject();
+    private long start = System.nanoTime();
+
+    void lap(String phase) {
+      final long now = System.nanoTime();
+      laps.addProperty(phase, (now - start) / 1_000_000);
+      start = now;
+    }
+
+    JsonObject json() {
+      return laps;
+    }
+  }
+
+  private AnalysisSnapshot skipped(
+      URI base,
+      JsonObject versions,
+      String reason,
+      List<CheckReports.Problem> problems,
+      String title) {
+    final List<CheckReports.Problem> errors = problems == null ? List.of() : problems;
+    return new AnalysisSnapshot(
+        base,
+        null,
+        null,
+        reason,
+        Map.of(),
+        Map.of(),
+        Map.of(),
+        header(base, versions, false, reason),
+        () -> CheckReports.json(null, errors),
+        withHtml ? () -> HtmlReport.render(title, null, errors) : null);
+  }
+
+  private AnalysisSnapshot analysed(
+      URI base,
+      JsonObject versions,
+      SystemModel system,
+      AnalysisReport report,
+      ModelElements elements,
+      String title) {
+    final Map<String, List<AnalysisSnapshot.MethodFigures>> methods = new HashMap<>();
+    final Map<String, NodeReport> nodes = new LinkedHashMap<>();
+    final Map<URI, List<SchedulabilityDiagnostic>> diagnostics = new HashMap<>();
+    final Map<String, String> classOfInstance = new HashMap<>();
+    for (NodeReport node : report.nodes()) {
+      nodes.put(node.node().name(), node);
+      for (Platform.Deployment deployment : node.node().deployments()) {
+        classOfInstance.put(deployment.instance(), deployment.tmo().qualifiedName());
+      }
+      final Map<Integer, Integer> tasksOnCore = new HashMap<>();
+      node.tasks().forEach(t -> tasksOnCore.merge(t.core(), 1, Integer::sum));
+      final Map<Integer, Integer> rankOnCore = new HashMap<>();
+      for (TaskReport task : node.tasks()) {
+        final int rank = rankOnCore.merge(task.core(), 1, Integer::sum);
+        final String tmo = classOfInstance.get(task.instance());
+        if (tmo == null) {
+          continue;
+        }
+        final String key = ModelElements.methodKey(tmo, task.method());
+        methods
+            .computeIfAbsent(key, k -> new ArrayList<>())
+            .add(
+                new AnalysisSnapshot.MethodFigures(node, task, rank, tasksOnCore.get(task.core())));
+        if (!task.schedulable()) {
+          final boolean fails = Verdicts.fails(node, task);
+          elements
+              .method(tmo, task.method())
+              .ifPresent(
+                  method ->
+                      add(
+                          diagnostics,
+                          method,
+                          fails
+                              ? SchedulabilityDiagnostic.UNSCHEDULABLE
+                              : SchedulabilityDiagnostic.MAY_MISS,
+                          fails ? Severity.ERROR : Severity.WARNING,
+                          Verdicts.taskMessage(node, task, fails),
+                          List.of(
+                              Long.toString(task.responseTimeNs()),
+                              Long.toString(task.deadlineNs()))));
+        }
+      }
+      if (!node.schedulable()) {
+        elements
+            .node(node.node().name())
+            .ifPresent(
+                element ->
+                    add(
+                        diagnostics,
+                        element,
+                        SchedulabilityDiagnostic.NODE_UNSCHEDULABLE,
+                        Severity.ERROR,
+                        Verdicts.nodeMessage(node),
+                        List.of()));
+      }
+    }
+    for (EndToEndAnalysis.GateReport gate : report.gates()) {
+      final String tmo = classOfInstance.get(gate.caller());
+      if (gate.meets() || tmo == null) {
+        continue;
+      }
+      elements
+          .gate(tmo, gate.gate())
+          .ifPresent(
+              element ->
+                  add(
+                      diagnostics,
+                      element,
+                      SchedulabilityDiagnostic.REMOTE_CALL_UNSCHEDULABLE,
+                      Severity.ERROR,
+                      Verdicts.gateMessage(gate),
+                      List.of(
+                          Long.toString(gate.calleeResponseNs()),
+                          Long.toString(gate.deadlineNs()))));
+    }
+    diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
+    return new AnalysisSnapshot(
+        base,
+        system,
+        report,
+        null,
+        methods,
+        nodes,
+        diagnostics,
+        header(base, versions, true, null),
+        () -> CheckReports.json(report, List.of()),
+        withHtml ? () -> HtmlReport.render(title, report, List.of()) : null);
+  }
+
+  private static void add(
+      Map<URI, List<SchedulabilityDiagnostic>> diagnostics,
+      EObject element,
+      String code,
+      Severity severity,
+      String message,
+      List<String> data) {
+    ModelElements.nameRegion(element)
+        .ifPresent(
+            region ->
+                diagnostics
+                    .computeIfAbsent(element.eResource().getURI(), uri -> new ArrayList<>())
+                    .add(
+                        new SchedulabilityDiagnostic(
+                            code,
+                            severity,
+                            message,
+                            region.offset(),
+                            region.length(),
+                            region.line(),
+                            region.column(),
+                            region.endLine(),
+                            region.endColumn(),
+                            data)));
+  }
+
+  private JsonObject header(URI base, JsonObject versions, boolean analysed, String reason) {
+    final JsonObject notification = new JsonObject();
+    notification.addProperty("workspace", uris.toUriString(base));
+    notification.addProperty("analysed", analysed);
+    if (reason != null) {
+      notification.addProperty("reason", reason);
+    }
+    notification.add("versions", versions);
+    return notification;
+  }
+
+  /** What the page names the models by, as `kairos check --html` does: their files. */
+  private static String title(List<URI> files, Map<URI, String> portable) {
+    return String.join(", ", files.stream().map(portable::get).toList());
+  }
+
+  /**
+   * A file as the reports name it: relative to the workspace, as `kairos check` run there would.
+   */
+  static String portableName(URI base, URI file) {
+    if (base != null && file.isFile() && base.isFile()) {
+      final String root = base.toFileString();
+      final String path = file.toFileString();
+      final String prefix = root.endsWith("/") ? root : root + "/";
+      if (path.startsWith(prefix)) {
+        return path.substring(prefix.length());
+      }
+    }
+    return file.lastSegment();
+  }
+
+  private static String systemName(URI base) {
+    String name = "workspace";
+    if (base != null) {
+      for (String segment : base.segments()) {
+        if (!segment.isEmpty()) {
+          name = URI.decode(segment);
+        }
+      }
+    }
+    return name.replaceAll("[^A-Za-z0-9_]", "_");
+  }
+}
