@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kairos.generator.emit.ClangFormat;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,21 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 /** Bad input on the command line: clear messages, the right exit code, never a stack trace. */
 class CliInputsTest {
   @TempDir Path temp;
-
-  private record Run(int exit, String out, String err) {
-    String all() {
-      return out + err;
-    }
-  }
-
-  private static Run kairos(String... args) {
-    final StringWriter out = new StringWriter();
-    final StringWriter err = new StringWriter();
-    final int exit = KairosCli.run(new PrintWriter(out), new PrintWriter(err), args);
-    final Run run = new Run(exit, out.toString(), err.toString());
-    assertFalse(run.err.contains("internal error") || run.err.contains("Exception"), run.err);
-    return run;
-  }
 
   private Path write(String name, String text) throws IOException {
     final Path file = temp.resolve(name);
@@ -56,8 +39,8 @@ class CliInputsTest {
     final Path a = write("geo.tmo", worker("geo", "a"));
     final Path b = write("nav.tmo", worker("nav", "b"));
     final Path out = temp.resolve("out");
-    final Run run =
-        kairos(
+    final CliRun run =
+        CliRun.kairos(
             "generate",
             "-o",
             out.toString(),
@@ -65,7 +48,7 @@ class CliInputsTest {
             temp.resolve("impl").toString(),
             a.toString(),
             b.toString());
-    assertEquals(0, run.exit, run.all());
+    assertEquals(0, run.exit(), run.all());
     for (String path :
         List.of("out/geo/Worker.base.hpp", "out/nav/Worker.base.hpp", "impl/geo/Worker.cpp")) {
       assertTrue(Files.isRegularFile(temp.resolve(path)), path + "\n" + run.all());
@@ -88,11 +71,11 @@ class CliInputsTest {
             "tmo types { svm get gct 1 ms wcet 100 us max-rate 10 Hz; }\n"
                 + "node n { os sim deploy types as t }\n");
     final Path out = temp.resolve("out");
-    final Run run =
-        kairos("generate", "-o", out.toString(), "--impl", out.toString(), model.toString());
-    assertEquals(1, run.exit, run.all());
-    assertTrue(run.err.contains("two generated files would be written to"), run.err);
-    assertTrue(run.err.contains("types.hpp"), run.err);
+    final CliRun run =
+        CliRun.kairos("generate", "-o", out.toString(), "--impl", out.toString(), model.toString());
+    assertEquals(1, run.exit(), run.all());
+    assertTrue(run.err().contains("two generated files would be written to"), run.err());
+    assertTrue(run.err().contains("types.hpp"), run.err());
     assertFalse(Files.exists(out), "nothing may be written");
   }
 
@@ -100,53 +83,56 @@ class CliInputsTest {
   void anOutputThatIsAFileIsAUsageError() throws IOException {
     final Path model = write("m.tmo", worker("p", "n"));
     final Path file = write("taken", "not a directory");
-    final Run run = kairos("generate", "-o", file.toString(), model.toString());
-    assertEquals(2, run.exit, run.all());
-    assertTrue(run.err.contains("-o " + file + ": exists and is not a directory"), run.err);
+    final CliRun run = CliRun.kairos("generate", "-o", file.toString(), model.toString());
+    assertEquals(2, run.exit(), run.all());
+    assertTrue(run.err().contains("-o " + file + ": exists and is not a directory"), run.err());
   }
 
   @Test
   void aDirectoryGivenAsAModelSaysSo() throws IOException {
     final Path directory = Files.createDirectories(temp.resolve("models.tmo"));
-    final Run run = kairos("validate", directory.toString());
-    assertEquals(2, run.exit);
-    assertTrue(run.err.contains(directory + " is a directory, not a model file"), run.err);
+    final CliRun run = CliRun.kairos("validate", directory.toString());
+    assertEquals(2, run.exit());
+    assertTrue(run.err().contains(directory + " is a directory, not a model file"), run.err());
   }
 
   @Test
   void binaryFilesAndOtherEncodingsSaySo() throws IOException {
     final Path binary = temp.resolve("image.tmo");
     Files.write(binary, new byte[] {(byte) 0x89, 'P', 'N', 'G', 0, 0, 0, 13});
-    final Run run = kairos("validate", binary.toString());
-    assertEquals(1, run.exit, run.all());
+    final CliRun run = CliRun.kairos("validate", binary.toString());
+    assertEquals(1, run.exit(), run.all());
     assertEquals(
         binary
             + ":1:5: error: this is not a text file: it holds binary data (a NUL byte here);"
             + " a model is UTF-8 text [kairos.invalid-encoding]",
-        run.out.strip());
+        run.out().strip());
 
     final Path latin1 = temp.resolve("latin1.tmo");
     Files.write(
         latin1,
         "struct A { double x; }\n// Gr\u00fc\u00dfe\n".getBytes(StandardCharsets.ISO_8859_1));
-    final Run encoded = kairos("validate", latin1.toString());
-    assertEquals(1, encoded.exit, encoded.all());
+    final CliRun encoded = CliRun.kairos("validate", latin1.toString());
+    assertEquals(1, encoded.exit(), encoded.all());
     assertTrue(
-        encoded.out.contains(
-            ":2:6: error: this file is not UTF-8 text (the byte 0xFC starts no UTF-8 character);"
-                + " save it as UTF-8 [kairos.invalid-encoding]"),
-        encoded.out);
+        encoded
+            .out()
+            .contains(
+                ":2:6: error: this file is not UTF-8 text (the byte 0xFC starts no UTF-8 character);"
+                    + " save it as UTF-8 [kairos.invalid-encoding]"),
+        encoded.out());
   }
 
   @Test
   void anEmptyModelIsAWarning() throws IOException {
-    final Run run = kairos("validate", write("empty.tmo", "// nothing yet\n").toString());
-    assertEquals(0, run.exit, run.all());
+    final CliRun run = CliRun.kairos("validate", write("empty.tmo", "// nothing yet\n").toString());
+    assertEquals(0, run.exit(), run.all());
     assertTrue(
-        run.out.contains(
-            "empty.tmo:1:1: warning: this file declares nothing (no types, interfaces, TMOs or"
-                + " platform) [kairos.empty-model]"),
-        run.out);
+        run.out()
+            .contains(
+                "empty.tmo:1:1: warning: this file declares nothing (no types, interfaces, TMOs or"
+                    + " platform) [kairos.empty-model]"),
+        run.out());
   }
 
   @Test
@@ -156,21 +142,21 @@ class CliInputsTest {
       text.append("struct S").append(i).append(" { Missing m; }\n");
     }
     final Path model = write("many.tmo", text.toString());
-    final Run capped = kairos("validate", model.toString());
-    assertEquals(1, capped.exit);
-    final List<String> lines = capped.out.lines().toList();
-    assertEquals(51, lines.size(), capped.out);
+    final CliRun capped = CliRun.kairos("validate", model.toString());
+    assertEquals(1, capped.exit());
+    final List<String> lines = capped.out().lines().toList();
+    assertEquals(51, lines.size(), capped.out());
     assertEquals(
         "... and 10 more (60 errors, 0 warnings in total; see --max-diagnostics)", lines.get(50));
-    assertTrue(capped.err.contains("60 error(s)"), capped.err);
+    assertTrue(capped.err().contains("60 error(s)"), capped.err());
 
-    final Run five = kairos("validate", "--max-diagnostics", "5", model.toString());
-    assertEquals(6, five.out.lines().count(), five.out);
+    final CliRun five = CliRun.kairos("validate", "--max-diagnostics", "5", model.toString());
+    assertEquals(6, five.out().lines().count(), five.out());
 
-    final Run json = kairos("check", "--format", "json", model.toString());
-    assertEquals(60, json.out.split("\"message\"", -1).length - 1, json.out);
+    final CliRun json = CliRun.kairos("check", "--format", "json", model.toString());
+    assertEquals(60, json.out().split("\"message\"", -1).length - 1, json.out());
 
-    assertEquals(2, kairos("validate", "--max-diagnostics", "-1", model.toString()).exit);
+    assertEquals(2, CliRun.kairos("validate", "--max-diagnostics", "-1", model.toString()).exit());
   }
 
   @Test
@@ -185,15 +171,15 @@ class CliInputsTest {
                 + " svm get gct 1 ms wcet 100 us max-rate 10 Hz uses s read; }\n"
                 + "node n { os sim deploy T as t }\n");
     final Path out = temp.resolve("out");
-    final Run run =
-        kairos(
+    final CliRun run =
+        CliRun.kairos(
             "generate",
             "-o",
             out.toString(),
             "--impl",
             temp.resolve("impl").toString(),
             model.toString());
-    assertEquals(0, run.exit, run.all());
+    assertEquals(0, run.exit(), run.all());
     final String types = Files.readString(out.resolve("types.hpp"));
     for (String expected :
         List.of(
@@ -212,8 +198,8 @@ class CliInputsTest {
     final Path other = write("bin/clang-format", "#!/bin/sh\necho 'clang-format version 15.0.7'\n");
     assertTrue(other.toFile().setExecutable(true));
     final Path out = temp.resolve("out");
-    final Run run =
-        kairos(
+    final CliRun run =
+        CliRun.kairos(
             "generate",
             "-o",
             out.toString(),
@@ -222,26 +208,27 @@ class CliInputsTest {
             "--clang-format",
             other.toString(),
             model.toString());
-    assertEquals(2, run.exit, run.all());
+    assertEquals(2, run.exit(), run.all());
     assertTrue(
-        run.err.contains(
-            "is clang-format 15.0.7, but generated C++ is formatted with clang-format "
-                + ClangFormat.VERSION
-                + " only"),
-        run.err);
-    assertTrue(run.err.contains("kairos: nothing generated"), run.err);
+        run.err()
+            .contains(
+                "is clang-format 15.0.7, but generated C++ is formatted with clang-format "
+                    + ClangFormat.VERSION
+                    + " only"),
+        run.err());
+    assertTrue(run.err().contains("kairos: nothing generated"), run.err());
     assertFalse(Files.exists(out), "wrote " + out);
     assertFalse(Files.exists(temp.resolve("impl")), "wrote starters");
 
-    final Run missing =
-        kairos(
+    final CliRun missing =
+        CliRun.kairos(
             "generate",
             "-o",
             out.toString(),
             "--clang-format",
             temp.resolve("no-such-clang-format").toString(),
             model.toString());
-    assertEquals(2, missing.exit, missing.all());
-    assertTrue(missing.err.contains("no-such-clang-format: no such executable"), missing.err);
+    assertEquals(2, missing.exit(), missing.all());
+    assertTrue(missing.err().contains("no-such-clang-format: no such executable"), missing.err());
   }
 }

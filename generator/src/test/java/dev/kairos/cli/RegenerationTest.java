@@ -8,8 +8,6 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,21 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RegenerationTest {
   @TempDir Path temp;
-
-  private record Run(int exit, String out, String err) {
-    String all() {
-      return out + err;
-    }
-  }
-
-  private static Run kairos(String... args) {
-    final StringWriter out = new StringWriter();
-    final StringWriter err = new StringWriter();
-    final int exit = KairosCli.run(new PrintWriter(out), new PrintWriter(err), args);
-    final Run run = new Run(exit, out.toString(), err.toString());
-    assertFalse(run.err.contains("internal error") || run.err.contains("Exception"), run.err);
-    return run;
-  }
 
   /** One TMO with an SvM (so an interface file too) deployed on one node. */
   private static String model(String pkg, String node, String extraMethods) {
@@ -67,7 +50,7 @@ class RegenerationTest {
     return file;
   }
 
-  private Run generate(Path model, String... more) {
+  private CliRun generate(Path model, String... more) {
     final List<String> args =
         new ArrayList<>(
             List.of(
@@ -78,8 +61,8 @@ class RegenerationTest {
                 "--impl",
                 temp.resolve("impl").toString()));
     args.addAll(List.of(more));
-    final Run run = kairos(args.toArray(String[]::new));
-    assertEquals(0, run.exit, run.all());
+    final CliRun run = CliRun.kairos(args.toArray(String[]::new));
+    assertEquals(0, run.exit(), run.all());
     return run;
   }
 
@@ -120,7 +103,7 @@ class RegenerationTest {
     Files.writeString(out.resolve("notes.txt"), "mine\n");
 
     Files.writeString(model, model("factory", "regulator", ""));
-    final Run second = generate(model);
+    final CliRun second = generate(model);
     assertEquals(
         Set.of(
             "CMakeLists.txt",
@@ -137,8 +120,8 @@ class RegenerationTest {
         files(out),
         second.all());
     assertFalse(Files.exists(out.resolve("plant")), "the emptied package folder is removed");
-    assertTrue(second.out.contains("removed   "), second.out);
-    assertTrue(second.out.lines().anyMatch(l -> l.matches("removed +.*controller\\.main\\.cpp")));
+    assertTrue(second.out().contains("removed   "), second.out());
+    assertTrue(second.out().lines().anyMatch(l -> l.matches("removed +.*controller\\.main\\.cpp")));
     // Starters are the user's: the old package's stay as they were, the new one gets its own.
     assertTrue(Files.readString(body).endsWith("// the user's work\n"));
     assertTrue(Files.isRegularFile(temp.resolve("impl/factory/Worker.cpp")));
@@ -225,16 +208,16 @@ class RegenerationTest {
     final Path model = write("plant.tmo", model("plant", "controller", ""));
     final Path directory = Files.createDirectories(temp.resolve("a-directory"));
     for (String option : List.of("--outputs", "--depfile")) {
-      final Run run =
-          kairos(
+      final CliRun run =
+          CliRun.kairos(
               "generate",
               model.toString(),
               "-o",
               temp.resolve("out").toString(),
               option,
               directory.toString());
-      assertEquals(KairosCli.USAGE, run.exit, run.all());
-      assertTrue(run.err.contains(option + " " + directory + ": is a directory"), run.err);
+      assertEquals(KairosCli.USAGE, run.exit(), run.all());
+      assertTrue(run.err().contains(option + " " + directory + ": is a directory"), run.err());
       assertFalse(Files.exists(temp.resolve("out")), "nothing generated");
     }
   }
@@ -242,37 +225,41 @@ class RegenerationTest {
   @Test
   void methodsTheModelAddsOrDropsAreNamedWithTheFilesToChange() throws IOException {
     final Path model = write("plant.tmo", model("plant", "controller", ""));
-    final Run first = generate(model);
-    assertFalse(first.err.contains("warning"), first.err);
+    final CliRun first = generate(model);
+    assertFalse(first.err().contains("warning"), first.err());
 
     final String pause =
         "  spm pause for t = from 0 s to forever every 20 ms start-during (t, t + 5 ms)"
             + " finish-by t + 20 ms wcet 1 ms;\n";
     Files.writeString(model, model("plant", "controller", pause));
-    final Run added = generate(model);
+    final CliRun added = generate(model);
     final String header = temp.resolve("impl/plant/Worker.hpp").toString();
     final String source = temp.resolve("impl/plant/Worker.cpp").toString();
     assertTrue(
-        added.err.contains(
-            model
-                + ":9: warning: spm pause is not declared in "
-                + header
-                + ": add `void pause() override;` to the class there and its body to "
-                + source),
-        added.err);
+        added
+            .err()
+            .contains(
+                model
+                    + ":9: warning: spm pause is not declared in "
+                    + header
+                    + ": add `void pause() override;` to the class there and its body to "
+                    + source),
+        added.err());
 
     // The model drops the SpM `run` (and the hand-written class still overrides it).
     Files.writeString(
         model, model("plant", "controller", pause).replaceFirst("  spm run [^\n]*\n", ""));
-    final Run dropped = generate(model);
+    final CliRun dropped = generate(model);
     assertTrue(
-        dropped.err.contains(
-            model
-                + ":5: warning: tmo Worker has no method run any more, but "
-                + header
-                + " still declares run(...) override: remove it there and its body from "
-                + source),
-        dropped.err);
+        dropped
+            .err()
+            .contains(
+                model
+                    + ":5: warning: tmo Worker has no method run any more, but "
+                    + header
+                    + " still declares run(...) override: remove it there and its body from "
+                    + source),
+        dropped.err());
   }
 
   /** The sources of add_executable(<target> ...) in a CMakeLists.txt, one per line there. */
