@@ -88,3 +88,27 @@ def test_the_language_server_inside_the_package_answers(vsix, tmp_path):
         assert capabilities.get("documentFormattingProvider")
     finally:
         server.close()
+
+
+def test_the_cli_inside_the_package_checks_and_generates_a_model(vsix, tmp_path):
+    """Kairos: Check and Kairos: Generate run the command line from the bundled jar."""
+    import subprocess
+
+    jar = tmp_path / "kairos-ls.jar"
+    jar.write_bytes(vsix.read("extension/server/kairos-ls.jar"))
+    model = ROOT / "examples" / "hello" / "hello.tmo"
+    cli = ["java", "-cp", str(jar), "dev.kairos.cli.KairosCli"]
+    page = tmp_path / "report.html"
+    checked = subprocess.run(cli + ["check", "--html", str(page), str(model)],
+                             capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert page.is_file() and "<svg" in page.read_text()
+    # As the extension's kairos.generate.clangFormat setting passes it: the pinned formatter.
+    formatter = subprocess.run([str(ROOT / "scripts" / "clang-format.sh"), "--path"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    generated = subprocess.run(cli + ["generate", "--clang-format", formatter,
+                                      "-o", str(tmp_path / "out"), "--impl",
+                                      str(tmp_path / "impl"), str(model)],
+                               capture_output=True, text=True, timeout=300)
+    assert generated.returncode == 0, generated.stdout + generated.stderr
+    assert (tmp_path / "out" / "board.main.cpp").is_file()

@@ -160,10 +160,12 @@ async function generate(java: JavaFound, jar: string, output: vscode.OutputChann
     models.folder,
     settings.get<string>("generate.outputDirectory", "generated"),
   );
+  const clangFormat = settings.get<string>("generate.clangFormat", "").trim();
+  const formatter = clangFormat !== "" ? ["--clang-format", clangFormat] : [];
   const result = await runCli(
     java,
     jar,
-    ["generate", "-o", target, ...models.files],
+    ["generate", ...formatter, "-o", target, ...models.files],
     models.folder,
   );
   output.clear();
