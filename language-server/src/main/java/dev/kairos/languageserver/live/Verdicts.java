@@ -57,7 +57,7 @@ final class Verdicts {
               + limit
               + " of "
               + Figures.duration(task.deadlineNs())
-              + ", but the release table over one hyperperiod shows missed start windows or"
+              + ", but the release table, played over two hyperperiods, shows missed start windows or"
               + " deadlines";
     }
     if (fails) {
