@@ -119,9 +119,9 @@ def test_every_command_of_the_tutorial_runs_as_shown(tmp_path):
             continue
         script = "\n".join(["set -e"] + commands[:-1] + ["set +e", commands[-1], "status=$?",
                                                          "wait", "exit $status"])
-        result = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True,
-                                text=True, timeout=STEP_TIMEOUT_S)
-        printed = (result.stdout + result.stderr).splitlines()
+        result = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, timeout=STEP_TIMEOUT_S)
+        printed = result.stdout.splitlines()
         where = f"tutorial line {step.line}: {commands}"
         assert result.returncode == step.exit_code, f"{where} exited {result.returncode}:\n" + "\n".join(printed)
         assert matches(expected, printed), f"{where} printed:\n" + "\n".join(printed)
