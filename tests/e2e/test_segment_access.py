@@ -3,7 +3,8 @@
 A small model is generated; then method bodies are written that keep to what the method declares
 (`uses state write, cfg read`), write a segment it only reads, and touch one it does not use. The
 first must compile with both compilers and the project's warnings; the others must not, and the
-compiler must say which segment.
+compiler must say which segment. Nor may a body run another method: its entry point is private to
+the base, and the way the node program reaches it, `EntryPoints`, is incomplete outside it.
 """
 
 import re
@@ -42,6 +43,8 @@ KEEPS_TO_ITS_DECLARATION = "ods.state.count += ods.cfg.gain;"
 WRITES_WHAT_IT_READS = "ods.cfg.gain = 3;"
 TOUCHES_AN_UNUSED_SEGMENT = "ods.journal.entries = 1;"
 REACHES_FOR_THE_STORE = "++ods_.journal.entries;"
+RUNS_ANOTHER_METHOD = "run_audit();"
+SERVES_ITSELF_ANOTHER_METHOD = "ProbeBase::EntryPoints::audit(this);"
 
 COMPILERS = ["g++", "clang++"]
 
@@ -118,6 +121,20 @@ def test_the_object_data_store_itself_is_out_of_reach(compiler, generated, tmp_p
     result = compile_with_step_body(compiler, generated, REACHES_FOR_THE_STORE, tmp_path)
     assert result.returncode != 0, "a body reached the object data store past its view"
     assert "ods_" in result.stderr and "private" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_running_another_methods_entry_point_does_not_compile(compiler, generated, tmp_path):
+    result = compile_with_step_body(compiler, generated, RUNS_ANOTHER_METHOD, tmp_path)
+    assert result.returncode != 0, "a body ran another method past its declared segments"
+    assert "run_audit" in result.stderr and "private" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_the_node_programs_way_in_is_out_of_reach(compiler, generated, tmp_path):
+    result = compile_with_step_body(compiler, generated, SERVES_ITSELF_ANOTHER_METHOD, tmp_path)
+    assert result.returncode != 0, "a body reached the entry points the node program defines"
+    assert "EntryPoints" in result.stderr and "incomplete" in result.stderr, result.stderr
 
 
 def test_generate_names_methods_whose_kept_declaration_no_longer_matches(workdir):

@@ -15,6 +15,19 @@ class BoundedString {
  public:
   constexpr BoundedString() = default;
 
+  /// The text of a string literal: how a generated segment field starts with its model's initial
+  /// value (`string<8> label = "idle";`). A literal longer than the capacity does not compile.
+  template <std::size_t Size>
+  explicit constexpr BoundedString(const char (&text)[Size]) noexcept : size_{Size - 1} {
+    static_assert(Size >= 1 && Size - 1 <= Capacity, "the text does not fit the string's capacity");
+    std::copy(text, text + (Size - 1), chars_.begin());
+  }
+
+  /// Other text (a string constant of the model): stored as assign() does, so text beyond the
+  /// capacity leaves the string empty. Generated code passes only text the model's validation has
+  /// measured against the bound.
+  explicit constexpr BoundedString(std::string_view text) noexcept { assign(text); }
+
   /// Stores `text`; false (and unchanged) if it does not fit.
   constexpr bool assign(std::string_view text) noexcept {
     if (text.size() > Capacity) {

@@ -9,8 +9,8 @@ namespace hello {
 
 class Greeter final : public GreeterBase {
  private:
-  // Called by the engine through GreeterBase::run_<method>, which lends each method the segments
-  // it uses: `tick` may write counters, `greetings` only read them.
+  // Called by the engine through GreeterBase's private entry points, which lend each method the
+  // segments it uses: `tick` may write counters, `greetings` only read them.
   void tick(TickAccess ods) override;
   ::std::uint64_t greetings(GreetingsAccess ods, ::std::uint32_t extra) override;
 

@@ -7,6 +7,14 @@
 #include "board.schedule.hpp"
 #include "hello/Greeter.hpp"
 
+// from hello.tmo:9
+// The engine's way in to the methods of TMO Greeter, whose entry points are private to the base of
+// its hand-written class: the rows below take these.
+struct hello::GreeterBase::EntryPoints {
+  static constexpr auto tick = &::kairos::invoke_spm<::hello::Greeter, &::hello::Greeter::run_tick>;
+  static constexpr auto greetings = &::hello::Greeter::serve_greetings<::hello::Greeter>;
+};
+
 namespace {
 
 constexpr const char* kNode = "board";
@@ -38,12 +46,12 @@ bool set_up(const ::kairos::NodeOptions& options) noexcept {
     }
   }
   const auto& table = board_node::kSpontaneousMethods;
-  if (engine.add_spm(table[0], &deployed::greeter, &::kairos::invoke_spm<::hello::Greeter, &::hello::Greeter::run_tick>, &::kairos::forward_miss<::hello::Greeter>) != ::kairos::kal::Status::kOk) {
+  if (engine.add_spm(table[0], &deployed::greeter, ::hello::GreeterBase::EntryPoints::tick, &::kairos::forward_miss<::hello::Greeter>) != ::kairos::kal::Status::kOk) {
     ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "release table row 0 rejected");
     return false;
   }
   const auto& services = board_node::kServiceMethods;
-  if (engine.add_svm(services[0], &deployed::greeter, &::hello::Greeter::serve_greetings<::hello::Greeter>, &::kairos::forward_miss<::hello::Greeter>) != ::kairos::kal::Status::kOk) {
+  if (engine.add_svm(services[0], &deployed::greeter, ::hello::GreeterBase::EntryPoints::greetings, &::kairos::forward_miss<::hello::Greeter>) != ::kairos::kal::Status::kOk) {
     ::kairos::kal::report(::kairos::kal::Severity::kError, kNode, "service method row 0 rejected");
     return false;
   }

@@ -42,6 +42,16 @@ class GreeterBase {
   GreeterBase& operator=(const GreeterBase&) = delete;
   virtual ~GreeterBase() = default;
 
+  /// Runs on the method's lane when an activation misses its start window or deadline.
+  /// The engine has already counted the miss; override to react (degrade, alarm).
+  virtual void on_deadline_miss(const ::kairos::MissReport& /*miss*/) noexcept {}
+
+  /// The engine's way in to the methods, for the tables of the node programs that deploy Greeter:
+  /// defined there (the same in each) and nowhere else, so a body cannot call another method's
+  /// entry point and reach past its own segments.
+  struct EntryPoints;
+
+ private:
   // The engine's entry points, called with the method's segment locks held: each lends its method
   // exactly the segments the model says it uses.
   void run_tick() { tick(TickAccess{ods_.counters}); }
@@ -68,11 +78,6 @@ class GreeterBase {
     ::kairos::orb::answer(call, reply);
   }
 
-  /// Runs on the method's lane when an activation misses its start window or deadline.
-  /// The engine has already counted the miss; override to react (degrade, alarm).
-  virtual void on_deadline_miss(const ::kairos::MissReport& /*miss*/) noexcept {}
-
- private:
   // spm tick: every 100 ms from 0 s, start-during (t, t + 5 ms), finish-by t + 50 ms, wcet 1 ms,
   // hard (hello.tmo:18)
   virtual void tick(TickAccess ods) = 0;

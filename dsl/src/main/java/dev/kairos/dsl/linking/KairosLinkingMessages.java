@@ -7,6 +7,7 @@ import dev.kairos.dsl.kairos.Gate;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
 import dev.kairos.dsl.kairos.NamedTypeRef;
 import dev.kairos.dsl.kairos.Tmo;
+import dev.kairos.dsl.scoping.KairosScopeProvider;
 import dev.kairos.dsl.validation.DeclarationKinds;
 import dev.kairos.dsl.validation.IssueCodes;
 import java.util.ArrayList;
@@ -62,6 +63,15 @@ public class KairosLinkingMessages extends LinkingDiagnosticMessageProvider {
               : "TMO '" + tmo.getName() + "' has no segment '" + text + "' in its ods";
     } else if (reference == Literals.ENUM_VALUE__LITERAL && enumOfConstant(owner) != null) {
       message = "enum " + enumOfConstant(owner).getName() + " has no literal '" + text + "'";
+    } else if (reference == Literals.NAMED_VALUE__TARGET
+        && KairosScopeProvider.enumOfField(owner) != null) {
+      final EnumDecl enumeration = KairosScopeProvider.enumOfField(owner);
+      message =
+          "enum "
+              + enumeration.getName()
+              + " has no literal '"
+              + text
+              + "', and no constant has that name either";
     } else {
       final EClass kind = reference.getEReferenceType();
       message =

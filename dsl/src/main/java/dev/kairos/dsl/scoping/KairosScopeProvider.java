@@ -2,11 +2,14 @@ package dev.kairos.dsl.scoping;
 
 import dev.kairos.dsl.kairos.ConstDecl;
 import dev.kairos.dsl.kairos.EnumDecl;
+import dev.kairos.dsl.kairos.Field;
 import dev.kairos.dsl.kairos.Gate;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
 import dev.kairos.dsl.kairos.NamedTypeRef;
 import dev.kairos.dsl.kairos.Svm;
 import dev.kairos.dsl.kairos.Tmo;
+import dev.kairos.dsl.kairos.TypeRef;
+import dev.kairos.dsl.kairos.Typedef;
 import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.EReference;
 import org.eclipse.xtext.EcoreUtil2;
@@ -16,8 +19,8 @@ import org.eclipse.xtext.scoping.Scopes;
 /**
  * Names that are resolved inside a TMO rather than globally: a gate's method is a service method of
  * the gate's callee, a segment use names a segment of the enclosing TMO's ODS, and a method's
- * `calls` name gates of the enclosing TMO's eac. An enum-valued constant names a literal of its
- * enum.
+ * `calls` name gates of the enclosing TMO's eac. An enum-valued constant, and the initial value of
+ * a segment field of an enum type, name a literal of their enum.
  */
 public class KairosScopeProvider extends AbstractKairosScopeProvider {
 
@@ -57,6 +60,29 @@ public class KairosScopeProvider extends AbstractKairosScopeProvider {
       }
       return outer;
     }
+    if (reference == Literals.NAMED_VALUE__TARGET) {
+      // `Mode mode = CRUISE;` in a segment: the literals of the field's enum by their simple names,
+      // then every constant and literal by its (qualified) name.
+      final IScope outer = super.getScope(context, reference);
+      final EnumDecl enumeration = enumOfField(context);
+      return enumeration == null ? outer : Scopes.scopeFor(enumeration.getLiterals(), outer);
+    }
     return super.getScope(context, reference);
+  }
+
+  /** The enum a field's type names, directly or through typedefs; null for other types. */
+  public static EnumDecl enumOfField(EObject context) {
+    final Field field = EcoreUtil2.getContainerOfType(context, Field.class);
+    TypeRef type = field == null ? null : field.getType();
+    for (int depth = 0; depth < 32 && type instanceof NamedTypeRef named; depth++) {
+      if (named.getType() instanceof EnumDecl enumeration) {
+        return enumeration;
+      }
+      if (!(named.getType() instanceof Typedef alias)) {
+        return null;
+      }
+      type = alias.getType();
+    }
+    return null;
   }
 }

@@ -20,6 +20,7 @@ public final class DeclarationKinds {
           Map.entry(Literals.TYPEDEF, "typedef"),
           Map.entry(Literals.CONST_DECL, "constant"),
           Map.entry(Literals.TYPE_DECL, "type"),
+          Map.entry(Literals.VALUE_DECL, "constant or enum literal"),
           Map.entry(Literals.FIELD, "field"),
           Map.entry(Literals.INTERFACE, "interface"),
           Map.entry(Literals.OPERATION, "operation"),

@@ -48,6 +48,11 @@ public final class IssueCodes {
   public static final String RECURSIVE_TYPE = PREFIX + "recursive-type";
   public static final String CONST_TYPE_MISMATCH = PREFIX + "const-type-mismatch";
 
+  // initial values of segment fields
+  public static final String INITIAL_VALUE_PLACEMENT = PREFIX + "initial-value-placement";
+  public static final String INITIAL_VALUE_MISMATCH = PREFIX + "initial-value-mismatch";
+  public static final String INITIAL_VALUE_RANGE = PREFIX + "initial-value-range";
+
   // TMOs and their interfaces
   public static final String OPERATION_WITHOUT_SVM = PREFIX + "operation-without-svm";
   public static final String DUPLICATE_SEGMENT_USE = PREFIX + "duplicate-segment-use";

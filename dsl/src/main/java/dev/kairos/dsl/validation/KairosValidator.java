@@ -10,6 +10,7 @@ import org.eclipse.xtext.validation.ComposedChecks;
     validators = {
       TimingValidator.class,
       TypesValidator.class,
+      InitialValueValidator.class,
       TmoValidator.class,
       PlatformValidator.class,
       NamingValidator.class,

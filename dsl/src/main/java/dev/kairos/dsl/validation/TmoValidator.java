@@ -183,15 +183,17 @@ public class TmoValidator extends ConcernValidator {
   }
 
   /**
-   * The servant base declares, per method, the method itself, its engine entry point {@code
-   * run_<method>} and, for a method that uses segments, its view type {@code <Method>Access} (its
-   * parameter, {@code ods}, is a keyword and so no operation's parameter name); none of these may
-   * name the same member twice. (The spelling is the generator's MethodAccess.)
+   * The servant base declares the miss handler and the node programs' way in ({@code EntryPoints})
+   * and, per method, the method itself, its engine entry point {@code run_<method>} and, for a
+   * method that uses segments, its view type {@code <Method>Access} (its parameter, {@code ods}, is
+   * a keyword and so no operation's parameter name); none of these may name the same member twice.
+   * (The spelling is the generator's MethodAccess.)
    */
   @Check
   public void checkMethodMembersDistinct(Tmo tmo) {
     final Map<String, String> members = new HashMap<>();
     members.put("on_deadline_miss", "the miss handler on_deadline_miss");
+    members.put("EntryPoints", "the node programs' way in, EntryPoints,");
     for (Method method : tmo.getMethods()) {
       final String name = method.getName();
       if (name == null || name.isEmpty()) {

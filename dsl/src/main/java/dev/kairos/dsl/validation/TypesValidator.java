@@ -190,7 +190,7 @@ public class TypesValidator extends ConcernValidator {
     return false;
   }
 
-  private static boolean fits(NumberValue number, PrimitiveKind kind) {
+  static boolean fits(NumberValue number, PrimitiveKind kind) {
     if (number.getNumber() == null || !number.getNumber().chars().allMatch(Character::isDigit)) {
       return false; // a fraction or an exponent makes a floating-point literal
     }
@@ -212,7 +212,7 @@ public class TypesValidator extends ConcernValidator {
   }
 
   /** Whether a literal lies within the finite range of float or double. */
-  private static boolean fitsFloatingPoint(NumberValue number, PrimitiveKind kind) {
+  static boolean fitsFloatingPoint(NumberValue number, PrimitiveKind kind) {
     if (number.getNumber() == null) {
       return false;
     }

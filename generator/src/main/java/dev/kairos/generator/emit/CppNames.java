@@ -3,6 +3,7 @@ package dev.kairos.generator.emit;
 import dev.kairos.generator.ir.TypeUse;
 import dev.kairos.generator.ir.Types;
 import dev.kairos.generator.ir.Types.Direction;
+import java.math.BigInteger;
 import java.util.List;
 
 /** How model names and types are spelled in generated C++. */
@@ -72,10 +73,18 @@ public final class CppNames {
     return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
-  /** A constant's value as a C++ literal of its type. */
-  public static String value(Types.Value value) {
+  /**
+   * A value as C++ spells it for a constant or member of the given type (aliases already resolved
+   * to what they stand for; null where it is not known): a number in the literal form the type
+   * takes without a conversion warning (a {@code float}'s with an {@code F}, a floating type's with
+   * a fraction, an integer's in decimal), a constant by its qualified name.
+   */
+  public static String value(Types.Value value, TypeUse type) {
     if (value instanceof Types.NumberValue number) {
-      return (number.negative() ? "-" : "") + number.digits();
+      return number(number, type instanceof TypeUse.Primitive p ? p.kind() : null);
+    }
+    if (value instanceof Types.ConstantValue constant) {
+      return qualified(constant.namespace(), constant.name());
     }
     if (value instanceof Types.TextValue text) {
       return quoted(text.text());
@@ -91,6 +100,30 @@ public final class CppNames {
         + literal.literal();
   }
 
+  private static String number(Types.NumberValue number, TypeUse.PrimitiveKind kind) {
+    final String sign = number.negative() ? "-" : "";
+    final String digits = number.digits();
+    if (kind == TypeUse.PrimitiveKind.FLOAT || kind == TypeUse.PrimitiveKind.DOUBLE) {
+      final boolean floating = digits.chars().anyMatch(c -> c == '.' || c == 'e' || c == 'E');
+      return sign
+          + digits
+          + (floating ? "" : ".0")
+          + (kind == TypeUse.PrimitiveKind.FLOAT ? "F" : "");
+    }
+    if (!digits.chars().allMatch(Character::isDigit)) {
+      return sign + digits; // validation keeps fractions from integers; shown as written
+    }
+    // Decimal always (a leading zero would make an octal literal), and with the suffix a value
+    // beyond long long needs; the most negative int64 has no literal of its own.
+    final BigInteger magnitude = new BigInteger(digits);
+    if (magnitude.compareTo(LONG_LONG_MAX) > 0) {
+      return number.negative() ? "(-" + LONG_LONG_MAX + " - 1)" : magnitude + "U";
+    }
+    return sign + magnitude;
+  }
+
+  private static final BigInteger LONG_LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
+
   /** A string literal with the escapes a model string may need. */
   private static String quoted(String text) {
     final StringBuilder out = new StringBuilder("\"");
@@ -100,7 +133,13 @@ public final class CppNames {
         case '\\' -> out.append("\\\\");
         case '\n' -> out.append("\\n");
         case '\t' -> out.append("\\t");
-        default -> out.append(c);
+        default -> {
+          if (c < 0x20 || c == 0x7f) {
+            out.append(String.format("\\%03o", (int) c)); // no raw control character in source
+          } else {
+            out.append(c);
+          }
+        }
       }
     }
     return out.append('"').toString();

@@ -22,9 +22,10 @@ import java.util.TreeSet;
 /**
  * A node as a program ({@code <node>.node.hpp} and {@code <node>.node.cpp}): its TMO instances,
  * each row of its release table bound to its servant's entry point ({@code run_<method>}, which
- * lends the method the segments the row locks), its engine and its ORB, behind the steps of a
- * {@code kairos::NodeProgram}. The node's own executable runs it ({@link NodeMainEmitter}); a
- * system whose nodes all run on sim runs all of them in one process ({@link SystemMainEmitter}).
+ * lends the method the segments the row locks, reached through the base's {@code EntryPoints},
+ * which only node programs define), its engine and its ORB, behind the steps of a {@code
+ * kairos::NodeProgram}. The node's own executable runs it ({@link NodeMainEmitter}); a system whose
+ * nodes all run on sim runs all of them in one process ({@link SystemMainEmitter}).
  */
 final class NodeProgramEmitter {
   private NodeProgramEmitter() {}
@@ -75,6 +76,9 @@ final class NodeProgramEmitter {
       w.line("#include \"$header$\"", "header", UserCodeEmitter.headerName(tmo));
     }
     w.blank();
+    for (TmoClass tmo : classes) {
+      entryPoints(w, tmo);
+    }
     w.line("namespace {").blank();
     w.line("constexpr const char* kNode = $name$;", "name", CppNames.literal(node.name())).blank();
     w.line("// The deployed TMO instances: one object each, alive for the whole run.");
@@ -190,17 +194,18 @@ final class NodeProgramEmitter {
         final String type =
             CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
         w.open(
-            "if (engine.add_spm(table[$row$], &deployed::$instance$,"
-                + " &::kairos::invoke_spm<$type$, &$type$::$entry$>,"
+            "if (engine.add_spm(table[$row$], &deployed::$instance$, $entries$::$method$,"
                 + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
             "row",
             row++,
             "instance",
             deployment.instance(),
+            "entries",
+            entryPoints(deployment.tmo()),
+            "method",
+            spm.name(),
             "type",
-            type,
-            "entry",
-            MethodAccess.of(spm).entryPoint());
+            type);
         w.line(
             "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"release table row $row$ rejected\");",
             "row",
@@ -275,6 +280,55 @@ final class NodeProgramEmitter {
     return "dispatch_" + deployment.instance();
   }
 
+  /** The qualified name of a TMO base's {@code EntryPoints}. */
+  private static String entryPoints(TmoClass tmo) {
+    return CppNames.qualified(tmo.namespace(), ServantEmitter.baseClass(tmo))
+        + "::"
+        + ServantEmitter.ENTRY_POINTS;
+  }
+
+  /**
+   * The definition of a TMO base's {@code EntryPoints}: one engine entry per method, an SpM's
+   * invoker of {@code run_<spm>} and an SvM's skeleton {@code serve_<svm>}. Made from the TMO
+   * alone, so every node program that deploys it defines it with the same tokens, as C++ requires
+   * of a class defined in several translation units linked together.
+   */
+  private static void entryPoints(CodeWriter w, TmoClass tmo) {
+    if (tmo.spms().isEmpty() && tmo.svms().isEmpty()) {
+      return; // a base without methods declares no entry points
+    }
+    final String type = CppNames.qualified(tmo.namespace(), tmo.name());
+    w.line(Banner.origin(tmo.source()));
+    w.comment(
+        "The engine's way in to the methods of TMO $tmo$, whose entry points are private to"
+            + " the base of its hand-written class: the rows below take these.",
+        "tmo",
+        tmo.name());
+    // A class defined by a qualified name may not start at the global scope's `::`.
+    w.open("struct $entries$ {", "entries", entryPoints(tmo).substring(2));
+    for (Spm spm : tmo.spms()) {
+      w.line(
+          "static constexpr auto $method$ = &::kairos::invoke_spm<$type$, &$type$::$entry$>;",
+          "method",
+          spm.name(),
+          "type",
+          type,
+          "entry",
+          MethodAccess.of(spm).entryPoint());
+    }
+    for (Svm svm : tmo.svms()) {
+      w.line(
+          "static constexpr auto $method$ = &$type$::$skeleton$<$type$>;",
+          "method",
+          svm.name(),
+          "type",
+          type,
+          "skeleton",
+          RemoteEmitter.skeleton(svm));
+    }
+    w.close("};").blank();
+  }
+
   /** Registers every service method row with the skeleton that serves its requests. */
   private static void services(CodeWriter w, Node node) {
     int row = 0;
@@ -286,17 +340,18 @@ final class NodeProgramEmitter {
       final String type = CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
       for (Svm svm : deployment.tmo().svms()) {
         w.open(
-            "if (engine.add_svm(services[$row$], &deployed::$instance$,"
-                + " &$type$::$skeleton$<$type$>,"
+            "if (engine.add_svm(services[$row$], &deployed::$instance$, $entries$::$method$,"
                 + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
             "row",
             row++,
             "instance",
             deployment.instance(),
+            "entries",
+            entryPoints(deployment.tmo()),
+            "method",
+            svm.name(),
             "type",
-            type,
-            "skeleton",
-            RemoteEmitter.skeleton(svm));
+            type);
         w.line(
             "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"service method row"
                 + " $row$ rejected\");",

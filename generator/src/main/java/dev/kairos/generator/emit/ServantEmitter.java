@@ -4,6 +4,10 @@ import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.Segment;
 import dev.kairos.generator.ir.Tmos.SegmentAccess;
 import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.generator.ir.TypeUse;
+import dev.kairos.generator.ir.Types.Alias;
+import dev.kairos.generator.ir.Types.Field;
+import dev.kairos.generator.ir.Types.TypeDeclaration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -19,6 +23,12 @@ final class ServantEmitter {
 
   /** The one virtual of the base besides the model's methods that a user's class may override. */
   static final String DEADLINE_HANDLER = "on_deadline_miss";
+
+  /**
+   * The member struct of the base, declared there and defined only by the node programs, through
+   * which their tables reach the private entry points and skeletons.
+   */
+  static final String ENTRY_POINTS = "EntryPoints";
 
   static String fileName(TmoClass tmo) {
     return FileLayout.servantBase(tmo);
@@ -49,7 +59,7 @@ final class ServantEmitter {
 
     final NamespaceScope scope = new NamespaceScope(w);
     scope.enter(tmo.namespace());
-    ods(w, tmo);
+    ods(w, system, tmo);
     w.blank();
     final List<MethodAccess> methods = MethodAccess.of(tmo);
     final String base = baseClass(tmo);
@@ -74,25 +84,35 @@ final class ServantEmitter {
     w.line("$base$(const $base$&) = delete;", "base", base);
     w.line("$base$& operator=(const $base$&) = delete;", "base", base);
     w.line("virtual ~$base$() = default;", "base", base);
-    if (!methods.isEmpty()) {
-      w.blank();
-      w.comment(
-          "The engine's entry points, called with the method's segment locks held: each lends its"
-              + " method exactly the segments the model says it uses.");
-      for (MethodAccess method : methods) {
-        entryPoint(w, method);
-      }
-    }
     w.blank();
-    RemoteEmitter.skeletons(w, system, tmo);
     w.line("/// Runs on the method's lane when an activation misses its start window or deadline.");
     w.line("/// The engine has already counted the miss; override to react (degrade, alarm).");
     w.line(
         "virtual void $handler$(const ::kairos::MissReport& /*miss*/) noexcept {}",
         "handler",
         DEADLINE_HANDLER);
+    if (!methods.isEmpty()) {
+      w.blank();
+      w.docComment(
+          "The engine's way in to the methods, for the tables of the node programs that deploy"
+              + " $tmo$: defined there (the same in each) and nowhere else, so a body cannot call"
+              + " another method's entry point and reach past its own segments.",
+          "tmo",
+          tmo.name());
+      w.line("struct $entries$;", "entries", ENTRY_POINTS);
+    }
     w.blank();
     w.outdented(" private:");
+    if (!methods.isEmpty()) {
+      w.comment(
+          "The engine's entry points, called with the method's segment locks held: each lends its"
+              + " method exactly the segments the model says it uses.");
+      for (MethodAccess method : methods) {
+        entryPoint(w, method);
+      }
+      w.blank();
+    }
+    RemoteEmitter.skeletons(w, system, tmo);
     for (MethodAccess method : methods) {
       w.comment(
           "$description$ ($source$)",
@@ -153,11 +173,54 @@ final class ServantEmitter {
     }
   }
 
+  /**
+   * A segment's members: each starts with its initial value where the model gives one (the model's
+   * line above it), value-initialised (zero) otherwise.
+   */
+  private static void fields(CodeWriter w, SystemModel system, List<Field> fields) {
+    for (Field field : fields) {
+      final String type = CppNames.type(field.type(), field.arraySize());
+      if (field.initial().isEmpty()) {
+        w.line("$type$ $name${};", "type", type, "name", field.name());
+        continue;
+      }
+      w.line(Banner.origin(field.source()));
+      w.line(
+          "$type$ $name${$value$};",
+          "type",
+          type,
+          "name",
+          field.name(),
+          "value",
+          CppNames.value(field.initial().get(), resolved(system, field.type())));
+    }
+  }
+
+  /** What a type stands for, through aliases: the type a value is spelt for. */
+  private static TypeUse resolved(SystemModel system, TypeUse type) {
+    for (int depth = 0; depth < 32 && type instanceof TypeUse.Named named; depth++) {
+      TypeUse aliased = null;
+      for (TypeDeclaration declaration : system.types()) {
+        if (declaration instanceof Alias alias
+            && alias.arraySize() == 0
+            && alias.namespace().equals(named.namespace())
+            && alias.name().equals(named.name())) {
+          aliased = alias.type();
+        }
+      }
+      if (aliased == null) {
+        return type;
+      }
+      type = aliased;
+    }
+    return type;
+  }
+
   static String odsType(TmoClass tmo) {
     return tmo.name() + "Ods";
   }
 
-  private static void ods(CodeWriter w, TmoClass tmo) {
+  private static void ods(CodeWriter w, SystemModel system, TmoClass tmo) {
     w.line(
         "/// Object data store of TMO $tmo$: one member per segment, the unit of locking.",
         "tmo",
@@ -166,7 +229,7 @@ final class ServantEmitter {
     for (Segment segment : tmo.segments()) {
       w.line(Banner.origin(segment.source()));
       w.open("struct $type$ {", "type", CppNames.typeName(segment.name()));
-      TypesEmitter.fields(w, segment.fields());
+      fields(w, system, segment.fields());
       w.close("};");
       w.line("$type$ $name${};", "type", CppNames.typeName(segment.name()), "name", segment.name());
     }

@@ -60,7 +60,7 @@ final class TypesEmitter {
           "name",
           constant.name(),
           "value",
-          CppNames.value(constant.value()));
+          CppNames.value(constant.value(), constant.type()));
       w.blank();
     }
     scope.leave();
@@ -87,7 +87,7 @@ final class TypesEmitter {
   }
 
   /** Members, value-initialised so a default-constructed message is all zeros. */
-  static void fields(CodeWriter w, List<Field> fields) {
+  private static void fields(CodeWriter w, List<Field> fields) {
     for (Field field : fields) {
       w.line(
           "$type$ $name${};",

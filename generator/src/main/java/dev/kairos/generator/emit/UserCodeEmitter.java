@@ -46,8 +46,8 @@ final class UserCodeEmitter {
         ServantEmitter.baseClass(tmo));
     w.outdented(" private:");
     w.comment(
-        "Called by the engine through $base$::run_<method>, which lends each method the segments"
-            + " it uses.",
+        "Called by the engine through $base$'s private entry points, which lend each method the"
+            + " segments it uses.",
         "base",
         ServantEmitter.baseClass(tmo));
     for (MethodAccess method : MethodAccess.of(tmo)) {

@@ -1,13 +1,23 @@
 package dev.kairos.generator.ir;
 
 import java.util.List;
+import java.util.Optional;
 
 /** IDL declarations, grouped as the generated types.hpp needs them. */
 public final class Types {
   private Types() {}
 
-  /** A field of a struct, exception or ODS segment; arraySize 0 means not an array. */
-  public record Field(String name, TypeUse type, int arraySize, SourceRef source) {}
+  /**
+   * A field of a struct, exception or ODS segment; arraySize 0 means not an array. A segment's
+   * field may have the value it starts with (validation keeps initial values to segments' fields of
+   * a primitive, string or enum type); without one it starts value-initialised (zero).
+   */
+  public record Field(
+      String name, TypeUse type, int arraySize, Optional<Value> initial, SourceRef source) {
+    public Field(String name, TypeUse type, int arraySize, SourceRef source) {
+      this(name, type, arraySize, Optional.empty(), source);
+    }
+  }
 
   public enum DeclarationKind {
     STRUCT,
@@ -44,7 +54,7 @@ public final class Types {
   public record Constant(
       List<String> namespace, String name, TypeUse type, Value value, SourceRef source) {}
 
-  /** The value of a constant. */
+  /** The value of a constant or of a segment field's initial value. */
   public sealed interface Value {}
 
   /** A number as written, digits (and fraction or exponent) without its sign. */
@@ -57,6 +67,9 @@ public final class Types {
   /** A literal of an enumeration declared in {@code namespace}. */
   public record EnumValue(List<String> namespace, String enumeration, String literal)
       implements Value {}
+
+  /** The value of the constant {@code name} declared in {@code namespace}, by its name. */
+  public record ConstantValue(List<String> namespace, String name) implements Value {}
 
   public enum Direction {
     IN,

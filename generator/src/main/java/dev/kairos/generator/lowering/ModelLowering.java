@@ -11,6 +11,7 @@ import dev.kairos.dsl.kairos.EnumValue;
 import dev.kairos.dsl.kairos.ExceptionDecl;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.NamedTypeRef;
+import dev.kairos.dsl.kairos.NamedValue;
 import dev.kairos.dsl.kairos.NumberValue;
 import dev.kairos.dsl.kairos.OneShotAac;
 import dev.kairos.dsl.kairos.PeriodicAac;
@@ -179,7 +180,11 @@ public final class ModelLowering {
         .map(
             f ->
                 new Types.Field(
-                    f.getName(), typeUse(f.getType()), Bounds.intValue(Bounds.arraySize(f)), at(f)))
+                    f.getName(),
+                    typeUse(f.getType()),
+                    Bounds.intValue(Bounds.arraySize(f)),
+                    Optional.ofNullable(f.getInitial()).map(ModelLowering::constantValue),
+                    at(f)))
         .toList();
   }
 
@@ -229,12 +234,22 @@ public final class ModelLowering {
       return new Types.BoolValue(bool.isValue());
     }
     if (value instanceof EnumValue enumValue) {
-      final EnumLiteral literal = enumValue.getLiteral();
-      final EnumDecl enumeration = (EnumDecl) literal.eContainer();
-      final Model owner = EcoreUtil2.getContainerOfType(enumeration, Model.class);
-      return new Types.EnumValue(namespaceOf(owner), enumeration.getName(), literal.getName());
+      return enumValue(enumValue.getLiteral());
+    }
+    if (value instanceof NamedValue named && named.getTarget() instanceof EnumLiteral literal) {
+      return enumValue(literal);
+    }
+    if (value instanceof NamedValue named && named.getTarget() instanceof ConstDecl constant) {
+      return new Types.ConstantValue(
+          namespaceOf(EcoreUtil2.getContainerOfType(constant, Model.class)), constant.getName());
     }
     throw new IllegalStateException("unknown constant value " + value);
+  }
+
+  private static Types.EnumValue enumValue(EnumLiteral literal) {
+    final EnumDecl enumeration = (EnumDecl) literal.eContainer();
+    final Model owner = EcoreUtil2.getContainerOfType(enumeration, Model.class);
+    return new Types.EnumValue(namespaceOf(owner), enumeration.getName(), literal.getName());
   }
 
   private Types.Interface lowerInterface(

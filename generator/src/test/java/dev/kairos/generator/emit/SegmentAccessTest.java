@@ -154,6 +154,79 @@ class SegmentAccessTest {
   }
 
   @Test
+  void theEntryPointsAreTheNodeProgramsAlone() {
+    final String base = ServantEmitter.emit(system(), nav()).content();
+    final int privateAt = base.indexOf(" private:\n");
+    // The base only declares the way in; the entry points and skeletons are private, so a body
+    // cannot run another method (and its segments) by calling them.
+    final int declared = base.indexOf("  struct EntryPoints;\n");
+    assertTrue(declared > 0 && declared < privateAt, base);
+    assertFalse(base.contains("struct EntryPoints {"), base);
+    assertTrue(base.indexOf("  void run_update()") > privateAt, base);
+    assertTrue(base.indexOf("  ::std::uint64_t run_current(") > privateAt, base);
+    assertTrue(base.indexOf("static void serve_current(") > privateAt, base);
+  }
+
+  @Test
+  void segmentFieldsStartWithTheirInitialValues() {
+    final TypeUse f32 = new TypeUse.Primitive(TypeUse.PrimitiveKind.FLOAT);
+    final TypeUse f64 = new TypeUse.Primitive(TypeUse.PrimitiveKind.DOUBLE);
+    final Tmos.Segment state =
+        new Tmos.Segment(
+            "state",
+            List.of(
+                new Types.Field(
+                    "speed", f64, 0, Optional.of(new Types.NumberValue(false, "2")), line(7)),
+                new Types.Field(
+                    "gain", f32, 0, Optional.of(new Types.NumberValue(false, "0.1")), line(8)),
+                new Types.Field(
+                    "mode", U32, 0, Optional.of(new Types.NumberValue(false, "010")), line(9)),
+                new Types.Field(
+                    "limit",
+                    U64,
+                    0,
+                    Optional.of(new Types.ConstantValue(List.of("nav"), "LIMIT")),
+                    line(10)),
+                new Types.Field(
+                    "label",
+                    new TypeUse.BoundedString(8),
+                    0,
+                    Optional.of(new Types.TextValue("a\"b")),
+                    line(11)),
+                new Types.Field("count", U64, 0, line(12))),
+            line(6));
+    final Tmos.TmoClass nav = nav();
+    final Tmos.TmoClass seeded =
+        new Tmos.TmoClass(
+            nav.namespace(),
+            nav.name(),
+            nav.interfaces(),
+            List.of(state, segment("cfg", 13), segment("log", 14)),
+            nav.spms(),
+            nav.svms(),
+            nav.gates(),
+            nav.channels(),
+            nav.source());
+    final String base = ServantEmitter.emit(system(), seeded).content();
+    assertTrue(
+        base.contains(
+            "  struct State {\n"
+                + "    // from nav.tmo:7\n"
+                + "    double speed{2.0};\n"
+                + "    // from nav.tmo:8\n"
+                + "    float gain{0.1F};\n"
+                + "    // from nav.tmo:9\n"
+                + "    ::std::uint32_t mode{10};\n"
+                + "    // from nav.tmo:10\n"
+                + "    ::std::uint64_t limit{::nav::LIMIT};\n"
+                + "    // from nav.tmo:11\n"
+                + "    ::kairos::BoundedString<8> label{\"a\\\"b\"};\n"
+                + "    ::std::uint64_t count{};\n"
+                + "  };\n"),
+        base);
+  }
+
+  @Test
   void startersOverrideWhatTheBaseDeclares() {
     final List<GeneratedFile> starters = UserCodeEmitter.emit(nav());
     final String header = starters.get(0).content();

@@ -8,8 +8,8 @@ namespace hello {
 
 class Greeter final : public GreeterBase {
  private:
-  // Called by the engine through GreeterBase::run_<method>, which lends each method the segments it
-  // uses.
+  // Called by the engine through GreeterBase's private entry points, which lend each method the
+  // segments it uses.
   void tick(TickAccess ods) override;
   ::std::uint64_t greetings(GreetingsAccess ods, ::std::uint32_t extra) override;
 };
