@@ -2,6 +2,7 @@ package dev.kairos.cli;
 
 import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.MessageCapacity;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.emit.CheckReports;
 import dev.kairos.generator.emit.ClangFormat;
@@ -231,6 +232,35 @@ public final class KairosCli implements Callable<Integer> {
       return new ModelLowering(uri -> loaded.portableNames().getOrDefault(uri, uri.lastSegment()))
           .lower(name.replaceAll("[^A-Za-z0-9_]", "_"), loaded.models());
     }
+
+    /**
+     * The errors validation cannot see, because they need the lowered model: messages larger than
+     * the ORB carries. The IR knows an operation's line, not its column: they point at column 1.
+     */
+    static List<Diagnostic> loweredErrors(SystemModel system) {
+      return MessageCapacity.check(system).stream()
+          .map(
+              o ->
+                  new Diagnostic(
+                      o.source().file(),
+                      o.source().line(),
+                      1,
+                      Diagnostic.Severity.ERROR,
+                      o.text(),
+                      MessageCapacity.MESSAGE_TOO_LARGE))
+          .sorted(Diagnostic.ORDER)
+          .toList();
+    }
+
+    /** Prints errors of the lowered model as validation's are printed; true if there are none. */
+    boolean reportLowered(List<Diagnostic> errors, boolean diagnosticsToErr) {
+      if (errors.isEmpty()) {
+        return true;
+      }
+      printDiagnostics(errors, diagnosticsToErr ? err() : out());
+      err().println("kairos: " + errors.size() + " error(s) in the model");
+      return false;
+    }
   }
 
   @Command(
@@ -241,7 +271,10 @@ public final class KairosCli implements Callable<Integer> {
     @Override
     public Integer call() {
       final int[] exit = {OK};
-      loadAndReport(exit, false);
+      final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, false);
+      if (loaded.isPresent() && exit[0] == OK) {
+        return reportLowered(loweredErrors(lower(loaded.get())), false) ? OK : MODEL_ERRORS;
+      }
       return exit[0];
     }
   }
@@ -279,25 +312,15 @@ public final class KairosCli implements Callable<Integer> {
         return exit[0];
       }
       if (exit[0] != OK) {
-        final List<CheckReports.Problem> problems = new ArrayList<>();
-        loaded.get().diagnostics().stream()
-            .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
-            .forEach(
-                d ->
-                    problems.add(
-                        new CheckReports.Problem(d.file(), d.line(), d.column(), d.message())));
-        if (format != Format.text) {
-          out()
-              .print(
-                  format == Format.json
-                      ? CheckReports.json(null, problems)
-                      : CheckReports.junit(null, problems));
-        }
-        return writeHtml(null, problems) ? exit[0] : USAGE;
+        return reportErrors(loaded.get().diagnostics(), exit[0]);
       }
       lap("load and validate");
       final SystemModel system = lower(loaded.get());
       lap("lower");
+      final List<Diagnostic> loweredErrors = loweredErrors(system);
+      if (!reportLowered(loweredErrors, format != Format.text)) {
+        return reportErrors(loweredErrors, MODEL_ERRORS);
+      }
       final AnalysisReport report = SchedulingAnalysis.analyse(system);
       lap(
           "analyse "
@@ -323,6 +346,25 @@ public final class KairosCli implements Callable<Integer> {
       lap("report");
       reportTimings();
       return report.schedulable() ? OK : MODEL_ERRORS;
+    }
+
+    /** The report of a model with errors: no figures, the errors (JSON, JUnit, the page). */
+    private int reportErrors(List<Diagnostic> diagnostics, int exit) {
+      final List<CheckReports.Problem> problems = new ArrayList<>();
+      diagnostics.stream()
+          .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
+          .forEach(
+              d ->
+                  problems.add(
+                      new CheckReports.Problem(d.file(), d.line(), d.column(), d.message())));
+      if (format != Format.text) {
+        out()
+            .print(
+                format == Format.json
+                    ? CheckReports.json(null, problems)
+                    : CheckReports.junit(null, problems));
+      }
+      return writeHtml(null, problems) ? exit : USAGE;
     }
 
     /** Writes the page when --html asks for it; false (after saying why) when it cannot. */
@@ -488,6 +530,10 @@ public final class KairosCli implements Callable<Integer> {
       lap("load and validate");
       final SystemModel system = lower(loaded.get());
       lap("lower");
+      if (!reportLowered(loweredErrors(system), false)) {
+        err().println("kairos: nothing generated");
+        return MODEL_ERRORS;
+      }
       final AnalysisReport report = SchedulingAnalysis.analyse(system);
       lap("analyse");
       if (!report.schedulable() && !allowUnschedulable) {
