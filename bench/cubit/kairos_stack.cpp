@@ -237,23 +237,23 @@ class KairosConnection final : public Connection {
     // honours that back-pressure and offers the frame again once the server has read some,
     // as a blocking socket send would, within the call budget.
     const auto give_up = MonotonicClock::now() + kCallBudget;
-    for (;;) {
-      auto call = orb_.begin(
-          {oneway_peer_, kServiceBand, kObject, static_cast<std::uint16_t>(request.kind)});
-      if (call.status() != CallStatus::kPending) {
-        return failed(call.status());
-      }
-      const std::size_t size = encode_body(request, call.request_body().data());
-      const CallStatus status = orb_.send(call, size, give_up, true);
-      if (status == CallStatus::kOk) {
-        ++oneways_sent_;
-        return true;
-      }
-      if (status != CallStatus::kOverloaded || MonotonicClock::now() > give_up) {
-        return failed(status);
-      }
-      sched_yield();
+    const CallStatus status = retry_while_overloaded(
+        give_up,
+        [&] {
+          auto call = orb_.begin(
+              {oneway_peer_, kServiceBand, kObject, static_cast<std::uint16_t>(request.kind)});
+          if (call.status() != CallStatus::kPending) {
+            return call.status();
+          }
+          const std::size_t size = encode_body(request, call.request_body().data());
+          return orb_.send(call, size, give_up, true);
+        },
+        [] { sched_yield(); });
+    if (status != CallStatus::kOk) {
+      return failed(status);
     }
+    ++oneways_sent_;
+    return true;
   }
 
   bool oneway_may_drop() const override { return true; }
@@ -325,20 +325,19 @@ class KairosConnection final : public Connection {
     // Right after a burst the server may still hold every request slot with oneways to serve:
     // it answers kOverloaded, and the totals are asked again once it has caught up.
     const auto give_up = MonotonicClock::now() + kCallBudget;
-    auto call = orb_.begin({peer_, kServiceBand, kObject, kTotalsOperation});
-    for (;;) {
-      if (call.status() != CallStatus::kPending) {
-        return failed(call.status());
-      }
-      const CallStatus status = orb_.invoke(call, 0, give_up);
-      if (status == CallStatus::kOk) {
-        break;
-      }
-      if (status != CallStatus::kOverloaded || MonotonicClock::now() > give_up) {
-        return failed(status);
-      }
-      std::this_thread::sleep_for(100us);
-      call = orb_.begin({peer_, kServiceBand, kObject, kTotalsOperation});
+    kairos::orb::Call call;  // the last attempt's, whose reply is read below
+    const CallStatus status = retry_while_overloaded(
+        give_up,
+        [&] {
+          call = orb_.begin({peer_, kServiceBand, kObject, kTotalsOperation});
+          if (call.status() != CallStatus::kPending) {
+            return call.status();
+          }
+          return orb_.invoke(call, 0, give_up);
+        },
+        [] { std::this_thread::sleep_for(100us); });
+    if (status != CallStatus::kOk) {
+      return failed(status);
     }
     std::uint64_t values[2];
     if (call.reply_body().size() != sizeof values) {
@@ -348,6 +347,21 @@ class KairosConnection final : public Connection {
     totals.count = values[0];
     totals.digest = values[1];
     return true;
+  }
+
+  /// Makes a call with `attempt` (which begins it and returns how it went), and makes it again
+  /// after `pause` while it comes back kOverloaded (nothing was sent or run: back-pressure),
+  /// until `give_up`. Returns the last attempt's status.
+  template <typename Attempt, typename Pause>
+  static CallStatus retry_while_overloaded(kairos::kal::TimePoint give_up, Attempt attempt,
+                                           Pause pause) {
+    for (;;) {
+      const CallStatus status = attempt();
+      if (status != CallStatus::kOverloaded || MonotonicClock::now() > give_up) {
+        return status;
+      }
+      pause();
+    }
   }
 
   bool failed(CallStatus status) {

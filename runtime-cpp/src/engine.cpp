@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include <kairos/kal/execution.hpp>
 #include <kairos/kal/memory.hpp>
@@ -193,21 +194,27 @@ kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler
   return kal::Status::kOk;
 }
 
+std::optional<kal::TimePoint> Engine::accepting_now() const noexcept {
+  if (!accepting_requests_.load(std::memory_order_acquire)) {
+    return std::nullopt;
+  }
+  // Accepting from just before the epoch: a request may not come before the run begins
+  // (it would be served before any release, with a negative arrival time).
+  const kal::TimePoint now = kal::MonotonicClock::now();
+  if (now < epoch_ || now >= end_) {
+    return std::nullopt;
+  }
+  return now;
+}
+
 kal::Status Engine::request(std::size_t svm, void* request) noexcept {
   kal::Status status = kal::Status::kOk;
   if (svm >= service_count_ || request == nullptr) {
     status = kal::Status::kInvalidArgument;
-  } else if (!accepting_requests_.load(std::memory_order_acquire)) {
+  } else if (const std::optional<kal::TimePoint> now = accepting_now(); !now) {
     status = kal::Status::kUnavailable;
-  } else {
-    // Accepting from just before the epoch: a request may not come before the run begins
-    // (it would be served before any release, with a negative arrival time).
-    const kal::TimePoint now = kal::MonotonicClock::now();
-    if (now < epoch_ || now >= end_) {
-      status = kal::Status::kUnavailable;
-    } else if (!requests_.try_push(Request{static_cast<std::uint16_t>(svm), request, now})) {
-      status = kal::Status::kResourceExhausted;
-    }
+  } else if (!requests_.try_push(Request{static_cast<std::uint16_t>(svm), request, *now})) {
+    status = kal::Status::kResourceExhausted;
   }
   if (status != kal::Status::kOk) {
     requests_refused_.fetch_add(1, std::memory_order_relaxed);
@@ -588,8 +595,7 @@ bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now) const
 }
 
 bool Engine::serve_here(std::size_t svm, void* request) noexcept {
-  if (svm >= service_count_ || request == nullptr ||
-      !accepting_requests_.load(std::memory_order_acquire)) {
+  if (svm >= service_count_ || request == nullptr) {
     return false;
   }
   ServiceBinding& service = services_[svm];
@@ -600,10 +606,11 @@ bool Engine::serve_here(std::size_t svm, void* request) noexcept {
       (lane_cpu < 0 && options_.cores > 1)) {
     return false;
   }
-  const kal::TimePoint now = kal::MonotonicClock::now();
-  if (now < epoch_ || now >= end_) {
+  const std::optional<kal::TimePoint> accepted = accepting_now();
+  if (!accepted) {
     return false;
   }
+  const kal::TimePoint now = *accepted;
   std::uint8_t idle = kLaneIdle;
   if (!lane.state.compare_exchange_strong(idle, kLaneLent, std::memory_order_acq_rel)) {
     return false;

@@ -42,7 +42,7 @@ node board {
 """
 BROKEN = PLANT.replace("wcet 3 ms", "wcet 7 ms")
 SCHEDULABILITY_CODES = {"kairos.unschedulable", "kairos.may-miss", "kairos.node-unschedulable",
-                        "kairos.remote-call-unschedulable"}
+                        "kairos.remote-call-unschedulable", "kairos.message-too-large"}
 
 
 @pytest.fixture
@@ -125,6 +125,27 @@ def test_live_diagnostics_follow_an_edit_and_its_undo(plant):
 
     report = edit(plant, PLANT, 3)
     assert report["report"]["schedulable"], report
+    diagnostics = plant.diagnostics(plant.uri, lambda d: not SCHEDULABILITY_CODES & set(codes(d)))
+    assert diagnostics == [], diagnostics
+
+
+def test_a_message_the_orb_cannot_carry_is_an_error_on_its_operation(plant):
+    # 9000 octets: more than the ORB's 8192-byte message body (runtime-cpp/capacities.properties).
+    big = PLANT + "\nstruct Chunk { octet data[9000]; }\ninterface Sink {\n  void put(in Chunk c);\n}\n"
+    report = edit(plant, big, 2)
+    assert report["analysed"] is False, report
+    assert report["reason"] == "not analysed: the model has 1 error", report
+    (error,) = report["report"]["errors"]
+    assert error["line"] == position_of(big, "void put")["line"] + 1, error
+    diagnostics = plant.diagnostics(plant.uri, lambda d: "kairos.message-too-large" in codes(d))
+    (too_large,) = [d for d in diagnostics if d["code"] == "kairos.message-too-large"]
+    assert too_large["severity"] == 1, too_large
+    assert too_large["range"]["start"] == position_of(big, "put("), too_large
+    assert too_large["message"] == error["message"], too_large
+    assert too_large["message"].startswith("the request of Sink.put may take 9000 bytes"), too_large
+
+    report = edit(plant, PLANT, 3)
+    assert report["analysed"] and report["report"]["schedulable"], report
     diagnostics = plant.diagnostics(plant.uri, lambda d: not SCHEDULABILITY_CODES & set(codes(d)))
     assert diagnostics == [], diagnostics
 

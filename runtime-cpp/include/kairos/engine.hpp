@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -330,6 +331,9 @@ class Engine {
   void publish_release_state(std::size_t spm, std::uint64_t released,
                              kal::TimePoint next_window) noexcept;
   bool admissible(const ServiceBinding& service, kal::TimePoint now) const noexcept;
+  /// Now, if the engine takes requests now (accepting, and inside the run [epoch, end)); empty
+  /// otherwise.
+  std::optional<kal::TimePoint> accepting_now() const noexcept;
   static void reclaim(Lane& lane) noexcept;
   static void give_back(Lane& lane) noexcept;
   void serve_request(Lane& lane, const Activation& activation) noexcept;

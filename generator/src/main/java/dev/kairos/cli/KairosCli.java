@@ -2,6 +2,7 @@ package dev.kairos.cli;
 
 import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.MessageCapacity;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.emit.CheckReports;
 import dev.kairos.generator.emit.ClangFormat;
@@ -305,6 +306,35 @@ public final class KairosCli implements Callable<Integer> {
       return new ModelLowering(uri -> loaded.portableNames().getOrDefault(uri, uri.lastSegment()))
           .lower(name.replaceAll("[^A-Za-z0-9_]", "_"), loaded.models());
     }
+
+    /**
+     * The errors validation cannot see, because they need the lowered model: messages larger than
+     * the ORB carries. The IR knows an operation's line, not its column: they point at column 1.
+     */
+    static List<Diagnostic> loweredErrors(SystemModel system) {
+      return MessageCapacity.check(system).stream()
+          .map(
+              o ->
+                  new Diagnostic(
+                      o.source().file(),
+                      o.source().line(),
+                      1,
+                      Diagnostic.Severity.ERROR,
+                      o.text(),
+                      MessageCapacity.MESSAGE_TOO_LARGE))
+          .sorted(Diagnostic.ORDER)
+          .toList();
+    }
+
+    /** Prints errors of the lowered model as validation's are printed; true if there are none. */
+    boolean reportLowered(List<Diagnostic> errors, boolean diagnosticsToErr) {
+      if (errors.isEmpty()) {
+        return true;
+      }
+      printDiagnostics(errors, diagnosticsToErr);
+      err().println("kairos: " + errors.size() + " error(s) in the model");
+      return false;
+    }
   }
 
   @Command(
@@ -331,9 +361,21 @@ public final class KairosCli implements Callable<Integer> {
       if (loaded.isEmpty()) {
         return exit[0];
       }
-      final int result = withWarningsAsErrors(exit[0], loaded.get().diagnostics());
+      final List<Diagnostic> diagnostics = new ArrayList<>(loaded.get().diagnostics());
+      if (exit[0] == OK) {
+        // Errors only the lowered model shows (message sizes) are validation errors too.
+        final List<Diagnostic> lowered = loweredErrors(lower(loaded.get()));
+        if (!lowered.isEmpty()) {
+          diagnostics.addAll(lowered);
+          exit[0] = MODEL_ERRORS;
+          if (format == Format.text) {
+            reportLowered(lowered, false);
+          }
+        }
+      }
+      final int result = withWarningsAsErrors(exit[0], diagnostics);
       if (format == Format.sarif) {
-        out().print(SarifReport.render(version(), shown(loaded.get().diagnostics()), result));
+        out().print(SarifReport.render(version(), shown(diagnostics), result));
         out().flush();
       }
       return result;
@@ -379,24 +421,17 @@ public final class KairosCli implements Callable<Integer> {
       }
       final List<Diagnostic> modelDiagnostics = loaded.get().diagnostics();
       if (exit[0] != OK) {
-        final List<CheckReports.Problem> problems =
-            modelDiagnostics.stream()
-                .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
-                .map(Check::problem)
-                .toList();
-        final int result = writeHtml(null, problems) ? exit[0] : USAGE;
-        switch (format) {
-          case json -> out().print(CheckReports.json(null, problems, warnings(modelDiagnostics)));
-          case junit -> out().print(CheckReports.junit(null, problems));
-          case sarif -> out().print(SarifReport.render(version(), shown(modelDiagnostics), result));
-          case text -> {}
-        }
-        out().flush();
-        return result;
+        return reportErrors(modelDiagnostics, exit[0]);
       }
       lap("load and validate");
       final SystemModel system = lower(loaded.get());
       lap("lower");
+      final List<Diagnostic> loweredErrors = loweredErrors(system);
+      if (!reportLowered(loweredErrors, format != Format.text)) {
+        final List<Diagnostic> withLowered = new ArrayList<>(modelDiagnostics);
+        withLowered.addAll(loweredErrors);
+        return reportErrors(withLowered, MODEL_ERRORS);
+      }
       final AnalysisReport report = SchedulingAnalysis.analyse(system);
       lap(
           "analyse "
@@ -483,6 +518,26 @@ public final class KairosCli implements Callable<Integer> {
       }
       diagnostics.sort(Diagnostic.ORDER);
       return diagnostics;
+    }
+
+    /**
+     * The report of a model with errors: no figures, its diagnostics (JSON, JUnit, SARIF, page).
+     */
+    private int reportErrors(List<Diagnostic> diagnostics, int exit) {
+      final List<CheckReports.Problem> problems =
+          diagnostics.stream()
+              .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
+              .map(Check::problem)
+              .toList();
+      final int result = writeHtml(null, problems) ? exit : USAGE;
+      switch (format) {
+        case json -> out().print(CheckReports.json(null, problems, warnings(diagnostics)));
+        case junit -> out().print(CheckReports.junit(null, problems));
+        case sarif -> out().print(SarifReport.render(version(), shown(diagnostics), result));
+        case text -> {}
+      }
+      out().flush();
+      return result;
     }
 
     /** Writes the page when --html asks for it; false (after saying why) when it cannot. */
@@ -652,6 +707,10 @@ public final class KairosCli implements Callable<Integer> {
       lap("load and validate");
       final SystemModel system = lower(loaded.get());
       lap("lower");
+      if (!reportLowered(loweredErrors(system), false)) {
+        err().println("kairos: nothing generated");
+        return MODEL_ERRORS;
+      }
       final AnalysisReport report = SchedulingAnalysis.analyse(system);
       lap("analyse");
       if (!report.schedulable() && !allowUnschedulable) {

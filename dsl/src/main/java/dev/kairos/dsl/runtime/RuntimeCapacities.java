@@ -31,6 +31,12 @@ public final class RuntimeCapacities {
   /** Worker lanes per node: one per (core, band) in use. */
   public static final int LANES = value("lanes");
 
+  /**
+   * Bytes of the largest message body the ORB carries; a model whose messages may be larger does
+   * not check.
+   */
+  public static final int BODY = value("body");
+
   private RuntimeCapacities() {}
 
   private static Properties load() {

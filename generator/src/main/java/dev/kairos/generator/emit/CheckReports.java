@@ -9,6 +9,7 @@ import dev.kairos.generator.analysis.Finding;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Durations;
+import dev.kairos.generator.wire.Frames;
 import java.util.List;
 import java.util.Locale;
 
@@ -142,18 +143,19 @@ public final class CheckReports {
       out.append(System.lineSeparator());
     }
     if (!report.gates().isEmpty()) {
-      out.append("remote calls (deadline >= 2 x (latency + jitter) + callee GCT):")
+      out.append("remote calls (deadline >= 2 x (latency + jitter) + serialisation + callee GCT):")
           .append(System.lineSeparator());
       for (EndToEndAnalysis.GateReport gate : report.gates()) {
         out.append(
             String.format(
                 Locale.ROOT,
-                "  %s.%s -> %s: deadline %s, network %s, GCT %s, callee response %s: %s%n",
+                "  %s.%s -> %s: deadline %s, network %s%s, GCT %s, callee response %s: %s%n",
                 gate.caller(),
                 gate.gate(),
                 gate.callee(),
                 Durations.format(gate.deadlineNs()),
                 gate.networkNs() < 0 ? "no path" : Durations.format(gate.networkNs()),
+                serialisation(gate),
                 gate.calleeGctNs() < 0 ? "?" : Durations.format(gate.calleeGctNs()),
                 gate.calleeResponseNs() < 0
                     ? "unbounded"
@@ -260,6 +262,9 @@ public final class CheckReports {
         g.addProperty("callee", gate.callee());
         g.addProperty("deadline_ns", gate.deadlineNs());
         g.addProperty("network_ns", gate.networkNs());
+        g.addProperty("serialisation_ns", gate.serialisationNs());
+        g.addProperty("request_max_bytes", gate.requestBytes());
+        g.addProperty("reply_max_bytes", gate.answerBytes());
         g.addProperty("callee_gct_ns", gate.calleeGctNs());
         g.addProperty("callee_response_time_ns", gate.calleeResponseNs());
         g.addProperty("schedulable", gate.meets());
@@ -395,6 +400,7 @@ public final class CheckReports {
                         + Durations.format(gate.deadlineNs())
                         + " < network "
                         + Durations.format(gate.networkNs())
+                        + serialisation(gate)
                         + " + callee GCT "
                         + Durations.format(gate.calleeGctNs())
                         + (gate.calleeResponseNs() < 0
@@ -405,6 +411,27 @@ public final class CheckReports {
       out.append("    </testcase>\n");
     }
     out.append("  </testsuite>\n");
+  }
+
+  /**
+   * ", serialisation 5760 ns (request 4 B, reply 8 B, + 32 B header each)" where a link's bandwidth
+   * makes the messages take time onto the wire; nothing where it does not.
+   */
+  static String serialisation(EndToEndAnalysis.GateReport gate) {
+    if (gate.serialisationNs() <= 0) {
+      return "";
+    }
+    return ", serialisation "
+        + Durations.format(gate.serialisationNs())
+        + " (request "
+        + gate.requestBytes()
+        + " B, "
+        + (gate.answerBytes() == EndToEndAnalysis.NO_ANSWER
+            ? "oneway"
+            : "reply " + gate.answerBytes() + " B")
+        + ", + "
+        + Frames.HEADER_BYTES
+        + " B header each)";
   }
 
   private static String xml(String text) {

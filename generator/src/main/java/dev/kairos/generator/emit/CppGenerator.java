@@ -7,6 +7,8 @@ import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.ir.Types.Interface;
+import dev.kairos.generator.wire.MaxEncodedSize;
+import dev.kairos.generator.wire.OperationMessages;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -37,8 +39,9 @@ public final class CppGenerator {
     generated.add(TypesEmitter.emit(system, files));
     final MaxEncodedSize sizes = new MaxEncodedSize(system);
     generated.add(TypesCdrEmitter.emit(system, sizes, files));
+    final OperationMessages messages = new OperationMessages(sizes);
     for (Interface iface : system.interfaces()) {
-      generated.add(InterfaceCdrEmitter.emit(iface, sizes));
+      generated.add(InterfaceCdrEmitter.emit(iface, messages));
     }
     for (TmoClass tmo : system.tmos()) {
       generated.add(ServantEmitter.emit(system, tmo));

@@ -759,10 +759,12 @@ public final class HtmlReport {
       return;
     }
     out.append("<section class=\"gates\" id=\"gates\">\n<h2>Remote calls</h2>\n")
-        .append("<p class=\"note\">deadline &#8805; 2 &#215; (latency + jitter) + callee GCT,")
+        .append("<p class=\"note\">deadline &#8805; 2 &#215; (latency + jitter) + serialisation")
+        .append(" + callee GCT,")
         .append(" and the callee keeps its GCT on its node</p>\n")
         .append("<table>\n<tr><th>gate</th><th>callee</th><th class=\"num\">deadline</th>")
-        .append("<th class=\"num\">network</th><th class=\"num\">callee GCT</th>")
+        .append("<th class=\"num\">network</th><th class=\"num\">serialisation</th>")
+        .append("<th class=\"num\">callee GCT</th>")
         .append("<th class=\"num\">callee response</th><th>verdict</th><th>source</th></tr>\n");
     for (EndToEndAnalysis.GateReport gate : gates) {
       out.append("<tr class=\"gate")
@@ -775,6 +777,8 @@ public final class HtmlReport {
           .append(Durations.format(gate.deadlineNs()))
           .append("</td><td class=\"num\">")
           .append(gate.networkNs() < 0 ? "no path" : Durations.format(gate.networkNs()))
+          .append("</td><td class=\"num\">")
+          .append(Durations.format(gate.serialisationNs()))
           .append("</td><td class=\"num\">")
           .append(gate.calleeGctNs() < 0 ? "?" : Durations.format(gate.calleeGctNs()))
           .append("</td><td class=\"num\">")

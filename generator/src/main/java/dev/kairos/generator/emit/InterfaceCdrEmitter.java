@@ -1,10 +1,9 @@
 package dev.kairos.generator.emit;
 
 import dev.kairos.generator.ir.TypeUse;
-import dev.kairos.generator.ir.Types.Direction;
 import dev.kairos.generator.ir.Types.Interface;
 import dev.kairos.generator.ir.Types.Operation;
-import dev.kairos.generator.ir.Types.Parameter;
+import dev.kairos.generator.wire.OperationMessages;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -47,7 +46,7 @@ final class InterfaceCdrEmitter {
     return CppNames.typeName(operation.name()) + "Exception";
   }
 
-  static GeneratedFile emit(Interface iface, MaxEncodedSize sizes) {
+  static GeneratedFile emit(Interface iface, OperationMessages messages) {
     final String file = FileLayout.interfaceCdr(iface);
     final CodeWriter w = new CodeWriter();
     w.line(Banner.cpp(file, List.of(iface.source().file())));
@@ -70,12 +69,12 @@ final class InterfaceCdrEmitter {
     scope.enter(namespace(iface));
     operationIds(w, iface);
     for (Operation operation : iface.operations()) {
-      request(w, operation, sizes);
+      request(w, operation, messages);
       if (!operation.oneway()) {
-        reply(w, operation, sizes);
+        reply(w, operation, messages);
       }
       if (!operation.raises().isEmpty()) {
-        exception(w, operation, sizes);
+        exception(w, operation, messages);
       }
     }
     table(w, iface);
@@ -101,56 +100,45 @@ final class InterfaceCdrEmitter {
     w.blank();
   }
 
-  private static void request(CodeWriter w, Operation operation, MaxEncodedSize sizes) {
-    final List<Parameter> sent =
-        operation.parameters().stream().filter(p -> p.direction() != Direction.OUT).toList();
+  private static void request(CodeWriter w, Operation operation, OperationMessages messages) {
     w.line(Banner.origin(operation.source()));
     w.line(
         "/// The request of $name$: its in and inout parameters, in order.",
         "name",
         operation.name());
-    message(
-        w,
-        requestType(operation),
-        sent.stream().map(p -> new Member(p.name(), p.type())).toList(),
-        sizes);
+    message(w, requestType(operation), OperationMessages.request(operation), messages);
   }
 
-  private static void reply(CodeWriter w, Operation operation, MaxEncodedSize sizes) {
-    final List<Member> members = new ArrayList<>();
-    if (operation.result() != null) {
-      members.add(new Member(RESULT_MEMBER, operation.result()));
-    }
-    for (Parameter parameter : operation.parameters()) {
-      if (parameter.direction() != Direction.IN) {
-        members.add(new Member(parameter.name(), parameter.type()));
-      }
-    }
+  private static void reply(CodeWriter w, Operation operation, OperationMessages messages) {
     w.line(Banner.origin(operation.source()));
     w.line(
         "/// The reply of $name$: the result, then its inout and out parameters, in order.",
         "name",
         operation.name());
-    message(w, replyType(operation), members, sizes);
+    message(w, replyType(operation), OperationMessages.reply(operation), messages);
   }
 
-  private record Member(String name, TypeUse type) {}
+  /** The C++ name of a message member: a parameter's, or {@link #RESULT_MEMBER}. */
+  private static String memberName(OperationMessages.Member member) {
+    return member.parameter().orElse(RESULT_MEMBER);
+  }
 
   /** A message struct, its overloads, and its maximum size as a whole body. */
   private static void message(
-      CodeWriter w, String type, List<Member> members, MaxEncodedSize sizes) {
+      CodeWriter w,
+      String type,
+      List<OperationMessages.Member> members,
+      OperationMessages messages) {
     w.open("struct $type$ {", "type", type);
-    for (Member member : members) {
-      w.line("$type$ $name${};", "type", CppNames.type(member.type()), "name", member.name());
+    for (OperationMessages.Member member : members) {
+      w.line("$type$ $name${};", "type", CppNames.type(member.type()), "name", memberName(member));
     }
-    w.line(
-        "static constexpr ::std::size_t kMaxSize = $size$;",
-        "size",
-        sizes.body(members.stream().map(Member::type).toList()));
+    w.line("static constexpr ::std::size_t kMaxSize = $size$;", "size", messages.body(members));
     w.blank();
     w.line("friend bool operator==(const $type$&, const $type$&) = default;", "type", type);
     w.close("};");
-    TypesCdrEmitter.aggregate(w, type, members.stream().map(Member::name).toList());
+    TypesCdrEmitter.aggregate(
+        w, type, members.stream().map(InterfaceCdrEmitter::memberName).toList());
     w.blank();
   }
 
@@ -158,14 +146,13 @@ final class InterfaceCdrEmitter {
    * What an operation may raise: a variant whose index is the dense exception index (0 = none, then
    * the `raises` list in order), sent as a uint32 and followed by the exception's fields.
    */
-  private static void exception(CodeWriter w, Operation operation, MaxEncodedSize sizes) {
+  private static void exception(CodeWriter w, Operation operation, OperationMessages messages) {
     final String type = exceptionType(operation);
     final List<String> alternatives = new ArrayList<>(List.of("::std::monostate"));
-    long maxSize = 4;
     for (TypeUse.Named raised : operation.raises()) {
       alternatives.add(CppNames.type(raised));
-      maxSize = Math.max(maxSize, sizes.body(List.of(new TypeUse.Primitive(uint32()), raised)));
     }
+    final long maxSize = messages.exceptionBytes(operation);
     w.line(Banner.origin(operation.source()));
     w.line(
         "/// What $name$ raises: index 0 none, then $raises$.",
@@ -225,10 +212,6 @@ final class InterfaceCdrEmitter {
     w.line("return reader.status();");
     w.close("}");
     w.blank();
-  }
-
-  private static TypeUse.PrimitiveKind uint32() {
-    return TypeUse.PrimitiveKind.UINT32;
   }
 
   /** The raised exceptions as the model names them, qualified where packages differ. */

@@ -502,7 +502,7 @@ final class NodeProgramEmitter {
       final long bound =
           gate.report()
               .filter(r -> r.networkNs() >= 0 && r.calleeResponseNs() >= 0)
-              .map(r -> r.networkNs() + r.calleeResponseNs())
+              .map(r -> r.networkNs() + r.serialisationNs() + r.calleeResponseNs())
               .orElse(-1L);
       final String accessor =
           "deployed::" + gate.caller().instance() + ".gates()." + gate.gate().name();

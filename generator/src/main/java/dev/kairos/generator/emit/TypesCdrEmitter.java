@@ -6,6 +6,7 @@ import dev.kairos.generator.ir.Types.Alias;
 import dev.kairos.generator.ir.Types.Enumeration;
 import dev.kairos.generator.ir.Types.Field;
 import dev.kairos.generator.ir.Types.TypeDeclaration;
+import dev.kairos.generator.wire.MaxEncodedSize;
 import java.util.ArrayList;
 import java.util.List;
 

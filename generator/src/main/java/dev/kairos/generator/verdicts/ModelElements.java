@@ -1,9 +1,11 @@
 package dev.kairos.generator.verdicts;
 
 import dev.kairos.dsl.kairos.Gate;
+import dev.kairos.dsl.kairos.Interface;
 import dev.kairos.dsl.kairos.Method;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.Node;
+import dev.kairos.dsl.kairos.Operation;
 import dev.kairos.dsl.kairos.Tmo;
 import java.util.HashMap;
 import java.util.List;
@@ -25,12 +27,15 @@ import org.eclipse.xtext.util.LineAndColumn;
 public final class ModelElements {
   private final Map<String, Tmo> tmos = new HashMap<>();
   private final Map<String, Node> nodes = new HashMap<>();
+  private final Map<String, Interface> interfaces = new HashMap<>();
 
   public ModelElements(List<Model> models) {
     for (Model model : models) {
       for (EObject element : model.getElements()) {
         if (element instanceof Tmo tmo && tmo.getName() != null) {
           tmos.putIfAbsent(qualifiedName(tmo), tmo);
+        } else if (element instanceof Interface iface && iface.getName() != null) {
+          interfaces.putIfAbsent(qualified(model.getName(), iface.getName()), iface);
         } else if (element instanceof Node node && node.getName() != null) {
           nodes.putIfAbsent(node.getName(), node);
         }
@@ -74,6 +79,19 @@ public final class ModelElements {
       return Optional.empty();
     }
     return tmo.getEac().getGates().stream().filter(g -> name.equals(g.getName())).findFirst();
+  }
+
+  /** An operation of the interface `name` of package `namespace` (the IR's keys). */
+  public Optional<Operation> operation(List<String> namespace, String name, String operation) {
+    final Interface iface = interfaces.get(qualified(String.join(".", namespace), name));
+    if (iface == null) {
+      return Optional.empty();
+    }
+    return iface.getOperations().stream().filter(o -> operation.equals(o.getName())).findFirst();
+  }
+
+  private static String qualified(String namespace, String name) {
+    return namespace == null || namespace.isEmpty() ? name : namespace + "." + name;
   }
 
   public Optional<Node> node(String name) {

@@ -102,9 +102,11 @@ public final class Verdicts {
             .append(" cannot return within its deadline of ")
             .append(Figures.duration(gate.deadlineNs()))
             .append(": network ")
-            .append(Figures.duration(gate.networkNs()))
-            .append(", callee GCT ")
-            .append(Figures.duration(gate.calleeGctNs()));
+            .append(Figures.duration(gate.networkNs()));
+    if (gate.serialisationNs() > 0) {
+      why.append(", serialisation ").append(Figures.duration(gate.serialisationNs()));
+    }
+    why.append(", callee GCT ").append(Figures.duration(gate.calleeGctNs()));
     if (gate.calleeResponseNs() < 0) {
       why.append(", callee response unbounded");
     } else if (gate.calleeResponseNs() > gate.calleeGctNs()) {

@@ -1,6 +1,5 @@
 package dev.kairos.languageserver.live;
 
-import dev.kairos.generator.emit.MaxEncodedSize;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.TypeUse;
 import dev.kairos.generator.ir.Types.Aggregate;
@@ -8,6 +7,7 @@ import dev.kairos.generator.ir.Types.Alias;
 import dev.kairos.generator.ir.Types.Enumeration;
 import dev.kairos.generator.ir.Types.Field;
 import dev.kairos.generator.ir.Types.TypeDeclaration;
+import dev.kairos.generator.wire.MaxEncodedSize;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +63,7 @@ public final class WireLayout {
 
   private int alignment(TypeUse type, int depth) {
     if (type instanceof TypeUse.Primitive primitive) {
-      return primitiveSize(primitive.kind());
+      return MaxEncodedSize.size(primitive.kind());
     }
     if (type instanceof TypeUse.BoundedString) {
       return 4; // the length prefix
@@ -106,16 +106,6 @@ public final class WireLayout {
     return type instanceof TypeUse.Named named
         ? declarations.get(key(named.namespace(), named.name()))
         : null;
-  }
-
-  /** Bytes of a primitive on the wire, which is also its alignment (docs/marshalling.md). */
-  private static int primitiveSize(TypeUse.PrimitiveKind kind) {
-    return switch (kind) {
-      case OCTET, BOOL, CHAR, INT8, UINT8 -> 1;
-      case INT16, UINT16 -> 2;
-      case INT32, UINT32, FLOAT -> 4;
-      case INT64, UINT64, DOUBLE -> 8;
-    };
   }
 
   private static String key(List<String> namespace, String name) {

@@ -5,6 +5,7 @@ import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis;
+import dev.kairos.generator.analysis.MessageCapacity;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.analysis.TaskReport;
@@ -25,6 +26,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.eclipse.emf.common.util.URI;
+import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.xtext.diagnostics.Severity;
 import org.eclipse.xtext.ide.server.ProjectManager;
@@ -142,6 +144,11 @@ public final class WorkspaceAnalysis {
             .lower(systemName(base), models);
 
     laps.lap("lower_ms");
+    final List<MessageCapacity.Oversized> oversized = MessageCapacity.check(system);
+    if (!oversized.isEmpty()) {
+      previous.remove(base);
+      return Optional.of(tooLarge(base, versions, oversized, models, title(files, portable)));
+    }
     final Map<Platform.Node, NodeReport> before = previous.getOrDefault(base, Map.of());
     final Map<Platform.Node, NodeReport> reused = new HashMap<>();
     final List<NodeReport> nodes = new ArrayList<>();
@@ -168,6 +175,56 @@ public final class WorkspaceAnalysis {
     laps.lap("diagnostics_ms");
     snapshot.header().add("timings", laps.json());
     return Optional.of(snapshot);
+  }
+
+  /**
+   * Messages the ORB cannot carry are model errors, as in `kairos check`: not analysed, the report
+   * lists them, and each is a diagnostic on its operation.
+   */
+  private AnalysisSnapshot tooLarge(
+      URI base,
+      JsonObject versions,
+      List<MessageCapacity.Oversized> oversized,
+      List<Model> models,
+      String title) {
+    final ModelElements elements = new ModelElements(models);
+    final List<CheckReports.Problem> problems = new ArrayList<>();
+    final Map<URI, List<SchedulabilityDiagnostic>> diagnostics = new HashMap<>();
+    for (MessageCapacity.Oversized message : oversized) {
+      problems.add(
+          new CheckReports.Problem(
+              message.source().file(), message.source().line(), 1, message.text()));
+      elements
+          .operation(
+              message.iface().namespace(), message.iface().name(), message.operation().name())
+          .ifPresent(
+              element ->
+                  add(
+                      diagnostics,
+                      element,
+                      MessageCapacity.MESSAGE_TOO_LARGE,
+                      Severity.ERROR,
+                      message.text(),
+                      List.of(
+                          Long.toString(message.maxBytes()),
+                          Long.toString(message.capacityBytes()))));
+    }
+    diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
+    final String reason =
+        "not analysed: the model has "
+            + problems.size()
+            + (problems.size() == 1 ? " error" : " errors");
+    return new AnalysisSnapshot(
+        base,
+        null,
+        null,
+        reason,
+        Map.of(),
+        Map.of(),
+        diagnostics,
+        header(base, versions, false, reason),
+        () -> CheckReports.json(null, problems),
+        withHtml ? () -> HtmlReport.render(title, null, problems) : null);
   }
 
   /** A run that failed inside the analysis: the report says so instead of showing figures. */
@@ -269,20 +326,13 @@ public final class WorkspaceAnalysis {
       }
     }
     for (LocatedVerdicts.Located verdict : LocatedVerdicts.of(report, elements)) {
-      diagnostics
-          .computeIfAbsent(verdict.element().eResource().getURI(), uri -> new ArrayList<>())
-          .add(
-              new SchedulabilityDiagnostic(
-                  verdict.code(),
-                  verdict.severity(),
-                  verdict.message(),
-                  verdict.region().offset(),
-                  verdict.region().length(),
-                  verdict.region().line(),
-                  verdict.region().column(),
-                  verdict.region().endLine(),
-                  verdict.region().endColumn(),
-                  verdict.data()));
+      add(
+          diagnostics,
+          verdict.element(),
+          verdict.code(),
+          verdict.severity(),
+          verdict.message(),
+          verdict.data());
     }
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
     return new AnalysisSnapshot(
@@ -296,6 +346,33 @@ public final class WorkspaceAnalysis {
         header(base, versions, true, null),
         () -> CheckReports.json(report, List.of()),
         withHtml ? () -> HtmlReport.render(title, report, List.of()) : null);
+  }
+
+  /** A diagnostic on the name of a model element, in the file that holds it. */
+  private static void add(
+      Map<URI, List<SchedulabilityDiagnostic>> diagnostics,
+      EObject element,
+      String code,
+      Severity severity,
+      String message,
+      List<String> data) {
+    ModelElements.nameRegion(element)
+        .ifPresent(
+            region ->
+                diagnostics
+                    .computeIfAbsent(element.eResource().getURI(), uri -> new ArrayList<>())
+                    .add(
+                        new SchedulabilityDiagnostic(
+                            code,
+                            severity,
+                            message,
+                            region.offset(),
+                            region.length(),
+                            region.line(),
+                            region.column(),
+                            region.endLine(),
+                            region.endColumn(),
+                            data)));
   }
 
   private JsonObject header(URI base, JsonObject versions, boolean analysed, String reason) {

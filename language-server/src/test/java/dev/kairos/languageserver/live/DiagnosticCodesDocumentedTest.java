@@ -2,6 +2,7 @@ package dev.kairos.languageserver.live;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kairos.generator.analysis.MessageCapacity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,7 +18,8 @@ class DiagnosticCodesDocumentedTest {
             SchedulabilityDiagnostic.UNSCHEDULABLE,
             SchedulabilityDiagnostic.MAY_MISS,
             SchedulabilityDiagnostic.NODE_UNSCHEDULABLE,
-            SchedulabilityDiagnostic.REMOTE_CALL_UNSCHEDULABLE)) {
+            SchedulabilityDiagnostic.REMOTE_CALL_UNSCHEDULABLE,
+            MessageCapacity.MESSAGE_TOO_LARGE)) {
       assertTrue(docs.contains("| `" + code + "` |"), code + " is missing from diagnostics.md");
     }
   }

@@ -1,4 +1,4 @@
-package dev.kairos.generator.emit;
+package dev.kairos.generator.wire;
 
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.TypeUse;
@@ -15,8 +15,9 @@ import java.util.Map;
 
 /**
  * The largest number of bytes a value of a type can take on the wire (docs/marshalling.md), so the
- * ORB can size its preallocated buffers. Every type is bounded, so this is known at generation
- * time.
+ * ORB can size its preallocated buffers, the analysis can bound a message's time on a link and
+ * reject one the ORB cannot carry. Every type is bounded, so this is known before any code is
+ * generated.
  *
  * <p>Padding depends on where a value starts: a primitive of size k is aligned to k from the start
  * of the body. Since alignments are 1, 2, 4 or 8, what matters of a position is its remainder mod
@@ -121,7 +122,7 @@ public final class MaxEncodedSize {
   }
 
   /** The size of a primitive on the wire, which is also its alignment. */
-  static int size(TypeUse.PrimitiveKind kind) {
+  public static int size(TypeUse.PrimitiveKind kind) {
     return switch (kind) {
       case OCTET, BOOL, CHAR, INT8, UINT8 -> 1;
       case INT16, UINT16 -> 2;

@@ -1,4 +1,4 @@
-package dev.kairos.generator.emit;
+package dev.kairos.generator.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
