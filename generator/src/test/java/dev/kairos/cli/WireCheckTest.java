@@ -132,7 +132,7 @@ class WireCheckTest {
         validate
             .out()
             .contains(
-                "big.tmo:4:1: error: the request of Sink.put may take 8193 bytes, more than the"
+                "big.tmo:4:1: error[kairos.message-too-large]: the request of Sink.put may take 8193 bytes, more than the"
                     + " 8192 bytes of message body the runtime's ORB carries"),
         validate.out());
     assertTrue(validate.out().contains("[" + MessageCapacity.MESSAGE_TOO_LARGE + "]"));
@@ -166,8 +166,13 @@ class WireCheckTest {
                 + "}\n");
     final CliRun run = CliRun.kairos("validate", model.toString());
     assertEquals(1, run.exit(), run.all());
-    assertTrue(run.out().contains("answers.tmo:5:1: error: the reply of Source.get may take 9000"));
     assertTrue(
-        run.out().contains("answers.tmo:6:1: error: the exception of Source.poke may take 9004"));
+        run.out()
+            .contains(
+                "answers.tmo:5:1: error[kairos.message-too-large]: the reply of Source.get may take 9000"));
+    assertTrue(
+        run.out()
+            .contains(
+                "answers.tmo:6:1: error[kairos.message-too-large]: the exception of Source.poke may take 9004"));
   }
 }
