@@ -37,3 +37,19 @@ def chromium(**launch_options):
             yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def chromium_profile(profile: Path, **options):
+    """A headless Chromium with a profile of its own (a persistent context), as a browser a user
+    keeps open; closed when the block ends."""
+    require_chromium()
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
+            **options,
+        )
+        try:
+            yield context
+        finally:
+            context.close()

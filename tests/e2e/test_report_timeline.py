@@ -17,11 +17,11 @@ SCREENSHOTS = ROOT / "build" / "screenshots"
 RUN_LOG = ROOT / "tests" / "e2e" / "fixtures" / "avionics-mission1.log"
 VIEWPORT = {"width": 1400, "height": 1000}
 
-# The SpMs of each node and the core they run on (examples/avionics: hud is pinned to core 1 of
-# mission1; the placement puts tracker on core 1 of mission2).
+# The SpMs of each node by core, in priority order (examples/avionics: hud and planner are pinned
+# to core 1 of mission1; the placement puts tracker on core 1 of mission2).
 AVIONICS_CORES = {
-    "mission1": {0: ["nav.update", "planner.replan", "planner.log"],
-                 1: ["hud.refresh", "hud.status", "hud.survey"]},
+    "mission1": {0: ["nav.update"],
+                 1: ["hud.refresh", "planner.replan", "hud.status", "hud.survey", "planner.log"]},
     "mission2": {0: ["sensors.poll", "weapons.status", "weapons.bit"],
                  1: ["tracker.fuse", "tracker.locate", "tracker.rank"]},
 }
@@ -197,12 +197,12 @@ def test_hovering_an_activation_shows_its_numbers(pages, open_page):
     timeline = view(page, "mission1")
     for _ in range(4):
         timeline.locator(".kt-zoom-in").click()
-    _, box = inside_plot(timeline, timeline.locator(".kt-spm[data-spm='nav.update'] .kt-exec"))
+    _, box = inside_plot(timeline, timeline.locator(".kt-spm[data-spm='hud.refresh'] .kt-exec"))
     hover_center(page, box)
     tip = page.locator(".kt-tip")
     assert tip.is_visible()
     text = tip.text_content()
-    assert text.startswith("nav.update seq="), text
+    assert text.startswith("hud.refresh seq="), text
     for field in ("release", "start", "finish", "response", "deadline", "slack", "bound"):
         assert f"\n{field} " in text, (field, text)
     assert "outcome      met" in text
