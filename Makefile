@@ -163,17 +163,21 @@ e2e:
 # clang-format is the pinned one that kairos generate uses too (installed on first use), never the
 # one on the PATH. Golden files are compared byte for byte by their tests: not reformatted.
 CLANG_FORMAT := scripts/clang-format.sh
+# The script and style of the check report's page, formatted by the extension's Prettier.
+REPORT_PAGE := generator/src/main/resources/dev/kairos/generator/emit/report
 CPP_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' ':!:generator/src/test/resources/golden/**')
 
 format: $(VSCODE)/node_modules/.package-lock.json
 	$(CLANG_FORMAT) -i $(CPP_SOURCES)
 	$(MVN) -q spotless:apply
 	cd $(VSCODE) && npm run --silent format
+	$(VSCODE)/node_modules/.bin/prettier --config $(VSCODE)/.prettierrc.json --write $(REPORT_PAGE)
 
 check-format: $(VSCODE)/node_modules/.package-lock.json
 	$(CLANG_FORMAT) --dry-run -Werror $(CPP_SOURCES)
 	$(MVN) -q spotless:check
 	cd $(VSCODE) && npm run --silent format:check
+	$(VSCODE)/node_modules/.bin/prettier --config $(VSCODE)/.prettierrc.json --check $(REPORT_PAGE)
 
 clean:
 	rm -rf $(BUILD) $(VSCODE)/out $(VSCODE)/out-test $(VSCODE)/server $(THEIA)/lib $(THEIA)/src-gen

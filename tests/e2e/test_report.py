@@ -103,7 +103,9 @@ def test_the_rendered_page_shows_every_node_task_and_timeline(avionics_page, tmp
     assert sorted(tasks) == sorted(AVIONICS_TASKS)
     assert dom.having("table", "bcc")
     assert dom.having("tr", "gate"), "the remote call planner.sensors -> sensors.sample"
-    assert not dom.having("script"), "the page needs no script"
+    scripts = dom.having("script")
+    assert scripts and not [s for s in scripts if "src" in s], "inline scripts only"
+    assert dom.having("div", "kt-view"), "the interactive timeline (test_report_timeline.py)"
     assert "all nodes schedulable" in result.stdout
 
 

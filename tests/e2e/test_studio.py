@@ -18,12 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from browser import chromium_profile, sync_api
 from conftest import ROOT
-
-try:
-    from playwright import sync_api
-except ImportError:
-    pytest.fail("Playwright for Python is missing: run scripts/setup.sh", pytrace=False)
 
 STUDIO = ROOT / "editors" / "theia"
 BACKEND = STUDIO / "lib" / "backend" / "main.js"
@@ -31,13 +27,6 @@ PLUGINS = ROOT / "build" / "studio" / "plugins"
 EXTENSION = PLUGINS / "kairos" / "extension"
 VSIX = ROOT / "build" / "editors" / "kairos.vsix"
 SCREENSHOTS = ROOT / "build" / "studio-screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
-# Without these, Chromium stalls on a machine without internet access (its background services
-# keep retrying).
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 MODEL = "avionics/avionics.tmo"
 
 # Generous bounds: the first answer includes starting the JVM and building the whole workspace on
@@ -207,24 +196,17 @@ def app(tmp_path_factory):
 @pytest.fixture(scope="module")
 def studio(app, tmp_path_factory):
     """A Chromium page on the application with the avionics model open."""
-    assert CHROMIUM.is_file(), "chromium is not installed: run scripts/setup.sh"
-    with sync_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1400, "height": 900},
-        )
+    with chromium_profile(
+        tmp_path_factory.mktemp("chromium-profile"), viewport={"width": 1400, "height": 900}
+    ) as context:
         context.set_default_timeout(30_000)
-        try:
-            page = context.pages[0] if context.pages else context.new_page()
-            page.goto(app["url"], timeout=START_S * 1000)
-            page.wait_for_selector("#theia-app-shell", timeout=START_S * 1000)
-            page.wait_for_selector(".theia-preload", state="detached", timeout=START_S * 1000)
-            studio = Studio(page, app["workspace"])
-            studio.open_file(MODEL)
-            yield studio
-        finally:
-            context.close()
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(app["url"], timeout=START_S * 1000)
+        page.wait_for_selector("#theia-app-shell", timeout=START_S * 1000)
+        page.wait_for_selector(".theia-preload", state="detached", timeout=START_S * 1000)
+        studio = Studio(page, app["workspace"])
+        studio.open_file(MODEL)
+        yield studio
 
 
 @pytest.fixture(autouse=True)

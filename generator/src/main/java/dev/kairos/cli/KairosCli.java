@@ -13,9 +13,11 @@ import dev.kairos.generator.emit.GenerationManifest;
 import dev.kairos.generator.emit.HandWrittenSignatures;
 import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.emit.OutputWriter;
+import dev.kairos.generator.emit.TimelineData;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.lowering.ModelLowering;
+import dev.kairos.generator.runlog.RunLog;
 import dev.kairos.generator.verdicts.LocatedVerdicts;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -411,8 +414,22 @@ public final class KairosCli implements Callable<Integer> {
                 + " (written whatever the verdict; parent directories are created)")
     Path html;
 
+    @Option(
+        names = "--measured",
+        paramLabel = "[NODE=]LOG",
+        description =
+            "with --html: draw what a node printed in a run (its activation lines) over its"
+                + " analysed timeline and compare its responses with the analysed bounds; NODE="
+                + " for a lone node's output, none for a system's (its lines name their nodes);"
+                + " repeatable")
+    List<String> measured = new ArrayList<>();
+
     @Override
     public Integer call() {
+      if (!measured.isEmpty() && html == null) {
+        err().println("kairos: error: --measured draws on the HTML page: give --html FILE too");
+        return USAGE;
+      }
       final int[] exit = {OK};
       final Optional<ModelLoader.Loaded> loaded =
           format == Format.sarif ? loadQuietly(exit) : loadAndReport(exit, format != Format.text);
@@ -443,12 +460,16 @@ public final class KairosCli implements Callable<Integer> {
                               .sum())
                   .sum()
               + " tasks");
+      final Optional<Map<String, TimelineData.NodeRun>> runs = readRuns(report);
+      if (runs.isEmpty()) {
+        return USAGE;
+      }
       final List<Diagnostic> verdicts = verdicts(report, loaded.get());
       final List<Diagnostic> all = new ArrayList<>(modelDiagnostics);
       all.addAll(verdicts);
       all.sort(Diagnostic.ORDER);
       int result = report.schedulable() ? OK : MODEL_ERRORS;
-      if (!writeHtml(report, List.of())) {
+      if (!writeHtml(report, List.of(), runs.get())) {
         result = USAGE;
       }
       result = withWarningsAsErrors(result, all);
@@ -529,7 +550,7 @@ public final class KairosCli implements Callable<Integer> {
               .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
               .map(Check::problem)
               .toList();
-      final int result = writeHtml(null, problems) ? exit : USAGE;
+      final int result = writeHtml(null, problems, Map.of()) ? exit : USAGE;
       switch (format) {
         case json -> out().print(CheckReports.json(null, problems, warnings(diagnostics)));
         case junit -> out().print(CheckReports.junit(null, problems));
@@ -540,14 +561,118 @@ public final class KairosCli implements Callable<Integer> {
       return result;
     }
 
+    /**
+     * The runs that --measured names, by node; empty (after saying why) when a log cannot be read,
+     * has a malformed line or is not of this model.
+     */
+    private Optional<Map<String, TimelineData.NodeRun>> readRuns(AnalysisReport report) {
+      final Map<String, TimelineData.NodeRun> runs = new LinkedHashMap<>();
+      final Map<String, dev.kairos.generator.analysis.NodeReport> nodes = new LinkedHashMap<>();
+      report.nodes().forEach(n -> nodes.put(n.node().name(), n));
+      for (String spec : measured) {
+        final int equals = spec.indexOf('=');
+        final String node =
+            equals > 0 && nodes.containsKey(spec.substring(0, equals))
+                ? spec.substring(0, equals)
+                : null;
+        if (node == null && equals > 0 && !Files.exists(Path.of(spec))) {
+          err()
+              .println(
+                  "kairos: error: --measured "
+                      + spec
+                      + ": "
+                      + spec.substring(0, equals)
+                      + " is not a node of the model (nodes: "
+                      + String.join(", ", nodes.keySet())
+                      + ")");
+          return Optional.empty();
+        }
+        final String file = node == null ? spec : spec.substring(equals + 1);
+        final List<String> lines;
+        try {
+          lines =
+              new String(Files.readAllBytes(Path.of(file)), StandardCharsets.UTF_8)
+                  .lines()
+                  .toList();
+        } catch (IOException | RuntimeException e) {
+          err()
+              .println(
+                  "kairos: error: cannot read the run log "
+                      + file
+                      + ": "
+                      + (e instanceof IOException io ? reason(io) : e.getMessage()));
+          return Optional.empty();
+        }
+        final RunLog.Parsed parsed;
+        try {
+          // A model of one node: its node's log needs no NODE=.
+          final String lone = nodes.size() == 1 ? nodes.keySet().iterator().next() : null;
+          parsed = RunLog.parse(lines, node != null ? node : lone, nodes.keySet());
+        } catch (RunLog.MalformedLine e) {
+          err().println("kairos: error: " + file + ":" + e.line() + ": " + e.detail());
+          return Optional.empty();
+        }
+        if (parsed.activations().isEmpty()) {
+          err().println("kairos: error: " + file + " has no activation lines of a node");
+          return Optional.empty();
+        }
+        if (parsed.skippedLines() > 0) {
+          err()
+              .println(
+                  "kairos: note: "
+                      + file
+                      + ": "
+                      + parsed.skippedLines()
+                      + " line(s) that are not a node's activation, summary or gate lines were"
+                      + " skipped (the first is line "
+                      + parsed.firstSkippedLine()
+                      + ")");
+        }
+        for (var entry : parsed.activations().entrySet()) {
+          final var foreign = TimelineData.foreign(nodes.get(entry.getKey()), entry.getValue());
+          if (foreign.isPresent()) {
+            err()
+                .println(
+                    "kairos: error: "
+                        + file
+                        + ":"
+                        + foreign.get().line()
+                        + ": "
+                        + foreign.get().name()
+                        + " is not a spontaneous method of node "
+                        + entry.getKey());
+            return Optional.empty();
+          }
+          if (runs.containsKey(entry.getKey())) {
+            err()
+                .println(
+                    "kairos: error: two run logs for node " + entry.getKey() + " (" + file + ")");
+            return Optional.empty();
+          }
+          runs.put(
+              entry.getKey(),
+              new TimelineData.NodeRun(
+                  // The file's name only, like the models in the title: the page stays the same
+                  // wherever the log is kept.
+                  String.valueOf(Path.of(file).getFileName()),
+                  entry.getValue(),
+                  parsed.summaries().getOrDefault(entry.getKey(), Map.of())));
+        }
+      }
+      return Optional.of(runs);
+    }
+
     /** Writes the page when --html asks for it; false (after saying why) when it cannot. */
-    private boolean writeHtml(AnalysisReport report, List<CheckReports.Problem> problems) {
+    private boolean writeHtml(
+        AnalysisReport report,
+        List<CheckReports.Problem> problems,
+        Map<String, TimelineData.NodeRun> runs) {
       if (html == null) {
         return true;
       }
       final String title =
           String.join(", ", files.stream().map(f -> String.valueOf(f.getFileName())).toList());
-      final String page = HtmlReport.render(title, report, problems);
+      final String page = HtmlReport.render(title, report, problems, runs);
       try {
         final Path parent = html.toAbsolutePath().getParent();
         if (parent != null) {

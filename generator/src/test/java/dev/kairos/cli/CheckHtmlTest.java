@@ -173,4 +173,84 @@ class CheckHtmlTest {
     assertEquals(2, underFile.exit());
     assertTrue(underFile.err().contains("cannot write the HTML report"), underFile.err());
   }
+
+  private static final String RUN_LOG =
+      REPOSITORY.resolve("tests/e2e/fixtures/avionics-mission1.log").toString();
+
+  @Test
+  void aMeasuredRunIsDrawnAndComparedWithTheBounds() throws IOException {
+    final Path html = temp.resolve("measured.html");
+    final Run run =
+        kairos(
+            "check",
+            example("avionics"),
+            "--html",
+            html.toString(),
+            "--measured",
+            "mission1=" + RUN_LOG);
+    assertEquals(0, run.exit(), run.err());
+    assertEquals("", run.err());
+    final String page = Files.readString(html, StandardCharsets.UTF_8);
+    assertEquals(1, count(page, "<table class=\"measured\">"), "mission1 only");
+    for (String task :
+        List.of(
+            "nav.update",
+            "planner.replan",
+            "planner.log",
+            "hud.refresh",
+            "hud.status",
+            "hud.survey")) {
+      assertEquals(
+          1, count(page, "<tr class=\"measured-row[^\"]*\" data-task=\"" + task + "\">"), task);
+    }
+    assertTrue(page.contains("\"measured\":{\"source\":"), "the activations, for the timeline");
+    assertTrue(page.contains("summary <code>node=mission1 activations=81"), page);
+  }
+
+  private Run measuredError(String log, String... spec) throws IOException {
+    final Path file = Files.writeString(temp.resolve("run.log"), log);
+    final Path html = temp.resolve("error.html");
+    final Run run =
+        kairos(
+            "check",
+            example("avionics"),
+            "--html",
+            html.toString(),
+            "--measured",
+            spec.length > 0 ? spec[0] : "mission1=" + file);
+    assertEquals(2, run.exit(), run.err());
+    assertFalse(run.err().contains("Exception"), run.err());
+    assertFalse(Files.exists(html), "no page from a bad log");
+    return run;
+  }
+
+  @Test
+  void aBadRunLogIsAUsageErrorWithItsLine() throws IOException {
+    final String good = Files.readAllLines(Path.of(RUN_LOG)).get(0);
+    final Run malformed =
+        measuredError(good + "\n" + good.replaceFirst(" start_ns=\\d+", " start_ns=x") + "\n");
+    assertTrue(
+        malformed.err().contains("run.log:2: start_ns=x is not an integer"), malformed.err());
+
+    final Run foreign = measuredError(good.replace("method=update", "method=fly") + "\n");
+    assertTrue(
+        foreign.err().contains("run.log:1: nav.fly is not a spontaneous method of node mission1"),
+        foreign.err());
+
+    final Run unnamed = measuredError(good + "\n", temp.resolve("run.log").toString());
+    assertTrue(unnamed.err().contains("run.log:1: the line names no node"), unnamed.err());
+
+    final Run empty = measuredError("nothing here\n");
+    assertTrue(empty.err().contains("has no activation lines"), empty.err());
+
+    final Run missing = measuredError("", "mission1=" + temp.resolve("absent.log"));
+    assertTrue(missing.err().contains("cannot read the run log"), missing.err());
+
+    final Run noNode = measuredError("", "mission9=" + RUN_LOG);
+    assertTrue(noNode.err().contains("mission9 is not a node of the model"), noNode.err());
+
+    final Run withoutHtml = kairos("check", example("avionics"), "--measured", RUN_LOG);
+    assertEquals(2, withoutHtml.exit());
+    assertTrue(withoutHtml.err().contains("give --html FILE too"), withoutHtml.err());
+  }
 }

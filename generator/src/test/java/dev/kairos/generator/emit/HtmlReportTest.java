@@ -108,7 +108,14 @@ class HtmlReportTest {
             List.of());
     assertTrue(page.startsWith("<!DOCTYPE html>\n"));
     assertTrue(page.endsWith("</html>\n"));
-    assertFalse(page.contains("<script"));
+    // Two inline scripts: the timeline's JSON and the code that draws it; nothing from elsewhere.
+    assertEquals(2, page.split("<script", -1).length - 1);
+    assertTrue(page.contains("<script type=\"application/json\" id=\"kairos-timeline-data\">"));
+    assertFalse(page.contains("<script src"));
+    assertFalse(page.contains("fetch("));
+    assertFalse(page.contains("XMLHttpRequest"));
+    assertFalse(page.replace("http://www.w3.org/2000/svg", "").contains("http:"));
+    assertFalse(page.contains("https:"));
     assertFalse(page.contains("<link"));
     assertFalse(page.contains("<img"));
     assertFalse(page.contains("url(http"));
