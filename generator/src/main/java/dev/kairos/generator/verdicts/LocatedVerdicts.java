@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.eclipse.emf.ecore.EObject;
 import org.eclipse.xtext.diagnostics.Severity;
 
@@ -121,8 +122,13 @@ public final class LocatedVerdicts {
       Severity severity,
       String message,
       List<String> data) {
-    ModelElements.nameRegion(element)
-        .ifPresent(
-            region -> found.add(new Located(element, region, code, severity, message, data)));
+    at(element, code, severity, message, data).ifPresent(found::add);
+  }
+
+  /** A finding on the name of {@code element}; empty where the element has no name in its text. */
+  public static Optional<Located> at(
+      EObject element, String code, Severity severity, String message, List<String> data) {
+    return ModelElements.nameRegion(element)
+        .map(region -> new Located(element, region, code, severity, message, data));
   }
 }

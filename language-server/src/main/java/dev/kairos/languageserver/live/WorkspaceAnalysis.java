@@ -26,7 +26,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.eclipse.emf.common.util.URI;
-import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.xtext.diagnostics.Severity;
 import org.eclipse.xtext.ide.server.ProjectManager;
@@ -197,17 +196,17 @@ public final class WorkspaceAnalysis {
       elements
           .operation(
               message.iface().namespace(), message.iface().name(), message.operation().name())
-          .ifPresent(
+          .flatMap(
               element ->
-                  add(
-                      diagnostics,
+                  LocatedVerdicts.at(
                       element,
                       MessageCapacity.MESSAGE_TOO_LARGE,
                       Severity.ERROR,
                       message.text(),
                       List.of(
                           Long.toString(message.maxBytes()),
-                          Long.toString(message.capacityBytes()))));
+                          Long.toString(message.capacityBytes()))))
+          .ifPresent(found -> add(diagnostics, found));
     }
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
     final String reason =
@@ -325,15 +324,7 @@ public final class WorkspaceAnalysis {
                 new AnalysisSnapshot.MethodFigures(node, task, rank, tasksOnCore.get(task.core())));
       }
     }
-    for (LocatedVerdicts.Located verdict : LocatedVerdicts.of(report, elements)) {
-      add(
-          diagnostics,
-          verdict.element(),
-          verdict.code(),
-          verdict.severity(),
-          verdict.message(),
-          verdict.data());
-    }
+    LocatedVerdicts.of(report, elements).forEach(verdict -> add(diagnostics, verdict));
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
     return new AnalysisSnapshot(
         base,
@@ -348,31 +339,23 @@ public final class WorkspaceAnalysis {
         withHtml ? () -> HtmlReport.render(title, report, List.of()) : null);
   }
 
-  /** A diagnostic on the name of a model element, in the file that holds it. */
+  /** A located finding as a diagnostic of the file that holds its element. */
   private static void add(
-      Map<URI, List<SchedulabilityDiagnostic>> diagnostics,
-      EObject element,
-      String code,
-      Severity severity,
-      String message,
-      List<String> data) {
-    ModelElements.nameRegion(element)
-        .ifPresent(
-            region ->
-                diagnostics
-                    .computeIfAbsent(element.eResource().getURI(), uri -> new ArrayList<>())
-                    .add(
-                        new SchedulabilityDiagnostic(
-                            code,
-                            severity,
-                            message,
-                            region.offset(),
-                            region.length(),
-                            region.line(),
-                            region.column(),
-                            region.endLine(),
-                            region.endColumn(),
-                            data)));
+      Map<URI, List<SchedulabilityDiagnostic>> diagnostics, LocatedVerdicts.Located found) {
+    diagnostics
+        .computeIfAbsent(found.element().eResource().getURI(), uri -> new ArrayList<>())
+        .add(
+            new SchedulabilityDiagnostic(
+                found.code(),
+                found.severity(),
+                found.message(),
+                found.region().offset(),
+                found.region().length(),
+                found.region().line(),
+                found.region().column(),
+                found.region().endLine(),
+                found.region().endColumn(),
+                found.data()));
   }
 
   private JsonObject header(URI base, JsonObject versions, boolean analysed, String reason) {
