@@ -11,6 +11,7 @@ import dev.kairos.generator.analysis.ReleaseTableAnalysis.Outcome;
 import dev.kairos.generator.analysis.ReleaseTableAnalysis.Trace;
 import dev.kairos.generator.analysis.ReleaseTableAnalysis.TracedSpm;
 import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.diagram.ArchitectureDiagrams;
 import dev.kairos.generator.ir.Durations;
 import dev.kairos.generator.ir.Tmos.Criticality;
 import java.math.BigDecimal;
@@ -107,6 +108,18 @@ public final class HtmlReport {
    */
   public static String render(
       String title, AnalysisReport report, List<CheckReports.Problem> problems) {
+    return render(title, report, problems, null);
+  }
+
+  /**
+   * The page with the system's architecture diagram (an SVG document, or null for none) above the
+   * nodes' timelines.
+   */
+  public static String render(
+      String title,
+      AnalysisReport report,
+      List<CheckReports.Problem> problems,
+      String architectureSvg) {
     final StringBuilder out = new StringBuilder(16_384);
     out.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
         .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
@@ -149,6 +162,9 @@ public final class HtmlReport {
     out.append("</header>\n");
     if (!problems.isEmpty()) {
       errors(out, problems);
+    }
+    if (architectureSvg != null) {
+      out.append(ArchitectureDiagrams.htmlSection(architectureSvg));
     }
     if (report != null) {
       for (int i = 0; i < report.nodes().size(); i++) {
