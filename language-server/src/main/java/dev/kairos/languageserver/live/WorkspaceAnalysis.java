@@ -7,6 +7,7 @@ import dev.kairos.generator.analysis.EndToEndAnalysis;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.diagram.ArchitectureDiagrams;
 import dev.kairos.generator.emit.CheckReports;
 import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.ir.Platform;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.eclipse.emf.common.util.URI;
 import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.resource.Resource;
@@ -47,15 +49,19 @@ public final class WorkspaceAnalysis {
 
   private final UriExtensions uris = new UriExtensions();
   private final boolean withHtml;
+  private final boolean withArchitecture;
 
   /** The node reports of the previous run, per project. */
   private final Map<URI, Map<Platform.Node, NodeReport>> previous = new HashMap<>();
 
   /**
    * @param withHtml whether notifications also carry the page of `kairos check --html`
+   * @param withArchitecture whether notifications of analysed models also carry the architecture
+   *     diagram (SVG)
    */
-  public WorkspaceAnalysis(boolean withHtml) {
+  public WorkspaceAnalysis(boolean withHtml, boolean withArchitecture) {
     this.withHtml = withHtml;
+    this.withArchitecture = withArchitecture;
   }
 
   /**
@@ -229,7 +235,8 @@ public final class WorkspaceAnalysis {
         Map.of(),
         header(base, versions, false, reason),
         () -> CheckReports.json(null, errors),
-        withHtml ? () -> HtmlReport.render(title, null, errors) : null);
+        withHtml ? () -> HtmlReport.render(title, null, errors) : null,
+        null);
   }
 
   private AnalysisSnapshot analysed(
@@ -315,6 +322,8 @@ public final class WorkspaceAnalysis {
                           Long.toString(gate.deadlineNs()))));
     }
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
+    // Laid out once, when the notification is first built, for the page and the field alike.
+    final Supplier<String> architecture = memoized(() -> ArchitectureDiagrams.svg(system, report));
     return new AnalysisSnapshot(
         base,
         system,
@@ -325,7 +334,22 @@ public final class WorkspaceAnalysis {
         diagnostics,
         header(base, versions, true, null),
         () -> CheckReports.json(report, List.of()),
-        withHtml ? () -> HtmlReport.render(title, report, List.of()) : null);
+        withHtml ? () -> HtmlReport.render(title, report, List.of(), architecture.get()) : null,
+        withArchitecture ? architecture : null);
+  }
+
+  private static Supplier<String> memoized(Supplier<String> supplier) {
+    return new Supplier<>() {
+      private String value;
+
+      @Override
+      public synchronized String get() {
+        if (value == null) {
+          value = supplier.get();
+        }
+        return value;
+      }
+    };
   }
 
   private static void add(
