@@ -13,7 +13,7 @@ MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
 .PHONY: all setup build java java-test cpp cpp-build cpp-clang install demo test test-java test-cpp test-e2e e2e \
-        bench bench-peers bench-lsp vsix test-editors format check-format clean
+        bench bench-peers bench-lsp vsix test-editors studio studio-build format check-format clean
 
 all: build
 
@@ -93,7 +93,7 @@ bench-peers:
 	if [ -n "$$missing" ]; then echo "bench: installing $$missing"; \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; fi
 
-test: setup check-format test-java test-cpp test-editors e2e
+test: setup check-format test-java test-cpp test-editors studio-build e2e
 	@echo "== all test suites passed"
 
 test-java:
@@ -123,6 +123,38 @@ vsix: java $(VSCODE)/node_modules/.package-lock.json
 test-editors: vsix
 	cd $(VSCODE) && npm test --silent
 
+# Kairos Studio (editors/theia): an Eclipse Theia browser application that runs the extension
+# of `make vsix` unpacked (the same files, not a copy of its sources). Its npm packages are
+# installed again only when package-lock.json changes; native modules (keytar, drivelist,
+# @theia/ffmpeg) compile against the headers of the node in use, never downloaded ones.
+THEIA           := editors/theia
+STUDIO          := $(BUILD)/studio
+STUDIO_PLUGINS  := $(STUDIO)/plugins
+STUDIO_WORKSPACE := $(BUILD)/studio-workspace
+STUDIO_PORT     ?= 3000
+NODE_PREFIX      = $(abspath $(dir $(shell command -v node))..)
+
+$(THEIA)/node_modules/.package-lock.json: $(THEIA)/package-lock.json
+	cd $(THEIA) && if [ -f $(NODE_PREFIX)/include/node/node.h ]; then \
+	  export npm_config_nodedir=$(NODE_PREFIX); fi; npm ci --no-audit --no-fund
+
+# Production bundles (esbuild, minified, no source maps) into $(THEIA)/lib.
+$(THEIA)/lib/backend/main.js: $(THEIA)/node_modules/.package-lock.json $(THEIA)/package.json
+	cd $(THEIA) && npx theia build --mode production
+
+studio-build: vsix $(THEIA)/lib/backend/main.js
+	rm -rf $(STUDIO_PLUGINS)/kairos && mkdir -p $(STUDIO_PLUGINS)/kairos
+	python3 -m zipfile -e $(VSIX) $(STUDIO_PLUGINS)/kairos
+
+# Serves the Studio on localhost:$(STUDIO_PORT) with a workspace of the examples. The copy is made
+# once, so edits survive a restart; delete $(STUDIO_WORKSPACE) for fresh examples.
+studio: studio-build
+	@test -d $(STUDIO_WORKSPACE) || cp -r examples $(STUDIO_WORKSPACE)
+	@echo "== Kairos Studio: open http://studio.localhost:$(STUDIO_PORT)/ (Ctrl+C stops it)"
+	cd $(THEIA) && THEIA_CONFIG_DIR=$(abspath $(STUDIO)/config) node lib/backend/main.js \
+	  $(abspath $(STUDIO_WORKSPACE)) --hostname=127.0.0.1 --port=$(STUDIO_PORT) \
+	  --plugins=local-dir:$(abspath $(STUDIO_PLUGINS))
+
 # The end-to-end suites alone, against what is already built.
 e2e:
 	python3 -m pytest -v tests/e2e
@@ -144,5 +176,5 @@ check-format: $(VSCODE)/node_modules/.package-lock.json
 	cd $(VSCODE) && npm run --silent format:check
 
 clean:
-	rm -rf $(BUILD) $(VSCODE)/out $(VSCODE)/out-test $(VSCODE)/server
+	rm -rf $(BUILD) $(VSCODE)/out $(VSCODE)/out-test $(VSCODE)/server $(THEIA)/lib $(THEIA)/src-gen
 	$(MVN) -q clean

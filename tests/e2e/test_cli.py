@@ -4,7 +4,7 @@ import re
 
 from conftest import OVERLOADED_MODEL, build_node_project, copy_example, kairos, run
 
-DIAGNOSTIC = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): error: .+ \[(?P<code>[\w.-]+)\]$")
+DIAGNOSTIC = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): error\[(?P<code>[\w.-]+)\]: .+$")
 
 
 def write(path, text):
@@ -207,6 +207,6 @@ def test_bad_inputs_say_what_is_wrong(workdir):
     assert result.returncode == 2 and "dir.tmo is a directory" in result.stderr
     (workdir / "blob.tmo").write_bytes(b"\x7fELF\x00\x00\x01")
     result = kairos("validate", "blob.tmo", cwd=workdir)
-    assert result.returncode == 1 and "blob.tmo:1:5: error: this is not a text file" in result.stdout
+    assert result.returncode == 1 and "blob.tmo:1:5: error[kairos.invalid-encoding]: this is not a text file" in result.stdout
     for result in (kairos("validate", "dir.tmo", cwd=workdir), kairos("validate", "blob.tmo", cwd=workdir)):
         assert "Exception" not in result.stderr

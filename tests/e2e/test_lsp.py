@@ -108,6 +108,26 @@ def test_names_are_reported_in_kairos_words_across_files(workdir):
         ls.close()
 
 
+def test_the_server_sends_the_codes_the_cli_prints(serve, workdir):
+    """A syntax error and a validation error carry the kairos.* codes, never Xtext's own."""
+    path = workdir / "codes.tmo"
+    text = "tmo T {\n  svm slow gct 1 ms wcet 2 ms;\n  spm every every\n}\n"
+    path.write_text(text)
+    server = serve()
+    uri = open_document(server, path, text)
+    diagnostics = server.diagnostics(uri, lambda d: any(x.get("code") == "kairos.syntax" for x in d))
+    codes = [d.get("code") for d in diagnostics]
+    assert all(code.startswith("kairos.") for code in codes), codes
+    syntax = next(d for d in diagnostics if d["code"] == "kairos.syntax")
+    assert syntax["range"]["start"]["line"] == 2, syntax
+
+    valid_syntax = "tmo T {\n  svm slow gct 1 ms wcet 2 ms;\n}\n"
+    change_document(server, uri, valid_syntax, 2)
+    diagnostics = server.diagnostics(
+        uri, lambda d: [x.get("code") for x in d] == ["kairos.wcet-exceeds-gct"])
+    assert diagnostics[0]["range"]["start"] == position_of(valid_syntax, "2 ms")
+
+
 def test_language_server_answers_an_editing_session(serve, workdir):
     path = demo_file(workdir)
     server = serve()

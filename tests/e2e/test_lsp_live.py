@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import ROOT, kairos
+from conftest import ROOT, copy_example, kairos
 from lsp_client import NoAnswer, apply_edits, change_document, open_document, position_of, start
 
 # Two SpMs under RMS: `slow` (band 1) is preempted by `fast` (band 2). With a WCET of 3 ms its
@@ -286,3 +286,38 @@ def test_a_burst_of_edits_is_analysed_once(plant):
     assert not report["report"]["schedulable"]
     with pytest.raises(NoAnswer):
         plant.notification("kairos/report", timeout_s=2)
+
+
+def test_the_avionics_example_opens_with_no_diagnostics_at_all(workdir):
+    """The model of `make demo` is what a new user opens first: no error, no warning, nothing."""
+    example = copy_example("avionics", workdir)
+    model = example / "avionics.tmo"
+    ls, _ = start(example)
+    try:
+        uri = open_document(ls, model)
+        report = ls.notification("kairos/report", lambda p: p["versions"].get(uri) == 1)
+        assert report["analysed"] and report["report"]["schedulable"], report
+        # Live diagnostics are published before the report is sent, so every publication for the
+        # model up to the report has arrived by now.
+        published = [
+            params["diagnostics"]
+            for _, message in ls.pending + drain(ls)
+            if message.get("method") == "textDocument/publishDiagnostics"
+            for params in [message["params"]]
+            if params["uri"] == uri
+        ]
+        assert published, "the server published no diagnostics for the opened model"
+        assert all(d == [] for d in published), published
+        lenses = ls.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
+        titles = [lens["command"]["title"] for lens in lenses]
+        assert not [t for t in titles if "miss" in t], titles
+    finally:
+        ls.close()
+
+
+def drain(ls) -> list:
+    """What the server sent that nobody has read yet."""
+    arrived = []
+    while not ls.messages.empty():
+        arrived.append(ls.messages.get_nowait())
+    return arrived

@@ -87,12 +87,12 @@ def test_the_rendered_page_shows_every_node_task_and_timeline(avionics_page, tmp
     nodes = {attrs["data-node"] for attrs in dom.having("section", "node")}
     assert nodes == AVIONICS_NODES
     timelines = dom.having("svg", "timeline")
-    # A timeline per core that runs SpMs: both cores of each node (hud is pinned to core 1 of
-    # mission1, tracker to core 1 of mission2).
+    # A timeline per core that runs SpMs: both cores of each node (hud and planner are pinned to
+    # core 1 of mission1, tracker to core 1 of mission2).
     assert len(timelines) == 4, "one SVG timeline per core in use"
     cores = [h for h in result.stdout.split("<h4>")[1:]]
     assert [c.split("</h4>")[0] for c in cores] == [
-        "core 0: nav, planner", "core 1: hud", "core 0: sensors, weapons", "core 1: tracker"
+        "core 0: nav", "core 1: hud, planner", "core 0: sensors, weapons", "core 1: tracker"
     ]
     executions = dom.having("rect", "exec")
     assert len(executions) >= 2, "execution bars on both timelines"

@@ -3,10 +3,19 @@ package dev.kairos.cli;
 import java.util.Comparator;
 
 /**
- * One problem found in a model, as the CLI prints it: {@code file:line:col: error: message [code]}.
+ * One problem found in a model, as the CLI prints it: {@code file:line:col: error[code]: message}.
+ * Lines and columns count from 1; the range ends before {@code endLine:endColumn} (a range that
+ * does not end after its start is one character).
  */
 public record Diagnostic(
-    String file, int line, int column, Severity severity, String message, String code) {
+    String file,
+    int line,
+    int column,
+    int endLine,
+    int endColumn,
+    Severity severity,
+    String message,
+    String code) {
 
   public enum Severity {
     ERROR,
@@ -14,8 +23,14 @@ public record Diagnostic(
     INFO;
 
     String label() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return this == INFO ? "note" : name().toLowerCase(java.util.Locale.ROOT);
     }
+  }
+
+  /** A diagnostic at one character. */
+  public Diagnostic(
+      String file, int line, int column, Severity severity, String message, String code) {
+    this(file, line, column, line, column, severity, message, code);
   }
 
   public static final Comparator<Diagnostic> ORDER =
@@ -24,6 +39,7 @@ public record Diagnostic(
           .thenComparingInt(Diagnostic::column)
           .thenComparing(Diagnostic::message);
 
+  /** The first line of the diagnostic, as gcc and rustc write it. */
   @Override
   public String toString() {
     return file
@@ -33,10 +49,9 @@ public record Diagnostic(
         + column
         + ": "
         + severity.label()
-        + ": "
-        + message
-        + " ["
+        + "["
         + code
-        + "]";
+        + "]: "
+        + message;
   }
 }

@@ -16,6 +16,7 @@ import dev.kairos.generator.emit.OutputWriter;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.lowering.ModelLowering;
+import dev.kairos.generator.verdicts.LocatedVerdicts;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -106,9 +107,13 @@ public final class KairosCli implements Callable<Integer> {
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      final String version = KairosCli.class.getPackage().getImplementationVersion();
-      return new String[] {"kairos " + (version == null ? "0.1.0-SNAPSHOT" : version)};
+      return new String[] {"kairos " + version()};
     }
+  }
+
+  static String version() {
+    final String version = KairosCli.class.getPackage().getImplementationVersion();
+    return version == null ? "0.1.0-SNAPSHOT" : version;
   }
 
   /** Shared by the subcommands: load, validate and print diagnostics. */
@@ -131,6 +136,27 @@ public final class KairosCli implements Callable<Integer> {
         names = "--timings",
         description = "print how long each phase took (load and validate, lower, analyse, emit)")
     boolean timings;
+
+    @Option(
+        names = {"-q", "--quiet"},
+        description = "print only errors (no warnings or notes) and, for check, the verdict line")
+    boolean quiet;
+
+    @Option(
+        names = "--werror",
+        description =
+            "treat warnings as errors: the exit code is 1 if there is one (generate writes nothing"
+                + " when the model has one)")
+    boolean werror;
+
+    @Option(
+        names = "--color",
+        paramLabel = "WHEN",
+        defaultValue = "auto",
+        description =
+            "colour diagnostics: auto (on a terminal unless NO_COLOR is set), always or never"
+                + " (default: ${DEFAULT-VALUE})")
+    ColorChoice color;
 
     private long lapStart = System.nanoTime();
     private final StringBuilder laps = new StringBuilder();
@@ -160,6 +186,30 @@ public final class KairosCli implements Callable<Integer> {
       return spec.commandLine().getErr();
     }
 
+    /**
+     * The loaded models with no diagnostics printed, for reports that carry them all (SARIF); empty
+     * after a usage problem.
+     */
+    Optional<ModelLoader.Loaded> loadQuietly(int[] exit) {
+      final ModelLoader.Loaded loaded;
+      try {
+        loaded = ModelLoader.create().load(files);
+      } catch (ModelLoader.UsageProblem e) {
+        err().println("kairos: error: " + e.getMessage());
+        exit[0] = USAGE;
+        return Optional.empty();
+      }
+      exit[0] = loaded.hasErrors() ? MODEL_ERRORS : OK;
+      return Optional.of(loaded);
+    }
+
+    /** The diagnostics --quiet lets through: errors only. */
+    List<Diagnostic> shown(List<Diagnostic> diagnostics) {
+      return quiet
+          ? diagnostics.stream().filter(d -> d.severity() == Diagnostic.Severity.ERROR).toList()
+          : diagnostics;
+    }
+
     /** The loaded models, or empty after reporting why not (with the exit code in `exit`). */
     Optional<ModelLoader.Loaded> loadAndReport(int[] exit, boolean diagnosticsToErr) {
       return loadAndReport(ModelLoader.create(), exit, diagnosticsToErr, false);
@@ -183,16 +233,17 @@ public final class KairosCli implements Callable<Integer> {
                 loaded.diagnostics().stream()
                     .filter(
                         d ->
-                            d.code().equals("kairos.syntax")
+                            d.code().equals(IssueCodes.SYNTAX)
                                 || d.code().equals(IssueCodes.INVALID_ENCODING))
                     .toList(),
-                loaded.portableNames());
+                loaded.portableNames(),
+                loaded.shownNames());
       }
       if (maxDiagnostics < 0) {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--max-diagnostics must be 0 or more, not " + maxDiagnostics);
       }
-      printDiagnostics(loaded.diagnostics(), diagnosticsToErr ? err() : out());
+      printDiagnostics(loaded.diagnostics(), diagnosticsToErr);
       if (loaded.hasErrors()) {
         final long errors =
             loaded.diagnostics().stream()
@@ -206,9 +257,18 @@ public final class KairosCli implements Callable<Integer> {
       return Optional.of(loaded);
     }
 
-    /** The first --max-diagnostics of them, then one line with how many more and the totals. */
-    private void printDiagnostics(List<Diagnostic> diagnostics, PrintWriter sink) {
-      diagnostics.stream().limit(maxDiagnostics).forEach(sink::println);
+    /**
+     * The first --max-diagnostics of them (errors only with --quiet), each with its source line,
+     * then one line with how many more and the totals.
+     */
+    void printDiagnostics(List<Diagnostic> all, boolean toErr) {
+      final PrintWriter sink = toErr ? err() : out();
+      final DiagnosticPrinter printer = new DiagnosticPrinter(color.colors(toErr, System.getenv()));
+      final List<Diagnostic> diagnostics =
+          quiet
+              ? all.stream().filter(d -> d.severity() == Diagnostic.Severity.ERROR).toList()
+              : all;
+      diagnostics.stream().limit(maxDiagnostics).forEach(d -> printer.print(d, sink));
       final int more = diagnostics.size() - maxDiagnostics;
       if (more > 0) {
         final long errors =
@@ -228,6 +288,20 @@ public final class KairosCli implements Callable<Integer> {
       sink.flush();
     }
 
+    /**
+     * With --werror, warnings fail the run: the exit code becomes 1 (after saying so) where it was
+     * 0.
+     */
+    int withWarningsAsErrors(int exit, List<Diagnostic> diagnostics) {
+      final long warnings =
+          diagnostics.stream().filter(d -> d.severity() == Diagnostic.Severity.WARNING).count();
+      if (!werror || warnings == 0 || exit != OK) {
+        return exit;
+      }
+      err().println("kairos: " + warnings + " warning(s) treated as errors (--werror)");
+      return MODEL_ERRORS;
+    }
+
     SystemModel lower(ModelLoader.Loaded loaded) {
       final String name = files.get(0).getFileName().toString().replaceFirst("\\.tmo$", "");
       return new ModelLowering(uri -> loaded.portableNames().getOrDefault(uri, uri.lastSegment()))
@@ -240,11 +314,31 @@ public final class KairosCli implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = "Parses and validates models; prints file:line:col: diagnostics.")
   static final class Validate extends ModelCommand {
+    enum Format {
+      text,
+      sarif
+    }
+
+    @Option(
+        names = "--format",
+        defaultValue = "text",
+        description = "text (file:line:col: diagnostics) or sarif (SARIF 2.1.0 for code scanning)")
+    Format format;
+
     @Override
     public Integer call() {
       final int[] exit = {OK};
-      loadAndReport(exit, false);
-      return exit[0];
+      final Optional<ModelLoader.Loaded> loaded =
+          format == Format.text ? loadAndReport(exit, false) : loadQuietly(exit);
+      if (loaded.isEmpty()) {
+        return exit[0];
+      }
+      final int result = withWarningsAsErrors(exit[0], loaded.get().diagnostics());
+      if (format == Format.sarif) {
+        out().print(SarifReport.render(version(), shown(loaded.get().diagnostics()), result));
+        out().flush();
+      }
+      return result;
     }
   }
 
@@ -256,13 +350,17 @@ public final class KairosCli implements Callable<Integer> {
     enum Format {
       text,
       json,
-      junit
+      junit,
+      sarif
     }
 
     @Option(
         names = "--format",
         defaultValue = "text",
-        description = "text, json (times in integer nanoseconds) or junit (XML for CI)")
+        description =
+            "text, json (times in integer nanoseconds), junit (XML for CI) or sarif (SARIF 2.1.0"
+                + " for code scanning: model problems and missed deadlines with their model"
+                + " locations)")
     Format format;
 
     @Option(
@@ -276,26 +374,27 @@ public final class KairosCli implements Callable<Integer> {
     @Override
     public Integer call() {
       final int[] exit = {OK};
-      final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, format != Format.text);
+      final Optional<ModelLoader.Loaded> loaded =
+          format == Format.sarif ? loadQuietly(exit) : loadAndReport(exit, format != Format.text);
       if (loaded.isEmpty()) {
         return exit[0];
       }
+      final List<Diagnostic> modelDiagnostics = loaded.get().diagnostics();
       if (exit[0] != OK) {
-        final List<CheckReports.Problem> problems = new ArrayList<>();
-        loaded.get().diagnostics().stream()
-            .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
-            .forEach(
-                d ->
-                    problems.add(
-                        new CheckReports.Problem(d.file(), d.line(), d.column(), d.message())));
-        if (format != Format.text) {
-          out()
-              .print(
-                  format == Format.json
-                      ? CheckReports.json(null, problems)
-                      : CheckReports.junit(null, problems));
+        final List<CheckReports.Problem> problems =
+            modelDiagnostics.stream()
+                .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
+                .map(Check::problem)
+                .toList();
+        final int result = writeHtml(null, null, problems) ? exit[0] : USAGE;
+        switch (format) {
+          case json -> out().print(CheckReports.json(null, problems, warnings(modelDiagnostics)));
+          case junit -> out().print(CheckReports.junit(null, problems));
+          case sarif -> out().print(SarifReport.render(version(), shown(modelDiagnostics), result));
+          case text -> {}
         }
-        return writeHtml(null, null, problems) ? exit[0] : USAGE;
+        out().flush();
+        return result;
       }
       lap("load and validate");
       final SystemModel system = lower(loaded.get());
@@ -311,20 +410,81 @@ public final class KairosCli implements Callable<Integer> {
                               .sum())
                   .sum()
               + " tasks");
-      out()
-          .print(
-              switch (format) {
-                case json -> CheckReports.json(report, List.of());
-                case junit -> CheckReports.junit(report, List.of());
-                case text -> CheckReports.text(report);
-              });
-      out().flush();
+      final List<Diagnostic> verdicts = verdicts(report, loaded.get());
+      final List<Diagnostic> all = new ArrayList<>(modelDiagnostics);
+      all.addAll(verdicts);
+      all.sort(Diagnostic.ORDER);
+      int result = report.schedulable() ? OK : MODEL_ERRORS;
       if (!writeHtml(system, report, List.of())) {
-        return USAGE;
+        result = USAGE;
       }
+      result = withWarningsAsErrors(result, all);
+      switch (format) {
+        case json -> out().print(CheckReports.json(report, List.of(), warnings(modelDiagnostics)));
+        case junit -> out().print(CheckReports.junit(report, List.of()));
+        case sarif -> out().print(SarifReport.render(version(), shown(all), result));
+        case text -> {
+          final String text = CheckReports.text(report);
+          if (quiet) {
+            // The verdict line alone: the last line of the report.
+            final List<String> lines = text.lines().toList();
+            out().println(lines.get(lines.size() - 1));
+          } else {
+            out().print(text);
+          }
+          out().flush();
+          // Each miss once more, at its place in the model, as the language server shows it.
+          printDiagnostics(verdicts, true);
+        }
+      }
+      out().flush();
       lap("report");
       reportTimings();
-      return report.schedulable() ? OK : MODEL_ERRORS;
+      return result;
+    }
+
+    private static CheckReports.Problem problem(Diagnostic d) {
+      return new CheckReports.Problem(
+          d.file(),
+          d.line(),
+          d.column(),
+          d.message(),
+          d.code(),
+          d.severity().name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    private static List<CheckReports.Problem> warnings(List<Diagnostic> diagnostics) {
+      return diagnostics.stream()
+          .filter(d -> d.severity() != Diagnostic.Severity.ERROR)
+          .map(Check::problem)
+          .toList();
+    }
+
+    /** The verdicts that fail or warn, as diagnostics on the model elements they concern. */
+    private static List<Diagnostic> verdicts(AnalysisReport report, ModelLoader.Loaded loaded) {
+      final List<Diagnostic> diagnostics = new ArrayList<>();
+      for (LocatedVerdicts.Located verdict : LocatedVerdicts.of(report, loaded.models())) {
+        final String file =
+            loaded
+                .shownNames()
+                .getOrDefault(
+                    verdict.element().eResource().getURI(),
+                    verdict.element().eResource().getURI().lastSegment());
+        diagnostics.add(
+            new Diagnostic(
+                file,
+                verdict.region().line(),
+                verdict.region().column(),
+                verdict.region().endLine(),
+                verdict.region().endColumn(),
+                verdict.severity() == org.eclipse.xtext.diagnostics.Severity.ERROR
+                    ? Diagnostic.Severity.ERROR
+                    : Diagnostic.Severity.WARNING,
+                verdict.message(),
+                verdict.code()));
+      }
+      diagnostics.sort(Diagnostic.ORDER);
+      return diagnostics;
     }
 
     /**
@@ -552,6 +712,10 @@ public final class KairosCli implements Callable<Integer> {
         }
         return exit[0];
       }
+      if (withWarningsAsErrors(OK, loaded.get().diagnostics()) != OK) {
+        err().println("kairos: nothing generated");
+        return MODEL_ERRORS;
+      }
       lap("load and validate");
       final SystemModel system = lower(loaded.get());
       lap("lower");
@@ -621,8 +785,12 @@ public final class KairosCli implements Callable<Integer> {
         out().println(String.format("%-9s %s", what, shown(file.path())));
       }
       lap("write " + written.size() + " files");
-      warnAboutStaleHeaders(system, loaded.get(), implDir, written);
+      final int stale = warnAboutStaleHeaders(system, loaded.get(), implDir, written);
       reportTimings();
+      if (werror && stale > 0) {
+        err().println("kairos: " + stale + " warning(s) treated as errors (--werror)");
+        return MODEL_ERRORS;
+      }
       return OK;
     }
 
@@ -643,7 +811,7 @@ public final class KairosCli implements Callable<Integer> {
      * model added or dropped, or whose segment view appeared or went away, is named with its model
      * line and the files to change, so the compiler's complaint has its cause beside it.
      */
-    private void warnAboutStaleHeaders(
+    private int warnAboutStaleHeaders(
         SystemModel system,
         ModelLoader.Loaded loaded,
         Path implDir,
@@ -661,6 +829,7 @@ public final class KairosCli implements Callable<Integer> {
           shownFiles.putIfAbsent(portable, file.normalize().toString());
         }
       }
+      int warnings = 0;
       for (TmoClass tmo : system.tmos()) {
         final Path header = implDir.resolve(FileLayout.userHeader(tmo));
         final boolean kept =
@@ -684,6 +853,10 @@ public final class KairosCli implements Callable<Integer> {
                 shown(header).toString(),
                 shown(implDir.resolve(FileLayout.userSource(tmo))).toString(),
                 text)) {
+          warnings++;
+          if (quiet) {
+            continue;
+          }
           err()
               .println(
                   shownFiles.getOrDefault(mismatch.source().file(), mismatch.source().file())
@@ -693,6 +866,7 @@ public final class KairosCli implements Callable<Integer> {
                       + mismatch.message());
         }
       }
+      return warnings;
     }
 
     /** A path relative to the working directory where it lies below it, as written. */

@@ -35,7 +35,16 @@ final class ModelLoader {
     }
   }
 
-  record Loaded(List<Model> models, List<Diagnostic> diagnostics, Map<URI, String> portableNames) {
+  /**
+   * @param shownNames each file as the user named it, as diagnostics name it
+   * @param portableNames each file relative to the working directory (else its name), as reports
+   *     and generated code name it
+   */
+  record Loaded(
+      List<Model> models,
+      List<Diagnostic> diagnostics,
+      Map<URI, String> portableNames,
+      Map<URI, String> shownNames) {
     boolean hasErrors() {
       return diagnostics.stream().anyMatch(d -> d.severity() == Diagnostic.Severity.ERROR);
     }
@@ -157,7 +166,7 @@ final class ModelLoader {
         diagnostics.stream().filter(d -> d.code().equals(IssueCodes.INVALID_ENCODING)).toList();
     diagnostics.removeIf(
         d ->
-            d.code().equals("kairos.syntax")
+            d.code().equals(IssueCodes.SYNTAX)
                 && encodingErrors.stream()
                     .anyMatch(
                         e ->
@@ -165,7 +174,7 @@ final class ModelLoader {
                                 && e.line() == d.line()
                                 && e.column() == d.column()));
     diagnostics.sort(Diagnostic.ORDER);
-    return new Loaded(models, diagnostics, portableNames);
+    return new Loaded(models, diagnostics, portableNames, shownNames);
   }
 
   /** The canonical text of a file loaded by {@link #load}. */
@@ -185,24 +194,14 @@ final class ModelLoader {
                 : Diagnostic.Severity.INFO;
     final int line = issue.getLineNumber() == null ? 1 : issue.getLineNumber();
     final int column = issue.getColumn() == null ? 1 : issue.getColumn();
-    return new Diagnostic(file, line, column, severity, issue.getMessage(), code(issue));
+    final int endLine = issue.getLineNumberEnd() == null ? line : issue.getLineNumberEnd();
+    final int endColumn = issue.getColumnEnd() == null ? column : issue.getColumnEnd();
+    return new Diagnostic(
+        file, line, column, endLine, endColumn, severity, issue.getMessage(), code(issue));
   }
 
   /** Kairos codes as they are; Xtext's own syntax and linking codes get short, stable names. */
   static String code(Issue issue) {
-    final String code = issue.getCode();
-    if (code == null) {
-      return "kairos.error";
-    }
-    if (code.startsWith("kairos.")) {
-      return code;
-    }
-    if (code.endsWith("Diagnostic.Syntax")) {
-      return "kairos.syntax";
-    }
-    if (code.endsWith("Diagnostic.Linking")) {
-      return "kairos.unresolved-reference";
-    }
-    return code;
+    return IssueCodes.stable(issue.getCode());
   }
 }

@@ -104,8 +104,8 @@ class CliInputsTest {
     assertEquals(1, run.exit(), run.all());
     assertEquals(
         binary
-            + ":1:5: error: this is not a text file: it holds binary data (a NUL byte here);"
-            + " a model is UTF-8 text [kairos.invalid-encoding]",
+            + ":1:5: error[kairos.invalid-encoding]: this is not a text file: it holds binary data"
+            + " (a NUL byte here); a model is UTF-8 text",
         run.out().strip());
 
     final Path latin1 = temp.resolve("latin1.tmo");
@@ -118,8 +118,8 @@ class CliInputsTest {
         encoded
             .out()
             .contains(
-                ":2:6: error: this file is not UTF-8 text (the byte 0xFC starts no UTF-8 character);"
-                    + " save it as UTF-8 [kairos.invalid-encoding]"),
+                ":2:6: error[kairos.invalid-encoding]: this file is not UTF-8 text (the byte 0xFC"
+                    + " starts no UTF-8 character); save it as UTF-8"),
         encoded.out());
   }
 
@@ -130,8 +130,8 @@ class CliInputsTest {
     assertTrue(
         run.out()
             .contains(
-                "empty.tmo:1:1: warning: this file declares nothing (no types, interfaces, TMOs or"
-                    + " platform) [kairos.empty-model]"),
+                "empty.tmo:1:1: warning[kairos.empty-model]: this file declares nothing (no types,"
+                    + " interfaces, TMOs or platform)"),
         run.out());
   }
 
@@ -144,14 +144,16 @@ class CliInputsTest {
     final Path model = write("many.tmo", text.toString());
     final CliRun capped = CliRun.kairos("validate", model.toString());
     assertEquals(1, capped.exit());
+    // Each diagnostic is its headline, its source line and the underline.
     final List<String> lines = capped.out().lines().toList();
-    assertEquals(51, lines.size(), capped.out());
+    assertEquals(151, lines.size(), capped.out());
+    assertEquals(50, lines.stream().filter(l -> l.contains(": error[kairos.")).count());
     assertEquals(
-        "... and 10 more (60 errors, 0 warnings in total; see --max-diagnostics)", lines.get(50));
+        "... and 10 more (60 errors, 0 warnings in total; see --max-diagnostics)", lines.get(150));
     assertTrue(capped.err().contains("60 error(s)"), capped.err());
 
     final CliRun five = CliRun.kairos("validate", "--max-diagnostics", "5", model.toString());
-    assertEquals(6, five.out().lines().count(), five.out());
+    assertEquals(16, five.out().lines().count(), five.out());
 
     final CliRun json = CliRun.kairos("check", "--format", "json", model.toString());
     assertEquals(60, json.out().split("\"message\"", -1).length - 1, json.out());

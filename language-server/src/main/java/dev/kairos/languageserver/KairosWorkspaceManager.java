@@ -1,6 +1,7 @@
 package dev.kairos.languageserver;
 
 import com.google.inject.Singleton;
+import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.languageserver.live.SchedulabilityDiagnostic;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -41,10 +42,13 @@ public class KairosWorkspaceManager extends WorkspaceManager {
     super.initialize(workspaceFolders, this::acceptValidation, cancelIndicator);
   }
 
-  /** Xtext validated a document: its issues replace the previous ones. */
+  /**
+   * Xtext validated a document: its issues replace the previous ones. Each carries the code the CLI
+   * prints (docs/diagnostics.md), not Xtext's internal one.
+   */
   private synchronized void acceptValidation(URI uri, Iterable<Issue> issues) {
     final List<Issue> copy = new ArrayList<>();
-    issues.forEach(copy::add);
+    issues.forEach(issue -> copy.add(withStableCode(issue)));
     validation.put(uri, copy);
     publish(uri);
   }
@@ -65,6 +69,29 @@ public class KairosWorkspaceManager extends WorkspaceManager {
     }
     schedulability = Map.copyOf(diagnostics);
     changed.stream().sorted(Comparator.comparing(URI::toString)).forEach(this::publish);
+  }
+
+  /** The issue itself when its code is a Kairos code, else a copy under the Kairos name. */
+  private static Issue withStableCode(Issue issue) {
+    final String code = IssueCodes.stable(issue.getCode());
+    if (code.equals(issue.getCode())) {
+      return issue;
+    }
+    final Issue.IssueImpl copy = new Issue.IssueImpl();
+    copy.setCode(code);
+    copy.setSeverity(issue.getSeverity());
+    copy.setMessage(issue.getMessage());
+    copy.setOffset(issue.getOffset());
+    copy.setLength(issue.getLength());
+    copy.setLineNumber(issue.getLineNumber());
+    copy.setColumn(issue.getColumn());
+    copy.setLineNumberEnd(issue.getLineNumberEnd());
+    copy.setColumnEnd(issue.getColumnEnd());
+    copy.setUriToProblem(issue.getUriToProblem());
+    copy.setType(issue.getType());
+    copy.setSyntaxError(issue.isSyntaxError());
+    copy.setData(issue.getData());
+    return copy;
   }
 
   /** The latest validation issues of every document Xtext has validated. */

@@ -30,6 +30,9 @@ public final class IssueCodes {
   // service methods
   public static final String WCET_EXCEEDS_GCT = PREFIX + "wcet-exceeds-gct";
 
+  // files and syntax
+  public static final String SYNTAX = PREFIX + "syntax";
+
   // names
   public static final String UNRESOLVED_REFERENCE = PREFIX + "unresolved-reference";
   public static final String DUPLICATE_NAME = PREFIX + "duplicate-name";
@@ -72,4 +75,25 @@ public final class IssueCodes {
   public static final String INVALID_CORES = PREFIX + "invalid-cores";
   public static final String CORE_OUT_OF_RANGE = PREFIX + "core-out-of-range";
   public static final String NODE_EXCEEDS_RUNTIME = PREFIX + "node-exceeds-runtime";
+
+  /**
+   * The stable code of an issue, as the CLI prints it and the language server sends it: Kairos
+   * codes as they are; Xtext's own syntax and linking codes get their Kairos names, so no editor or
+   * script sees Xtext's internal class names.
+   */
+  public static String stable(String code) {
+    if (code == null) {
+      return PREFIX + "error";
+    }
+    if (code.startsWith(PREFIX)) {
+      return code;
+    }
+    if (code.endsWith("Diagnostic.Syntax")) {
+      return SYNTAX;
+    }
+    if (code.endsWith("Diagnostic.Linking")) {
+      return UNRESOLVED_REFERENCE;
+    }
+    return code;
+  }
 }

@@ -23,7 +23,7 @@ public sealed interface Finding {
    */
   record TableNotUnrolled(long hyperperiodNs) implements Finding {}
 
-  /** An SpM missed start windows or deadlines in the release table over one hyperperiod. */
+  /** An SpM missed start windows or deadlines in the release table (two hyperperiods played). */
   record TableMisses(String method, long windowMisses, long deadlineMisses) implements Finding {}
 
   /** An SpM that meets its windows alone may miss once service requests delay it by delayNs. */

@@ -16,8 +16,17 @@ import java.util.Locale;
 public final class CheckReports {
   private CheckReports() {}
 
-  /** A problem that stopped the analysis, with its location. */
-  public record Problem(String file, int line, int column, String message) {}
+  /**
+   * A problem the model has, with its location, its stable code (docs/diagnostics.md) and its
+   * severity ({@code error}, {@code warning} or {@code note}); errors stop the analysis.
+   */
+  public record Problem(
+      String file, int line, int column, String message, String code, String severity) {
+    /** An error whose code is not known here. */
+    public Problem(String file, int line, int column, String message) {
+      this(file, line, column, message, "kairos.error", "error");
+    }
+  }
 
   public static String text(AnalysisReport report) {
     final StringBuilder out = new StringBuilder();
@@ -160,6 +169,11 @@ public final class CheckReports {
 
   /** The stable JSON form: times are integer nanoseconds. */
   public static String json(AnalysisReport report, List<Problem> problems) {
+    return json(report, problems, List.of());
+  }
+
+  /** The JSON form with the model's warnings too (`warnings`, beside `errors`). */
+  public static String json(AnalysisReport report, List<Problem> problems, List<Problem> warnings) {
     final JsonObject root = new JsonObject();
     root.addProperty("schedulable", report != null && report.schedulable() && problems.isEmpty());
     final JsonArray nodes = new JsonArray();
@@ -254,18 +268,25 @@ public final class CheckReports {
       }
     }
     root.add("gates", gates);
-    final JsonArray errors = new JsonArray();
+    root.add("errors", problems(problems));
+    root.add("warnings", problems(warnings));
+    return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root)
+        + System.lineSeparator();
+  }
+
+  private static JsonArray problems(List<Problem> problems) {
+    final JsonArray array = new JsonArray();
     for (Problem problem : problems) {
       final JsonObject e = new JsonObject();
       e.addProperty("file", problem.file());
       e.addProperty("line", problem.line());
       e.addProperty("column", problem.column());
+      e.addProperty("code", problem.code());
+      e.addProperty("severity", problem.severity());
       e.addProperty("message", problem.message());
-      errors.add(e);
+      array.add(e);
     }
-    root.add("errors", errors);
-    return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root)
-        + System.lineSeparator();
+    return array;
   }
 
   /**

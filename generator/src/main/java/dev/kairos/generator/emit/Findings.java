@@ -35,7 +35,7 @@ final class Findings {
           + misses.windowMisses()
           + " start window(s) and "
           + misses.deadlineMisses()
-          + " deadline(s) in the release table over one hyperperiod";
+          + " deadline(s) in the release table, played over two hyperperiods";
     }
     if (finding instanceof Finding.GateWait wait) {
       return wait.method()

@@ -1,5 +1,6 @@
 package dev.kairos.languageserver.live;
 
+import dev.kairos.generator.verdicts.LocatedVerdicts;
 import java.util.List;
 import org.eclipse.emf.common.util.URI;
 import org.eclipse.xtext.diagnostics.Severity;
@@ -23,16 +24,16 @@ public record SchedulabilityDiagnostic(
     List<String> data) {
 
   /** A method misses its deadline (or GCT): an error. */
-  public static final String UNSCHEDULABLE = "kairos.unschedulable";
+  public static final String UNSCHEDULABLE = LocatedVerdicts.UNSCHEDULABLE;
 
   /** A soft method may miss its deadline under overload on a node that holds: a warning. */
-  public static final String MAY_MISS = "kairos.may-miss";
+  public static final String MAY_MISS = LocatedVerdicts.MAY_MISS;
 
   /** A node is not schedulable: an error on its name, with its utilization. */
-  public static final String NODE_UNSCHEDULABLE = "kairos.node-unschedulable";
+  public static final String NODE_UNSCHEDULABLE = LocatedVerdicts.NODE_UNSCHEDULABLE;
 
   /** A remote call cannot return within its gate's deadline: an error on the gate. */
-  public static final String REMOTE_CALL_UNSCHEDULABLE = "kairos.remote-call-unschedulable";
+  public static final String REMOTE_CALL_UNSCHEDULABLE = LocatedVerdicts.REMOTE_CALL_UNSCHEDULABLE;
 
   /**
    * The diagnostic as an Xtext issue of the document at uri, to publish beside validation issues.

@@ -2,6 +2,7 @@ package dev.kairos.languageserver.live;
 
 import com.google.gson.JsonObject;
 import dev.kairos.dsl.kairos.Model;
+import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis;
 import dev.kairos.generator.analysis.NodeReport;
@@ -13,6 +14,8 @@ import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.ir.Platform;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.lowering.ModelLowering;
+import dev.kairos.generator.verdicts.LocatedVerdicts;
+import dev.kairos.generator.verdicts.ModelElements;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -24,7 +27,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.eclipse.emf.common.util.URI;
-import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.xtext.diagnostics.Severity;
 import org.eclipse.xtext.ide.server.ProjectManager;
@@ -101,7 +103,9 @@ public final class WorkspaceAnalysis {
                   portable.get(file),
                   issue.getLineNumber() == null ? 1 : issue.getLineNumber(),
                   issue.getColumn() == null ? 1 : issue.getColumn(),
-                  issue.getMessage()));
+                  issue.getMessage(),
+                  IssueCodes.stable(issue.getCode()),
+                  "error"));
         }
       }
     }
@@ -269,57 +273,23 @@ public final class WorkspaceAnalysis {
             .computeIfAbsent(key, k -> new ArrayList<>())
             .add(
                 new AnalysisSnapshot.MethodFigures(node, task, rank, tasksOnCore.get(task.core())));
-        if (!task.schedulable()) {
-          final boolean fails = Verdicts.fails(node, task);
-          elements
-              .method(tmo, task.method())
-              .ifPresent(
-                  method ->
-                      add(
-                          diagnostics,
-                          method,
-                          fails
-                              ? SchedulabilityDiagnostic.UNSCHEDULABLE
-                              : SchedulabilityDiagnostic.MAY_MISS,
-                          fails ? Severity.ERROR : Severity.WARNING,
-                          Verdicts.taskMessage(node, task, fails),
-                          List.of(
-                              Long.toString(task.responseTimeNs()),
-                              Long.toString(task.deadlineNs()))));
-        }
-      }
-      if (!node.schedulable()) {
-        elements
-            .node(node.node().name())
-            .ifPresent(
-                element ->
-                    add(
-                        diagnostics,
-                        element,
-                        SchedulabilityDiagnostic.NODE_UNSCHEDULABLE,
-                        Severity.ERROR,
-                        Verdicts.nodeMessage(node),
-                        List.of()));
       }
     }
-    for (EndToEndAnalysis.GateReport gate : report.gates()) {
-      final String tmo = classOfInstance.get(gate.caller());
-      if (gate.meets() || tmo == null) {
-        continue;
-      }
-      elements
-          .gate(tmo, gate.gate())
-          .ifPresent(
-              element ->
-                  add(
-                      diagnostics,
-                      element,
-                      SchedulabilityDiagnostic.REMOTE_CALL_UNSCHEDULABLE,
-                      Severity.ERROR,
-                      Verdicts.gateMessage(gate),
-                      List.of(
-                          Long.toString(gate.calleeResponseNs()),
-                          Long.toString(gate.deadlineNs()))));
+    for (LocatedVerdicts.Located verdict : LocatedVerdicts.of(report, elements)) {
+      diagnostics
+          .computeIfAbsent(verdict.element().eResource().getURI(), uri -> new ArrayList<>())
+          .add(
+              new SchedulabilityDiagnostic(
+                  verdict.code(),
+                  verdict.severity(),
+                  verdict.message(),
+                  verdict.region().offset(),
+                  verdict.region().length(),
+                  verdict.region().line(),
+                  verdict.region().column(),
+                  verdict.region().endLine(),
+                  verdict.region().endColumn(),
+                  verdict.data()));
     }
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
     // Laid out once, when the notification is first built, for the page and the field alike.
@@ -350,32 +320,6 @@ public final class WorkspaceAnalysis {
         return value;
       }
     };
-  }
-
-  private static void add(
-      Map<URI, List<SchedulabilityDiagnostic>> diagnostics,
-      EObject element,
-      String code,
-      Severity severity,
-      String message,
-      List<String> data) {
-    ModelElements.nameRegion(element)
-        .ifPresent(
-            region ->
-                diagnostics
-                    .computeIfAbsent(element.eResource().getURI(), uri -> new ArrayList<>())
-                    .add(
-                        new SchedulabilityDiagnostic(
-                            code,
-                            severity,
-                            message,
-                            region.offset(),
-                            region.length(),
-                            region.line(),
-                            region.column(),
-                            region.endLine(),
-                            region.endColumn(),
-                            data)));
   }
 
   private JsonObject header(URI base, JsonObject versions, boolean analysed, String reason) {

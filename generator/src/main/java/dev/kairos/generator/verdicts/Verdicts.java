@@ -1,4 +1,4 @@
-package dev.kairos.languageserver.live;
+package dev.kairos.generator.verdicts;
 
 import dev.kairos.generator.analysis.EndToEndAnalysis;
 import dev.kairos.generator.analysis.NodeReport;
@@ -7,18 +7,18 @@ import dev.kairos.generator.ir.Tmos.Criticality;
 import java.util.Locale;
 
 /** The analysis's verdicts in the words of diagnostics, with the figures that support them. */
-final class Verdicts {
+public final class Verdicts {
   private Verdicts() {}
 
   /**
    * Whether a method that is not schedulable fails its node, by the rule of `kairos check`: it does
    * unless it is soft on a node whose guaranteed set holds (then it may miss under overload).
    */
-  static boolean fails(NodeReport node, TaskReport task) {
+  public static boolean fails(NodeReport node, TaskReport task) {
     return !task.schedulable() && !(task.criticality() == Criticality.SOFT && node.schedulable());
   }
 
-  static String taskMessage(NodeReport node, TaskReport task, boolean fails) {
+  public static String taskMessage(NodeReport node, TaskReport task, boolean fails) {
     final boolean service = task.kind() == TaskReport.Kind.SVM;
     final String limit = service ? "GCT" : "deadline";
     final String where =
@@ -57,7 +57,7 @@ final class Verdicts {
               + limit
               + " of "
               + Figures.duration(task.deadlineNs())
-              + ", but the release table over one hyperperiod shows missed start windows or"
+              + ", but the release table, played over two hyperperiods, shows missed start windows or"
               + " deadlines";
     }
     if (fails) {
@@ -76,7 +76,7 @@ final class Verdicts {
         + response;
   }
 
-  static String nodeMessage(NodeReport node) {
+  public static String nodeMessage(NodeReport node) {
     final long failing = node.tasks().stream().filter(t -> fails(node, t)).count();
     return "node "
         + node.node().name()
@@ -92,7 +92,7 @@ final class Verdicts {
         + ")";
   }
 
-  static String gateMessage(EndToEndAnalysis.GateReport gate) {
+  public static String gateMessage(EndToEndAnalysis.GateReport gate) {
     final String call = "remote call " + gate.caller() + "." + gate.gate() + " -> " + gate.callee();
     if (gate.networkNs() < 0) {
       return call + ": no network connects the caller's node with the callee's";
@@ -115,7 +115,7 @@ final class Verdicts {
     return why.toString();
   }
 
-  static String strategy(NodeReport node) {
+  public static String strategy(NodeReport node) {
     return node.node().strategy().name().toLowerCase(Locale.ROOT).replace('_', '+');
   }
 }

@@ -1,4 +1,4 @@
-package dev.kairos.languageserver.live;
+package dev.kairos.generator.verdicts;
 
 import dev.kairos.dsl.kairos.Gate;
 import dev.kairos.dsl.kairos.Method;
@@ -26,7 +26,7 @@ public final class ModelElements {
   private final Map<String, Tmo> tmos = new HashMap<>();
   private final Map<String, Node> nodes = new HashMap<>();
 
-  ModelElements(List<Model> models) {
+  public ModelElements(List<Model> models) {
     for (Model model : models) {
       for (EObject element : model.getElements()) {
         if (element instanceof Tmo tmo && tmo.getName() != null) {
@@ -60,7 +60,7 @@ public final class ModelElements {
     return Optional.of(methodKey(qualifiedName(tmo), method.getName()));
   }
 
-  Optional<Method> method(String tmoQualifiedName, String name) {
+  public Optional<Method> method(String tmoQualifiedName, String name) {
     final Tmo tmo = tmos.get(tmoQualifiedName);
     if (tmo == null) {
       return Optional.empty();
@@ -68,7 +68,7 @@ public final class ModelElements {
     return tmo.getMethods().stream().filter(m -> name.equals(m.getName())).findFirst();
   }
 
-  Optional<Gate> gate(String tmoQualifiedName, String name) {
+  public Optional<Gate> gate(String tmoQualifiedName, String name) {
     final Tmo tmo = tmos.get(tmoQualifiedName);
     if (tmo == null || tmo.getEac() == null) {
       return Optional.empty();
@@ -76,7 +76,7 @@ public final class ModelElements {
     return tmo.getEac().getGates().stream().filter(g -> name.equals(g.getName())).findFirst();
   }
 
-  Optional<Node> node(String name) {
+  public Optional<Node> node(String name) {
     return Optional.ofNullable(nodes.get(name));
   }
 

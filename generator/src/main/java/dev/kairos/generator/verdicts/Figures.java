@@ -1,4 +1,4 @@
-package dev.kairos.languageserver.live;
+package dev.kairos.generator.verdicts;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -1,0 +1,127 @@
+"""docs/tutorial.md, run as a new user would follow it: every file it shows is written, every edit
+applied and every command run, in order, in an empty directory, with the installed `kairos` on the
+PATH; the output each command prints must match what the tutorial shows.
+
+The tutorial's fences say what they are:
+- ```<language> file=PATH``` — the content of PATH (relative to the tutorial's directory);
+- ```diff file=PATH``` — an edit of PATH: the `-` lines, in order, become the `+` lines;
+- ```console``` or ```console exit=N``` — commands after `$ `, then the output they print. A line
+  `...` stands for any lines, a line ending in ` ...` for any line that begins like it; every other
+  line must appear as it is, in order. The block's last command must exit with N (default 0) and
+  every command before it with 0.
+"""
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from conftest import ROOT
+
+TUTORIAL = ROOT / "docs" / "tutorial.md"
+PREFIX_BIN = ROOT / "build" / "prefix" / "bin"
+STEP_TIMEOUT_S = 600
+FENCE = re.compile(r"^```(\S*)(.*)$")
+
+
+@dataclass
+class Step:
+    kind: str  # "file", "diff" or "console"
+    line: int  # the fence's line in the tutorial, for messages
+    body: list[str]
+    path: str = ""
+    exit_code: int = 0
+
+
+def tutorial_steps() -> list[Step]:
+    steps, lines, number = [], TUTORIAL.read_text().splitlines(), 0
+    while number < len(lines):
+        fence = FENCE.match(lines[number])
+        number += 1
+        if not fence or not fence.group(1):
+            continue
+        language, options = fence.group(1), dict(
+            option.split("=", 1) for option in fence.group(2).split() if "=" in option)
+        body = []
+        while not lines[number].startswith("```"):
+            body.append(lines[number])
+            number += 1
+        number += 1
+        if "file" in options:
+            kind = "diff" if language == "diff" else "file"
+            steps.append(Step(kind, number, body, path=options["file"]))
+        elif language == "console":
+            steps.append(Step("console", number, body, exit_code=int(options.get("exit", "0"))))
+    return steps
+
+
+def apply_diff(path: Path, step: Step):
+    removed = [line[1:] for line in step.body if line.startswith("-")]
+    added = [line[1:] for line in step.body if line.startswith("+")]
+    text = path.read_text()
+    old, new = "\n".join(removed) + "\n", "\n".join(added) + "\n"
+    assert text.count(old) == 1, f"tutorial line {step.line}: the edit's old lines are not in {path.name} once"
+    path.write_text(text.replace(old, new))
+
+
+def commands_and_output(step: Step) -> tuple[list[str], list[str]]:
+    commands, expected = [], []
+    for line in step.body:
+        if line.startswith("$ "):
+            commands.append(line[2:])
+        else:
+            expected.append(line)
+    return commands, expected
+
+
+def matches(expected: list[str], actual: list[str]) -> bool:
+    """Whether the actual lines show the expected ones in order (see the module's docstring)."""
+    position, skipping = 0, False
+    for want in expected:
+        if want == "...":
+            skipping = True
+            continue
+        fits = (lambda got: got.startswith(want[:-4])) if want.endswith(" ...") else (
+            lambda got: got.rstrip() == want.rstrip())
+        while position < len(actual) and not fits(actual[position]):
+            if not skipping:
+                return False
+            position += 1
+        if position == len(actual):
+            return False
+        position += 1
+        skipping = False
+    return skipping or position == len(actual)
+
+
+def test_every_command_of_the_tutorial_runs_as_shown(tmp_path):
+    assert (PREFIX_BIN / "kairos").is_file(), "make cpp installs kairos into build/prefix"
+    env = dict(os.environ, PATH=f"{PREFIX_BIN}{os.pathsep}{os.environ['PATH']}")
+    env.pop("CMAKE_PREFIX_PATH", None)
+    steps = tutorial_steps()
+    assert [s.kind for s in steps].count("console") >= 6, "the tutorial lost its commands"
+    cwd = tmp_path
+    for step in steps:
+        if step.kind == "file":
+            target = cwd / step.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("\n".join(step.body) + "\n")
+            continue
+        if step.kind == "diff":
+            apply_diff(cwd / step.path, step)
+            continue
+        commands, expected = commands_and_output(step)
+        # `mkdir x && cd x` moves the rest of the tutorial into x, as it would move the reader.
+        if len(commands) == 1 and (move := re.fullmatch(r"mkdir (\S+) && cd \1", commands[0])):
+            cwd = cwd / move.group(1)
+            cwd.mkdir()
+            continue
+        script = "\n".join(["set -e"] + commands[:-1] + ["set +e", commands[-1], "status=$?",
+                                                         "wait", "exit $status"])
+        result = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True,
+                                text=True, timeout=STEP_TIMEOUT_S)
+        printed = (result.stdout + result.stderr).splitlines()
+        where = f"tutorial line {step.line}: {commands}"
+        assert result.returncode == step.exit_code, f"{where} exited {result.returncode}:\n" + "\n".join(printed)
+        assert matches(expected, printed), f"{where} printed:\n" + "\n".join(printed)
