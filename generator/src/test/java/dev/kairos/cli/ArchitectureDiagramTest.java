@@ -90,7 +90,7 @@ class ArchitectureDiagramTest {
     assertEquals(BoxKind.SERVICE, boxes.get("svm-mission1.nav.current").kind());
     assertEquals("hud : DisplayTMO", boxes.get("tmo-mission1.hud").title());
     assertEquals(
-        List.of("X86 x1, 2 cores", "linux, muf", "schedulable"),
+        List.of("X86 x1.0, 2 cores", "linux, muf", "schedulable"),
         boxes.get("node-mission1").details());
     assertEquals(List.of("rmmc<NavState>"), boxes.get("channel-track").details());
     assertEquals(

@@ -195,7 +195,7 @@ public final class ArchitectureModel {
     final String hardware =
         node.hardware().name()
             + " x"
-            + node.hardware().speed().stripTrailingZeros().toPlainString()
+            + node.hardware().speed().toPlainString()
             + ", "
             + node.hardware().cores()
             + (node.hardware().cores() == 1 ? " core" : " cores");
