@@ -142,7 +142,7 @@ CLIENT_CAPABILITIES = {
 
 
 def start(workspace: Path, analysis_delay_ms: int | None = None, report_html: bool = False,
-          **kwargs) -> tuple[LanguageServer, dict]:
+          architecture_svg: bool = False, **kwargs) -> tuple[LanguageServer, dict]:
     """A server on `workspace`, initialized (it indexes the files already there); with its
     capabilities."""
     if not SERVER_JAR.is_file():
@@ -151,6 +151,8 @@ def start(workspace: Path, analysis_delay_ms: int | None = None, report_html: bo
     options = {} if analysis_delay_ms is None else {"analysisDelayMs": analysis_delay_ms}
     if report_html:
         options["reportHtml"] = True
+    if architecture_svg:
+        options["architectureSvg"] = True
     result = server.request("initialize", {
         "processId": None, "rootUri": workspace.as_uri(), "capabilities": CLIENT_CAPABILITIES,
         "initializationOptions": options})

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import copy_example, kairos
+from conftest import ROOT, copy_example, kairos
 from lsp_client import NoAnswer, apply_edits, change_document, open_document, position_of, start
 
 # Two SpMs under RMS: `slow` (band 1) is preempted by `fast` (band 2). With a WCET of 3 ms its
@@ -237,6 +237,62 @@ def test_report_carries_the_html_page_when_asked(workdir):
     ls, _ = start(workdir)
     try:
         assert "html" not in ls.notification("kairos/report")
+    finally:
+        ls.close()
+
+
+def test_report_carries_the_architecture_diagram_when_asked(workdir):
+    """The `architectureSvg` option: each analysed report carries the diagram of `kairos diagram`,
+    redrawn after an edit; a model with errors is not drawn; without the option nothing is sent."""
+    model = workdir / "avionics.tmo"
+    text = (ROOT / "examples" / "avionics" / "avionics.tmo").read_text()
+    model.write_text(text)
+    ls, _ = start(workdir, architecture_svg=True)
+    try:
+        uri = open_document(ls, model, text)
+        report = ls.notification("kairos/report", lambda p: p["versions"].get(uri) == 1)
+        assert report["analysed"], report
+        svg = report["architectureSvg"]
+        assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"'), svg[:200]
+        for element in ("arch-node-mission1", "arch-node-mission2", "arch-tmo-mission1.planner",
+                        "arch-svm-mission2.sensors.sample", "arch-gate-mission1.planner.sensors",
+                        "arch-channel-track", "arch-network-lan"):
+            assert f'id="{element}"' in svg, element
+        assert "sensors: deadline 5 ms" in svg
+        assert "html" not in report, "the page only with reportHtml"
+        # The same drawing as `kairos diagram` in the folder; only its title names the system
+        # differently (the server names it after the workspace folder).
+        drawn = kairos("diagram", "avionics.tmo", cwd=workdir).stdout
+        assert untitled(svg) == untitled(drawn)
+
+        edited = text.replace("SensorTMO.sample deadline 5 ms", "SensorTMO.sample deadline 6 ms")
+        change_document(ls, uri, edited, 2)
+        report = ls.notification("kairos/report", lambda p: p["versions"].get(uri) == 2)
+        assert "sensors: deadline 6 ms" in report["architectureSvg"]
+
+        change_document(ls, uri, edited.replace("deploy WeaponTMO as weapons", "deploy Nothing"), 3)
+        report = ls.notification("kairos/report", lambda p: p["versions"].get(uri) == 3)
+        assert not report["analysed"] and "architectureSvg" not in report, report.get("reason")
+    finally:
+        ls.close()
+    ls, _ = start(workdir)
+    try:
+        assert "architectureSvg" not in ls.notification("kairos/report")
+    finally:
+        ls.close()
+
+
+def untitled(svg: str) -> list[str]:
+    return [line for line in svg.splitlines() if "architecture of " not in line]
+
+
+def test_the_html_page_shows_the_diagram_when_both_are_asked(workdir):
+    (workdir / "plant.tmo").write_text(PLANT)
+    ls, _ = start(workdir, report_html=True, architecture_svg=True)
+    try:
+        report = ls.notification("kairos/report")
+        assert report["architectureSvg"] in report["html"]
+        assert '<section class="architecture" id="architecture">' in report["html"]
     finally:
         ls.close()
 

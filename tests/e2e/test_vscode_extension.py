@@ -38,7 +38,10 @@ def test_the_manifest_offers_the_kairos_language_for_tmo_files(vsix):
     grammar = package["contributes"]["grammars"][0]
     assert grammar["language"] == "kairos" and grammar["scopeName"] == "source.kairos"
     commands = {command["command"] for command in package["contributes"]["commands"]}
-    assert {"kairos.check", "kairos.generate", "kairos.showTimeline"} <= commands
+    assert {"kairos.check", "kairos.generate", "kairos.showTimeline",
+            "kairos.showArchitecture"} <= commands
+    titles = {command["command"]: command["title"] for command in package["contributes"]["commands"]}
+    assert titles["kairos.showArchitecture"] == "Show Architecture"
     assert package["contributes"]["configuration"]["properties"]["kairos.java.home"]
 
 
@@ -112,3 +115,25 @@ def test_the_cli_inside_the_package_checks_and_generates_a_model(vsix, tmp_path)
                                capture_output=True, text=True, timeout=300)
     assert generated.returncode == 0, generated.stdout + generated.stderr
     assert (tmp_path / "out" / "board.main.cpp").is_file()
+
+
+def test_the_server_inside_the_package_lays_out_diagrams(vsix, tmp_path):
+    """The Show Architecture view's diagrams come from ELK inside the bundled jar, found through its
+    service file (the shading merges them); the command line there draws the same."""
+    import subprocess
+
+    jar = tmp_path / "kairos-ls.jar"
+    jar.write_bytes(vsix.read("extension/server/kairos-ls.jar"))
+    with zipfile.ZipFile(jar) as archive:
+        names = set(archive.namelist())
+        assert "org/eclipse/elk/alg/layered/LayeredLayoutProvider.class" in names
+        services = archive.read(
+            "META-INF/services/org.eclipse.elk.core.data.ILayoutMetaDataProvider").decode()
+        assert "org.eclipse.elk.alg.layered.options.LayeredMetaDataProvider" in services
+        assert not [n for n in names if n.startswith("images/")], "ELK's documentation pictures"
+    svg = tmp_path / "avionics.svg"
+    drawn = subprocess.run(["java", "-cp", str(jar), "dev.kairos.cli.KairosCli", "diagram",
+                            str(ROOT / "examples" / "avionics" / "avionics.tmo"), "-o", str(svg)],
+                           capture_output=True, text=True, timeout=300)
+    assert drawn.returncode == 0, drawn.stdout + drawn.stderr
+    assert 'id="arch-gate-mission1.planner.sensors"' in svg.read_text()

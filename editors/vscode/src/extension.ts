@@ -8,6 +8,7 @@ import * as path from "path";
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
 
+import { ArchitecturePanel } from "./architecture";
 import { findJava, JavaFound } from "./java";
 import { TimelinePanel } from "./timeline";
 
@@ -18,6 +19,7 @@ interface ReportParams {
   analysed: boolean;
   reason?: string;
   html?: string;
+  architectureSvg?: string;
 }
 
 const CLI_MAIN_CLASS = "dev.kairos.cli.KairosCli";
@@ -29,12 +31,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = vscode.window.createOutputChannel("Kairos");
   context.subscriptions.push(output);
   const timeline = new TimelinePanel();
+  const architecture = new ArchitecturePanel();
   const settings = vscode.workspace.getConfiguration("kairos");
   const jar = serverJar(context, settings.get<string>("server.jar", ""));
   const java = await findJava(settings.get<string>("java.home", ""));
 
   context.subscriptions.push(
     vscode.commands.registerCommand("kairos.showTimeline", () => timeline.show()),
+    vscode.commands.registerCommand("kairos.showArchitecture", () => architecture.show()),
     vscode.commands.registerCommand("kairos.check", () =>
       withJava(java, jar, (found) => check(found, jar, output, timeline)),
     ),
@@ -62,14 +66,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     documentSelector: [{ scheme: "file", language: "kairos" }],
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.tmo") },
     outputChannel: output,
-    // The timeline view shows the page of each report: the server sends it only when asked.
-    initializationOptions: { reportHtml: true },
+    // The timeline view shows the page of each report, the architecture view its diagram: the
+    // server sends them only when asked.
+    initializationOptions: { reportHtml: true, architectureSvg: true },
   };
   client = new LanguageClient("kairos", "Kairos Language Server", serverOptions, clientOptions);
   context.subscriptions.push(
     client.onNotification(REPORT_NOTIFICATION, (params: ReportParams) => {
       if (typeof params.html === "string") {
         timeline.update(params.html);
+      }
+      if (typeof params.architectureSvg === "string") {
+        architecture.updateSvg(params.architectureSvg);
+      } else if (!params.analysed) {
+        architecture.notAnalysed(params.reason ?? "not analysed");
       }
     }),
   );

@@ -4,6 +4,7 @@ import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.MessageCapacity;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
+import dev.kairos.generator.diagram.ArchitectureDiagrams;
 import dev.kairos.generator.emit.CheckReports;
 import dev.kairos.generator.emit.ClangFormat;
 import dev.kairos.generator.emit.CppGenerator;
@@ -51,6 +52,7 @@ import picocli.CommandLine.Spec;
       KairosCli.Check.class,
       KairosCli.Generate.class,
       KairosCli.Format.class,
+      KairosCli.Diagram.class,
       CommandLine.HelpCommand.class
     })
 public final class KairosCli implements Callable<Integer> {
@@ -469,7 +471,7 @@ public final class KairosCli implements Callable<Integer> {
       all.addAll(verdicts);
       all.sort(Diagnostic.ORDER);
       int result = report.schedulable() ? OK : MODEL_ERRORS;
-      if (!writeHtml(report, List.of(), runs.get())) {
+      if (!writeHtml(system, report, List.of(), runs.get())) {
         result = USAGE;
       }
       result = withWarningsAsErrors(result, all);
@@ -550,7 +552,7 @@ public final class KairosCli implements Callable<Integer> {
               .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
               .map(Check::problem)
               .toList();
-      final int result = writeHtml(null, problems, Map.of()) ? exit : USAGE;
+      final int result = writeHtml(null, null, problems, Map.of()) ? exit : USAGE;
       switch (format) {
         case json -> out().print(CheckReports.json(null, problems, warnings(diagnostics)));
         case junit -> out().print(CheckReports.junit(null, problems));
@@ -662,8 +664,12 @@ public final class KairosCli implements Callable<Integer> {
       return Optional.of(runs);
     }
 
-    /** Writes the page when --html asks for it; false (after saying why) when it cannot. */
+    /**
+     * Writes the page when --html asks for it, with the architecture diagram when the model was
+     * lowered (system not null); false (after saying why) when it cannot.
+     */
     private boolean writeHtml(
+        SystemModel system,
         AnalysisReport report,
         List<CheckReports.Problem> problems,
         Map<String, TimelineData.NodeRun> runs) {
@@ -672,7 +678,13 @@ public final class KairosCli implements Callable<Integer> {
       }
       final String title =
           String.join(", ", files.stream().map(f -> String.valueOf(f.getFileName())).toList());
-      final String page = HtmlReport.render(title, report, problems, runs);
+      final String page =
+          HtmlReport.render(
+              title,
+              report,
+              problems,
+              runs,
+              system == null ? null : ArchitectureDiagrams.svg(system, report));
       try {
         final Path parent = html.toAbsolutePath().getParent();
         if (parent != null) {
@@ -684,6 +696,62 @@ public final class KairosCli implements Callable<Integer> {
         err().println("kairos: error: cannot write the HTML report " + html + ": " + reason(e));
         return false;
       }
+    }
+  }
+
+  @Command(
+      name = "diagram",
+      mixinStandardHelpOptions = true,
+      description =
+          "Validates and analyses models, then draws their architecture as SVG: nodes with their"
+              + " TMOs, gates, channels and networks, laid out by the Eclipse Layout Kernel.")
+  static final class Diagram extends ModelCommand {
+    @Option(
+        names = {"-o", "--output"},
+        paramLabel = "FILE",
+        description = "write the SVG to FILE (parent directories are created); default: stdout")
+    Path output;
+
+    @Override
+    public Integer call() {
+      if (output != null && Files.isDirectory(output)) {
+        err().println("kairos: error: -o " + output + ": is a directory");
+        return USAGE;
+      }
+      final int[] exit = {OK};
+      final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, true);
+      if (loaded.isEmpty() || exit[0] != OK) {
+        if (exit[0] == MODEL_ERRORS) {
+          err().println("kairos: no diagram drawn");
+        }
+        return exit[0];
+      }
+      lap("load and validate");
+      final SystemModel system = lower(loaded.get());
+      lap("lower");
+      // The analysis gives the verdicts and the gates' worst round trips the diagram shows.
+      final AnalysisReport report = SchedulingAnalysis.analyse(system);
+      lap("analyse");
+      final String svg = ArchitectureDiagrams.svg(system, report);
+      lap("lay out and draw");
+      if (output == null) {
+        out().print(svg);
+        out().flush();
+      } else {
+        try {
+          final Path parent = output.toAbsolutePath().getParent();
+          if (parent != null) {
+            Files.createDirectories(parent);
+          }
+          Files.writeString(output, svg, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+          err().println("kairos: error: cannot write the diagram " + output + ": " + reason(e));
+          return USAGE;
+        }
+        out().println("wrote " + output);
+      }
+      reportTimings();
+      return OK;
     }
   }
 

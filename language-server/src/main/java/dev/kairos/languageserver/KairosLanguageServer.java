@@ -35,6 +35,9 @@ public class KairosLanguageServer extends LanguageServerImpl {
   /** The initialization option that asks for the HTML page in each report notification. */
   public static final String HTML_OPTION = "reportHtml";
 
+  /** The initialization option that asks for the architecture diagram (SVG) in each report. */
+  public static final String ARCHITECTURE_OPTION = "architectureSvg";
+
   @Inject private LatestAnalysis latest;
 
   private volatile KairosLanguageClient kairosClient;
@@ -72,7 +75,8 @@ public class KairosLanguageServer extends LanguageServerImpl {
               }
             },
             quietMillis(params),
-            option(params, HTML_OPTION));
+            option(params, HTML_OPTION),
+            option(params, ARCHITECTURE_OPTION));
     return result;
   }
 

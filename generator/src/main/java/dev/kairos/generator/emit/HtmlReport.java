@@ -11,6 +11,7 @@ import dev.kairos.generator.analysis.ReleaseTableAnalysis.Outcome;
 import dev.kairos.generator.analysis.ReleaseTableAnalysis.Trace;
 import dev.kairos.generator.analysis.ReleaseTableAnalysis.TracedSpm;
 import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.diagram.ArchitectureDiagrams;
 import dev.kairos.generator.ir.Durations;
 import dev.kairos.generator.ir.Tmos.Criticality;
 import java.io.IOException;
@@ -118,19 +119,22 @@ public final class HtmlReport {
    */
   public static String render(
       String title, AnalysisReport report, List<CheckReports.Problem> problems) {
-    return render(title, report, problems, Map.of());
+    return render(title, report, problems, Map.of(), null);
   }
 
   /**
-   * The page, with what nodes measured in a run drawn over the analysed timelines.
+   * The page, with what nodes measured in a run drawn over the analysed timelines, and the system's
+   * architecture diagram above them.
    *
    * @param measured by node name; nodes without a run are drawn as analysed only
+   * @param architectureSvg an SVG document, or null for no diagram
    */
   public static String render(
       String title,
       AnalysisReport report,
       List<CheckReports.Problem> problems,
-      Map<String, TimelineData.NodeRun> measured) {
+      Map<String, TimelineData.NodeRun> measured,
+      String architectureSvg) {
     final StringBuilder out = new StringBuilder(65_536);
     out.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
         .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
@@ -174,6 +178,9 @@ public final class HtmlReport {
     out.append("</header>\n");
     if (!problems.isEmpty()) {
       errors(out, problems);
+    }
+    if (architectureSvg != null) {
+      out.append(ArchitectureDiagrams.htmlSection(architectureSvg));
     }
     if (report != null) {
       for (int i = 0; i < report.nodes().size(); i++) {

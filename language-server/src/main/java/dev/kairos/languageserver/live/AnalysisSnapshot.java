@@ -35,6 +35,7 @@ public final class AnalysisSnapshot {
   private final JsonObject header;
   private final Supplier<String> reportJson;
   private final Supplier<String> reportHtml;
+  private final Supplier<String> architectureSvg;
   private JsonObject notification;
   private final Map<String, OptionalLong> requiredDeadlines = new ConcurrentHashMap<>();
   private WireLayout layouts;
@@ -49,7 +50,8 @@ public final class AnalysisSnapshot {
       Map<URI, List<SchedulabilityDiagnostic>> diagnostics,
       JsonObject header,
       Supplier<String> reportJson,
-      Supplier<String> reportHtml) {
+      Supplier<String> reportHtml,
+      Supplier<String> architectureSvg) {
     this.project = project;
     this.system = system;
     this.report = report;
@@ -60,6 +62,7 @@ public final class AnalysisSnapshot {
     this.header = header;
     this.reportJson = reportJson;
     this.reportHtml = reportHtml;
+    this.architectureSvg = architectureSvg;
   }
 
   /** The base directory of the project whose files were analysed as one system. */
@@ -101,7 +104,7 @@ public final class AnalysisSnapshot {
   /**
    * The `kairos/report` notification of this run. Its report (the JSON of `kairos check`, large for
    * a large model) is written when first asked for, after the diagnostics have gone out; so is the
-   * page of `kairos check --html` for clients that asked for it.
+   * page of `kairos check --html` and the architecture diagram for clients that asked for them.
    */
   public synchronized JsonObject notification() {
     if (notification == null) {
@@ -110,6 +113,9 @@ public final class AnalysisSnapshot {
       built.add("report", JsonParser.parseString(reportJson.get()));
       if (reportHtml != null) {
         built.addProperty("html", reportHtml.get());
+      }
+      if (architectureSvg != null) {
+        built.addProperty("architectureSvg", architectureSvg.get());
       }
       if (built.get("timings") instanceof JsonObject timings) {
         timings.addProperty("report_ms", (System.nanoTime() - start) / 1_000_000);

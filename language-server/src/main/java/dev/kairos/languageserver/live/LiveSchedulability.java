@@ -64,13 +64,14 @@ public final class LiveSchedulability {
       LatestAnalysis latest,
       Publisher publisher,
       long quietMillis,
-      boolean withHtml) {
+      boolean withHtml,
+      boolean withArchitecture) {
     this.requests = requests;
     this.workspace = workspace;
     this.latest = latest;
     this.publisher = publisher;
     this.quietMillis = quietMillis;
-    this.analysis = new WorkspaceAnalysis(withHtml);
+    this.analysis = new WorkspaceAnalysis(withHtml, withArchitecture);
   }
 
   /** The models changed (or may have): analyse once they have been quiet for a while. */

@@ -9,6 +9,7 @@ import dev.kairos.generator.analysis.MessageCapacity;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.analysis.TaskReport;
+import dev.kairos.generator.diagram.ArchitectureDiagrams;
 import dev.kairos.generator.emit.CheckReports;
 import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.ir.Platform;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.eclipse.emf.common.util.URI;
 import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.xtext.diagnostics.Severity;
@@ -50,15 +52,19 @@ public final class WorkspaceAnalysis {
 
   private final UriExtensions uris = new UriExtensions();
   private final boolean withHtml;
+  private final boolean withArchitecture;
 
   /** The node reports of the previous run, per project. */
   private final Map<URI, Map<Platform.Node, NodeReport>> previous = new HashMap<>();
 
   /**
    * @param withHtml whether notifications also carry the page of `kairos check --html`
+   * @param withArchitecture whether notifications of analysed models also carry the architecture
+   *     diagram (SVG)
    */
-  public WorkspaceAnalysis(boolean withHtml) {
+  public WorkspaceAnalysis(boolean withHtml, boolean withArchitecture) {
     this.withHtml = withHtml;
+    this.withArchitecture = withArchitecture;
   }
 
   /**
@@ -209,21 +215,15 @@ public final class WorkspaceAnalysis {
           .ifPresent(found -> add(diagnostics, found));
     }
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
-    final String reason =
+    return skipped(
+        base,
+        versions,
         "not analysed: the model has "
             + problems.size()
-            + (problems.size() == 1 ? " error" : " errors");
-    return new AnalysisSnapshot(
-        base,
-        null,
-        null,
-        reason,
-        Map.of(),
-        Map.of(),
-        diagnostics,
-        header(base, versions, false, reason),
-        () -> CheckReports.json(null, problems),
-        withHtml ? () -> HtmlReport.render(title, null, problems) : null);
+            + (problems.size() == 1 ? " error" : " errors"),
+        problems,
+        title,
+        diagnostics);
   }
 
   /** A run that failed inside the analysis: the report says so instead of showing figures. */
@@ -278,6 +278,17 @@ public final class WorkspaceAnalysis {
       String reason,
       List<CheckReports.Problem> problems,
       String title) {
+    return skipped(base, versions, reason, problems, title, Map.of());
+  }
+
+  /** A run that did not analyse, with the diagnostics it found on the way. */
+  private AnalysisSnapshot skipped(
+      URI base,
+      JsonObject versions,
+      String reason,
+      List<CheckReports.Problem> problems,
+      String title,
+      Map<URI, List<SchedulabilityDiagnostic>> diagnostics) {
     final List<CheckReports.Problem> errors = problems == null ? List.of() : problems;
     return new AnalysisSnapshot(
         base,
@@ -286,10 +297,11 @@ public final class WorkspaceAnalysis {
         reason,
         Map.of(),
         Map.of(),
-        Map.of(),
+        diagnostics,
         header(base, versions, false, reason),
         () -> CheckReports.json(null, errors),
-        withHtml ? () -> HtmlReport.render(title, null, errors) : null);
+        withHtml ? () -> HtmlReport.render(title, null, errors) : null,
+        null);
   }
 
   private AnalysisSnapshot analysed(
@@ -326,6 +338,8 @@ public final class WorkspaceAnalysis {
     }
     LocatedVerdicts.of(report, elements).forEach(verdict -> add(diagnostics, verdict));
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
+    // Laid out once, when the notification is first built, for the page and the field alike.
+    final Supplier<String> architecture = memoized(() -> ArchitectureDiagrams.svg(system, report));
     return new AnalysisSnapshot(
         base,
         system,
@@ -336,7 +350,24 @@ public final class WorkspaceAnalysis {
         diagnostics,
         header(base, versions, true, null),
         () -> CheckReports.json(report, List.of()),
-        withHtml ? () -> HtmlReport.render(title, report, List.of()) : null);
+        withHtml
+            ? () -> HtmlReport.render(title, report, List.of(), Map.of(), architecture.get())
+            : null,
+        withArchitecture ? architecture : null);
+  }
+
+  private static Supplier<String> memoized(Supplier<String> supplier) {
+    return new Supplier<>() {
+      private String value;
+
+      @Override
+      public synchronized String get() {
+        if (value == null) {
+          value = supplier.get();
+        }
+        return value;
+      }
+    };
   }
 
   /** A located finding as a diagnostic of the file that holds its element. */
