@@ -185,36 +185,22 @@ final class NodeProgramEmitter {
     w.line("return false;");
     w.close("}");
     w.close("}");
-    int row = 0;
-    if (node.deployments().stream().anyMatch(d -> !d.tmo().spms().isEmpty())) {
-      w.line("const auto& table = $ns$::kSpontaneousMethods;", "ns", ns);
-    }
-    for (Deployment deployment : node.deployments()) {
-      for (Spm spm : deployment.tmo().spms()) {
-        final String type =
-            CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
-        w.open(
-            "if (engine.add_spm(table[$row$], &deployed::$instance$, $entries$::$method$,"
-                + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
-            "row",
-            row++,
-            "instance",
-            deployment.instance(),
-            "entries",
-            entryPoints(deployment.tmo()),
-            "method",
-            spm.name(),
-            "type",
-            type);
-        w.line(
-            "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"release table row $row$ rejected\");",
-            "row",
-            row - 1);
-        w.line("return false;");
-        w.close("}");
-      }
-    }
-    services(w, node);
+    methodRows(
+        w,
+        node,
+        "table",
+        "kSpontaneousMethods",
+        "add_spm",
+        "release table row",
+        tmo -> tmo.spms().stream().map(Spm::name).toList());
+    methodRows(
+        w,
+        node,
+        "services",
+        "kServiceMethods",
+        "add_svm",
+        "service method row",
+        tmo -> tmo.svms().stream().map(Svm::name).toList());
     w.line("// The time trigger walks the release table kairos check played out.");
     w.open("if constexpr (!$ns$::kReleaseTable.empty()) {", "ns", ns);
     w.open(
@@ -329,36 +315,59 @@ final class NodeProgramEmitter {
     w.close("};").blank();
   }
 
-  /** Registers every service method row with the skeleton that serves its requests. */
-  private static void services(CodeWriter w, Node node) {
+  /**
+   * Registers one row of the node's schedule per method (SpMs with their invokers, SvMs with the
+   * skeletons that serve their requests), in the order of the schedule's table.
+   */
+  private static void methodRows(
+      CodeWriter w,
+      Node node,
+      String local,
+      String table,
+      String add,
+      String what,
+      java.util.function.Function<TmoClass, List<String>> methods) {
     int row = 0;
-    if (node.deployments().stream().anyMatch(d -> !d.tmo().svms().isEmpty())) {
+    if (node.deployments().stream().anyMatch(d -> !methods.apply(d.tmo()).isEmpty())) {
       w.line(
-          "const auto& services = $ns$::kServiceMethods;", "ns", ScheduleEmitter.namespace(node));
+          "const auto& $local$ = $ns$::$table$;",
+          "local",
+          local,
+          "ns",
+          ScheduleEmitter.namespace(node),
+          "table",
+          table);
     }
     for (Deployment deployment : node.deployments()) {
       final String type = CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
-      for (Svm svm : deployment.tmo().svms()) {
+      for (String method : methods.apply(deployment.tmo())) {
         w.open(
-            "if (engine.add_svm(services[$row$], &deployed::$instance$, $entries$::$method$,"
+            "if (engine.$add$($local$[$row$], &deployed::$instance$, $entries$::$method$,"
                 + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
+            "add",
+            add,
+            "local",
+            local,
             "row",
-            row++,
+            row,
             "instance",
             deployment.instance(),
             "entries",
             entryPoints(deployment.tmo()),
             "method",
-            svm.name(),
+            method,
             "type",
             type);
         w.line(
-            "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"service method row"
-                + " $row$ rejected\");",
+            "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"$what$ $row$"
+                + " rejected\");",
+            "what",
+            what,
             "row",
-            row - 1);
+            row);
         w.line("return false;");
         w.close("}");
+        row++;
       }
     }
   }
