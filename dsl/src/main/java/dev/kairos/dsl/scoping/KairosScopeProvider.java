@@ -19,8 +19,9 @@ import org.eclipse.xtext.scoping.Scopes;
 /**
  * Names that are resolved inside a TMO rather than globally: a gate's method is a service method of
  * the gate's callee, a segment use names a segment of the enclosing TMO's ODS, and a method's
- * `calls` name gates of the enclosing TMO's eac. An enum-valued constant, and the initial value of
- * a segment field of an enum type, name a literal of their enum.
+ * `calls` name gates of the enclosing TMO's eac, its `publishes` and `reads` the eac's channels. An
+ * enum-valued constant, and the initial value of a segment field of an enum type, name a literal of
+ * their enum.
  */
 public class KairosScopeProvider extends AbstractKairosScopeProvider {
 
@@ -40,6 +41,14 @@ public class KairosScopeProvider extends AbstractKairosScopeProvider {
         return IScope.NULLSCOPE;
       }
       return Scopes.scopeFor(owner.getEac().getGates());
+    }
+    if (reference == Literals.METHOD__PUBLISHES || reference == Literals.METHOD__READS) {
+      // `publishes track`, `reads track`: a channel of the enclosing TMO's eac.
+      final Tmo owner = EcoreUtil2.getContainerOfType(context, Tmo.class);
+      if (owner == null || owner.getEac() == null) {
+        return IScope.NULLSCOPE;
+      }
+      return Scopes.scopeFor(owner.getEac().getChannels());
     }
     if (reference == Literals.SEGMENT_USE__SEGMENT) {
       final Tmo owner = EcoreUtil2.getContainerOfType(context, Tmo.class);

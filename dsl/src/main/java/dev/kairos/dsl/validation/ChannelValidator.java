@@ -2,16 +2,24 @@ package dev.kairos.dsl.validation;
 
 import dev.kairos.dsl.kairos.Channel;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
+import dev.kairos.dsl.kairos.Method;
 import dev.kairos.dsl.kairos.NamedTypeRef;
 import dev.kairos.dsl.kairos.PrimitiveTypeRef;
+import dev.kairos.dsl.kairos.Reliability;
 import dev.kairos.dsl.kairos.SequenceTypeRef;
 import dev.kairos.dsl.kairos.StringTypeRef;
 import dev.kairos.dsl.kairos.Tmo;
 import dev.kairos.dsl.kairos.TypeRef;
 import dev.kairos.dsl.kairos.Typedef;
 import dev.kairos.dsl.types.Bounds;
+import dev.kairos.dsl.units.Quantities;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.eclipse.emf.ecore.EObject;
+import org.eclipse.emf.ecore.EReference;
+import org.eclipse.emf.ecore.EStructuralFeature;
 import org.eclipse.xtext.EcoreUtil2;
 import org.eclipse.xtext.nodemodel.INode;
 import org.eclipse.xtext.nodemodel.util.NodeModelUtils;
@@ -49,6 +57,144 @@ public class ChannelValidator extends ConcernValidator {
           Literals.CHANNEL__TYPE,
           IssueCodes.CHANNEL_TYPE_MISMATCH);
     }
+  }
+
+  /**
+   * A channel's quality of service belongs to the one stream, so every declaration spells the same
+   * (an option left out is its default: reliable, depth 1, no validity, fan-out 1).
+   */
+  @Check
+  public void checkQosAgrees(Channel channel) {
+    if (channel.getName() == null) {
+      return;
+    }
+    final Channel first = ModelIndex.of(channel, getContext()).firstChannel.get(channel.getName());
+    if (first == null || first == channel) {
+      return;
+    }
+    final Optional<String> mine = qos(channel);
+    final Optional<String> theirs = qos(first);
+    if (mine.isPresent() && theirs.isPresent() && !mine.get().equals(theirs.get())) {
+      final Tmo owner = EcoreUtil2.getContainerOfType(first, Tmo.class);
+      error(
+          "channel '"
+              + channel.getName()
+              + "' is "
+              + mine.get()
+              + " here but "
+              + theirs.get()
+              + (owner == null ? "" : " in TMO " + owner.getName())
+              + " ("
+              + where(first)
+              + "); every declaration of a channel spells the same quality of service",
+          Literals.CHANNEL__NAME,
+          IssueCodes.CHANNEL_QOS_MISMATCH);
+    }
+  }
+
+  /** History depth and fan-out count samples and readers: at least one; validity is a time. */
+  @Check
+  public void checkQosRange(Channel channel) {
+    if (isSet(channel, Literals.CHANNEL__DEPTH) && channel.getDepth() < 1) {
+      error(
+          "a channel's depth counts the samples each reader keeps: at least 1",
+          Literals.CHANNEL__DEPTH,
+          IssueCodes.CHANNEL_QOS_RANGE);
+    }
+    if (isSet(channel, Literals.CHANNEL__FAN_OUT) && channel.getFanOut() < 1) {
+      error(
+          "a channel's fan-out bounds how many TMOs read it: at least 1",
+          Literals.CHANNEL__FAN_OUT,
+          IssueCodes.CHANNEL_QOS_RANGE);
+    }
+    if (channel.getValidity() != null) {
+      try {
+        if (Quantities.nanoseconds(channel.getValidity()) <= 0) {
+          error(
+              "a sample's validity must be longer than zero",
+              Literals.CHANNEL__VALIDITY,
+              IssueCodes.CHANNEL_QOS_RANGE);
+        }
+      } catch (Quantities.QuantityException e) {
+        // reported where durations are checked
+      }
+    }
+  }
+
+  /** A method names each channel once in its `publishes`, and once in its `reads`. */
+  @Check
+  public void checkChannelUses(Method method) {
+    duplicates(method.getPublishes(), Literals.METHOD__PUBLISHES, "publishes");
+    duplicates(method.getReads(), Literals.METHOD__READS, "reads");
+  }
+
+  /**
+   * A channel no method of its TMO publishes or reads is dead weight: the generated code lends a
+   * method the channels of its `publishes` and `reads`, and the analysis follows those.
+   */
+  @Check
+  public void checkChannelsUsed(Tmo tmo) {
+    if (tmo.getEac() == null) {
+      return;
+    }
+    final Set<Channel> used = new HashSet<>();
+    for (Method method : tmo.getMethods()) {
+      used.addAll(method.getPublishes());
+      used.addAll(method.getReads());
+    }
+    for (Channel channel : tmo.getEac().getChannels()) {
+      if (!used.contains(channel)) {
+        warning(
+            "no method publishes or reads channel '"
+                + channel.getName()
+                + "': add `publishes "
+                + channel.getName()
+                + "` or `reads "
+                + channel.getName()
+                + "` to the methods that use it",
+            channel,
+            Literals.CHANNEL__NAME,
+            IssueCodes.CHANNEL_NOT_USED);
+      }
+    }
+  }
+
+  private void duplicates(List<Channel> channels, EReference feature, String clause) {
+    final Set<Channel> seen = new HashSet<>();
+    for (int i = 0; i < channels.size(); i++) {
+      final Channel channel = channels.get(i);
+      if (channel != null && !channel.eIsProxy() && !seen.add(channel)) {
+        error(
+            "channel '" + channel.getName() + "' is named twice in this method's " + clause,
+            feature,
+            i,
+            IssueCodes.DUPLICATE_CHANNEL_USE);
+      }
+    }
+  }
+
+  /** The quality of service as it reads in a message; empty while a duration is malformed. */
+  private static Optional<String> qos(Channel channel) {
+    final StringBuilder text = new StringBuilder();
+    text.append(channel.getReliability() == Reliability.BEST_EFFORT ? "best-effort" : "reliable");
+    text.append(", depth ")
+        .append(isSet(channel, Literals.CHANNEL__DEPTH) ? channel.getDepth() : 1);
+    if (channel.getValidity() != null) {
+      try {
+        text.append(", validity ")
+            .append(Quantities.formatNanos(Quantities.nanoseconds(channel.getValidity())));
+      } catch (Quantities.QuantityException e) {
+        return Optional.empty();
+      }
+    }
+    text.append(", fan-out ")
+        .append(isSet(channel, Literals.CHANNEL__FAN_OUT) ? channel.getFanOut() : 1);
+    return Optional.of(text.toString());
+  }
+
+  /** Whether the option was written (an INT left out reads 0, as a written 0 would). */
+  private static boolean isSet(Channel channel, EStructuralFeature feature) {
+    return !NodeModelUtils.findNodesForFeature(channel, feature).isEmpty();
   }
 
   /** Whether two payloads are one type (typedefs see through); empty while a name is unknown. */

@@ -69,6 +69,10 @@ public final class IssueCodes {
 
   // real-time multicast channels
   public static final String CHANNEL_TYPE_MISMATCH = PREFIX + "channel-type-mismatch";
+  public static final String CHANNEL_QOS_MISMATCH = PREFIX + "channel-qos-mismatch";
+  public static final String CHANNEL_QOS_RANGE = PREFIX + "channel-qos-range";
+  public static final String CHANNEL_NOT_USED = PREFIX + "channel-not-used";
+  public static final String DUPLICATE_CHANNEL_USE = PREFIX + "duplicate-channel-use";
 
   // deployment
   public static final String TMO_DEPLOYED_TWICE = PREFIX + "tmo-deployed-twice";

@@ -23,6 +23,14 @@ public final class Tmos {
 
   public record SegmentAccess(String segment, Access access) {}
 
+  /** How a method uses a channel of its TMO's eac. */
+  public enum ChannelAccess {
+    PUBLISH,
+    READ
+  }
+
+  public record ChannelUse(String channel, ChannelAccess access) {}
+
   /** Marks `to forever` in {@link Spm#lastReleaseNs()}. */
   public static final long FOREVER = -1;
 
@@ -44,7 +52,40 @@ public final class Tmos {
       int importance,
       List<SegmentAccess> uses,
       List<String> calls,
+      List<ChannelUse> channelUses,
       SourceRef source) {
+    /** A method that uses no channel. */
+    public Spm(
+        String name,
+        long firstReleaseNs,
+        long lastReleaseNs,
+        long periodNs,
+        long windowOpenNs,
+        long windowCloseNs,
+        long deadlineNs,
+        long wcetNs,
+        Criticality criticality,
+        int importance,
+        List<SegmentAccess> uses,
+        List<String> calls,
+        SourceRef source) {
+      this(
+          name,
+          firstReleaseNs,
+          lastReleaseNs,
+          periodNs,
+          windowOpenNs,
+          windowCloseNs,
+          deadlineNs,
+          wcetNs,
+          criticality,
+          importance,
+          uses,
+          calls,
+          List.of(),
+          source);
+    }
+
     /** A method that calls no gate. */
     public Spm(
         String name,
@@ -93,8 +134,35 @@ public final class Tmos {
       long minInterArrivalNs,
       List<SegmentAccess> uses,
       List<String> calls,
+      List<ChannelUse> channelUses,
       Optional<Operation> signature,
       SourceRef source) {
+    /** A method that uses no channel. */
+    public Svm(
+        String name,
+        long gctNs,
+        long wcetNs,
+        Criticality criticality,
+        int importance,
+        long minInterArrivalNs,
+        List<SegmentAccess> uses,
+        List<String> calls,
+        Optional<Operation> signature,
+        SourceRef source) {
+      this(
+          name,
+          gctNs,
+          wcetNs,
+          criticality,
+          importance,
+          minInterArrivalNs,
+          uses,
+          calls,
+          List.of(),
+          signature,
+          source);
+    }
+
     /** A method that calls no gate. */
     public Svm(
         String name,
@@ -129,7 +197,30 @@ public final class Tmos {
       long deadlineNs,
       SourceRef source) {}
 
-  public record Channel(String name, TypeUse type, SourceRef source) {}
+  /** Whether a channel's samples are resent until every reader has them, or sent once. */
+  public enum Reliability {
+    RELIABLE,
+    BEST_EFFORT
+  }
+
+  /**
+   * A real-time multicast channel as one TMO declares it (every declaration of a channel agrees on
+   * its payload and quality of service). depth: samples each reader keeps; validityNs: how long a
+   * sample stays valid after it is published, 0 for always; fanOut: the most TMOs that read it.
+   */
+  public record Channel(
+      String name,
+      TypeUse type,
+      Reliability reliability,
+      int depth,
+      long validityNs,
+      int fanOut,
+      SourceRef source) {
+    /** A channel with the default quality of service: reliable, depth 1, always valid, 1 reader. */
+    public Channel(String name, TypeUse type, SourceRef source) {
+      this(name, type, Reliability.RELIABLE, 1, 0, 1, source);
+    }
+  }
 
   public record TmoClass(
       List<String> namespace,

@@ -9,6 +9,7 @@ import dev.kairos.dsl.kairos.EnumDecl;
 import dev.kairos.dsl.kairos.EnumLiteral;
 import dev.kairos.dsl.kairos.EnumValue;
 import dev.kairos.dsl.kairos.ExceptionDecl;
+import dev.kairos.dsl.kairos.KairosPackage;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.NamedTypeRef;
 import dev.kairos.dsl.kairos.NamedValue;
@@ -46,6 +47,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.eclipse.emf.common.util.URI;
 import org.eclipse.emf.ecore.EObject;
+import org.eclipse.emf.ecore.EStructuralFeature;
 import org.eclipse.xtext.EcoreUtil2;
 import org.eclipse.xtext.nodemodel.INode;
 import org.eclipse.xtext.nodemodel.util.NodeModelUtils;
@@ -326,7 +328,15 @@ public final class ModelLowering {
                 at(gate)));
       }
       for (dev.kairos.dsl.kairos.Channel channel : tmo.getEac().getChannels()) {
-        channels.add(new Tmos.Channel(channel.getName(), typeUse(channel.getType()), at(channel)));
+        channels.add(
+            new Tmos.Channel(
+                channel.getName(),
+                typeUse(channel.getType()),
+                Tmos.Reliability.valueOf(channel.getReliability().name()),
+                written(channel, KairosPackage.Literals.CHANNEL__DEPTH) ? channel.getDepth() : 1,
+                channel.getValidity() == null ? 0 : nanos(channel.getValidity()),
+                written(channel, KairosPackage.Literals.CHANNEL__FAN_OUT) ? channel.getFanOut() : 1,
+                at(channel)));
       }
     }
     return new TmoClass(
@@ -369,6 +379,7 @@ public final class ModelLowering {
         spm.getImportance(),
         uses(spm.getUses()),
         calls(spm.getCalls()),
+        channelUses(spm),
         at(spm));
   }
 
@@ -398,12 +409,30 @@ public final class ModelLowering {
         minInterArrival,
         uses(svm.getUses()),
         calls(svm.getCalls()),
+        channelUses(svm),
         signature,
         at(svm));
   }
 
   private static List<String> calls(List<dev.kairos.dsl.kairos.Gate> gates) {
     return gates.stream().map(dev.kairos.dsl.kairos.Gate::getName).toList();
+  }
+
+  /** What a method publishes, then what it reads, each in the order written. */
+  private static List<Tmos.ChannelUse> channelUses(dev.kairos.dsl.kairos.Method method) {
+    final List<Tmos.ChannelUse> uses = new ArrayList<>();
+    for (dev.kairos.dsl.kairos.Channel channel : method.getPublishes()) {
+      uses.add(new Tmos.ChannelUse(channel.getName(), Tmos.ChannelAccess.PUBLISH));
+    }
+    for (dev.kairos.dsl.kairos.Channel channel : method.getReads()) {
+      uses.add(new Tmos.ChannelUse(channel.getName(), Tmos.ChannelAccess.READ));
+    }
+    return List.copyOf(uses);
+  }
+
+  /** Whether an optional number was written (one left out reads 0, as a written 0 would). */
+  private static boolean written(EObject owner, EStructuralFeature feature) {
+    return !NodeModelUtils.findNodesForFeature(owner, feature).isEmpty();
   }
 
   private static List<Tmos.SegmentAccess> uses(List<SegmentUse> uses) {
