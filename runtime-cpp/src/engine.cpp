@@ -209,11 +209,16 @@ std::optional<kal::TimePoint> Engine::accepting_now() const noexcept {
 
 kal::Status Engine::request(std::size_t svm, void* request) noexcept {
   kal::Status status = kal::Status::kOk;
+  const kal::TimePoint now = kal::MonotonicClock::now();
   if (svm >= service_count_ || request == nullptr) {
     status = kal::Status::kInvalidArgument;
-  } else if (const std::optional<kal::TimePoint> now = accepting_now(); !now) {
+  } else if (accepting_requests_.load(std::memory_order_acquire)
+                 ? now >= end_
+                 : run_over_.load(std::memory_order_acquire)) {
     status = kal::Status::kUnavailable;
-  } else if (!requests_.try_push(Request{static_cast<std::uint16_t>(svm), request, *now})) {
+  } else if (!requests_.try_push(Request{static_cast<std::uint16_t>(svm), request, now})) {
+    // Before the epoch (or before run_for fixed it) the request waits in the queue: the trigger
+    // takes requests in from the epoch on, as arrived then.
     status = kal::Status::kResourceExhausted;
   }
   if (status != kal::Status::kOk) {
@@ -267,6 +272,7 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
     end_ = epoch_ + duration;
     accepting_requests_.store(true, std::memory_order_release);
   } else {
+    run_over_.store(true, std::memory_order_release);
     abandoned_.store(true, std::memory_order_release);
   }
   start_gate_.set();
@@ -402,6 +408,9 @@ void Engine::release_all() noexcept {
     for (std::size_t w = 0; w < gct_watch_count; ++w) {
       wake = std::min(wake, gct_watches[w].arrival + services_[gct_watches[w].svm].entry->gct);
     }
+    if (service_count_ != 0 && kal::MonotonicClock::now() < epoch_) {
+      wake = std::min(wake, epoch_);  // requests held before the epoch are taken in at it
+    }
     for (std::size_t l = 0; l < lane_count_; ++l) {
       if ((lanes_to_wake >> l & 1U) != 0) {
         lanes_[l].wakeup.set();
@@ -413,6 +422,7 @@ void Engine::release_all() noexcept {
       // No more releases: stop taking requests once the run is over, and stop when every
       // admitted-or-waiting request has been handed on.
       if (service_count_ == 0 || kal::MonotonicClock::now() >= end_) {
+        run_over_.store(true, std::memory_order_release);
         accepting_requests_.store(false, std::memory_order_release);
         Request late{};
         while (pending_count < pending.size() && requests_.try_pop(late)) {
@@ -466,9 +476,11 @@ void Engine::release_all() noexcept {
 
     // Admission of service requests (BCC), after the deadlines and before new releases.
     Request arrived{};
-    while (pending_count < pending.size() && gct_watch_count < gct_watches.size() &&
-           requests_.try_pop(arrived)) {
-      // Numbered and watched from arrival: the GCT counts from when the client asked.
+    while (now >= epoch_ && pending_count < pending.size() &&
+           gct_watch_count < gct_watches.size() && requests_.try_pop(arrived)) {
+      // Numbered and watched from arrival: the GCT counts from when the client asked, or from
+      // the epoch for a request held until it.
+      arrived.arrival = std::max(arrived.arrival, epoch_);
       ServiceBinding& service = services_[arrived.svm];
       arrived.sequence = service.arrived.fetch_add(1, std::memory_order_acq_rel);
       gct_watches[gct_watch_count++] = GctWatch{arrived.svm, arrived.sequence, arrived.arrival};

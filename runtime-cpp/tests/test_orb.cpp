@@ -77,8 +77,8 @@ struct CubeClient {
   kairos::orb::Orb orb{kairos::orb::OrbOptions{"client"}};
   std::uint8_t peer = 0;
 
-  /// With `wait_for_service`, returns once the server's engine has begun its run (requests
-  /// before its epoch are refused as unavailable).
+  /// With `wait_for_service`, returns once the server answers (a request before its engine's
+  /// epoch waits for it; one before its socket listens is unavailable).
   explicit CubeClient(const std::string& endpoint, bool wait_for_service = true) {
     kairos::set_current_lane(kairos::LaneIdentity{0, 2, false});
     REQUIRE(orb.add_peer(endpoint, peer) == kairos::kal::Status::kOk);
@@ -271,7 +271,8 @@ TEST_CASE("requests the server cannot take are answered with the reason", "[inte
     REQUIRE(client.cube(4, result) == CallStatus::kOk);
   }
   {
-    // The server's ORB is up but its engine has not begun its run.
+    // The server's ORB is up but its engine has not begun its run: a request waits for the
+    // run's epoch and is served then; once the run is over, requests are refused.
     kairos::Engine engine{kairos::EngineOptions{kairos::Strategy::kRms}};
     CubeServant servant;
     servant.engine = &engine;
@@ -282,7 +283,16 @@ TEST_CASE("requests the server cannot take are answered with the reason", "[inte
     REQUIRE(orb.serve_band(kServiceBand) == kairos::kal::Status::kOk);
     REQUIRE(orb.start() == kairos::kal::Status::kOk);
     CubeClient client(endpoint, false);
+    std::thread late_start([&engine] {
+      std::this_thread::sleep_for(100ms);
+      engine.run_for(300ms, nullptr, nullptr);
+    });
     std::int32_t result = 0;
+    const CallStatus early = client.cube(3, result);
+    late_start.join();
+    REQUIRE(early == CallStatus::kOk);
+    REQUIRE(result == 27);
+    REQUIRE(engine.counters().requests_refused == 0);
     REQUIRE(client.cube(1, result) == CallStatus::kUnavailable);
     orb.stop();
   }

@@ -204,12 +204,15 @@ class Engine {
   kal::Status add_svm(const SvmEntry& entry, void* servant, ServiceHandler handler,
                       MissHandler on_miss) noexcept;
 
-  /// Submits a request for service method row `svm` from any thread while the engine runs. The
-  /// time trigger admits it under the basic concurrency constraint (the rule of SvmEntry: no
-  /// unfinished activation of a conflicting SpM opens its start window within the SvM's
-  /// admission slot). Refused, counted in `requests_refused` and never dispatched:
+  /// Submits a request for service method row `svm` from any thread, from set-up until the run is
+  /// over. The time trigger admits it under the basic concurrency constraint (the rule of
+  /// SvmEntry: no unfinished activation of a conflicting SpM opens its start window within the
+  /// SvM's admission slot). A request submitted before the run's epoch is held until it and
+  /// counts its GCT from it: the nodes of a system start together, and a peer's first call may
+  /// reach this node between its connections and its epoch. Refused, counted in
+  /// `requests_refused` and never dispatched:
   /// - kInvalidArgument: `svm` is not a registered row, or `request` is null;
-  /// - kUnavailable: the run has not begun (before run_for's epoch) or is over;
+  /// - kUnavailable: the run is over (or could not start);
   /// - kResourceExhausted: the request queue is full.
   kal::Status request(std::size_t svm, void* request) noexcept;
 
@@ -367,6 +370,9 @@ class Engine {
   MpmcQueue<Request, kRequestCapacity> requests_;
   kal::Event trigger_wakeup_;
   std::atomic<bool> accepting_requests_{false};
+  /// Set before accepting_requests_ falls at the end (or when the run cannot start): a request
+  /// that finds the engine not accepting is held when this is still false (the run is to come).
+  std::atomic<bool> run_over_{false};
   ServiceObserver service_observer_ = nullptr;
   void* service_observer_context_ = nullptr;
   std::size_t binding_count_ = 0;

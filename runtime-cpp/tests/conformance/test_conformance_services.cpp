@@ -255,7 +255,7 @@ void probe_requests(void* servant) {
 TEST_CASE("requests that cannot be served are refused with a status, never dispatched",
           "[conformance][services][requests]") {
   // One one-shot SpM at 1 asks for a null request, for SvM 1 (there is only SvM 0) and for
-  // a proper one. Before and after the run nothing is taken in either.
+  // a proper one. A request before the run waits for its epoch; after the run none is taken in.
   static const kairos::SpmEntry asker{"client",
                                       "asker",
                                       "scenario",
@@ -277,7 +277,9 @@ TEST_CASE("requests that cannot be served are refused with a status, never dispa
   Service service;
   REQUIRE(engine->add_spm(asker, &prober, &probe_requests, nullptr) == kairos::kal::Status::kOk);
   REQUIRE(engine->add_svm(read, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
-  REQUIRE(engine->request(0, &prober.token) == kairos::kal::Status::kUnavailable);  // not running
+  // Before the run: held until the epoch, then served as arrived then.
+  int early_token = 0;
+  REQUIRE(engine->request(0, &early_token) == kairos::kal::Status::kOk);
 
   Services services;
   services.records.reserve(16);
@@ -294,12 +296,16 @@ TEST_CASE("requests that cannot be served are refused with a status, never dispa
   // Nothing ran as something else: the SpM ran once, the SvM served the one good request.
   REQUIRE(prober.runs == 1);
   REQUIRE(outcome.records.size() == 1);
-  REQUIRE(service.served == 1);
-  REQUIRE(services.records.size() == 1);
-  REQUIRE(services.records[0].release_ns >= 0);
+  REQUIRE(service.served == 2);
+  REQUIRE(services.records.size() == 2);
+  std::sort(services.records.begin(), services.records.end(),
+            [](const auto& a, const auto& b) { return a.release_ns < b.release_ns; });
+  REQUIRE(services.records[0].release_ns == 0);  // the early request arrived at the epoch
+  REQUIRE(services.records[0].outcome == kairos::ActivationOutcome::kMet);
+  REQUIRE(services.records[1].release_ns >= unit().count());  // the SpM's, from its release
   const auto counters = engine->counters();
-  REQUIRE(counters.requests_served == 1);
-  REQUIRE(counters.requests_refused == 4);
+  REQUIRE(counters.requests_served == 2);
+  REQUIRE(counters.requests_refused == 3);
 }
 
 namespace {

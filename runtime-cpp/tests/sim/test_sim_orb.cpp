@@ -87,12 +87,9 @@ struct SimCubeClient {
     REQUIRE(orb.add_peer(endpoint, peer) == Status::kOk);
     REQUIRE(orb.add_route(peer, kServiceBand, 0, 2) == Status::kOk);
     REQUIRE(orb.start() == Status::kOk);
-    // The server's engine refuses requests until its run begins (a fixed lead after it starts).
+    // The server's engine holds requests until its run's epoch (a fixed lead after it starts).
     std::int32_t result = 0;
-    for (int i = 0; i < 100 && cube(0, result) == CallStatus::kUnavailable; ++i) {
-      kairos::kal::sleep_until(MonotonicClock::now() + 1ms);
-    }
-    REQUIRE(cube(0, result) == CallStatus::kOk);
+    REQUIRE(cube(0, result, kCubeOperation, 50ms) == CallStatus::kOk);
     baseline = orb.counters();
   }
 

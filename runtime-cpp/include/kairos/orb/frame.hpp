@@ -42,7 +42,7 @@ enum class ReplyStatus : std::uint8_t {
   kOk = 0,             ///< body: the operation's reply
   kUserException = 1,  ///< body: the exception named by `exception` (1-based, per operation)
   kOverloaded = 2,     ///< the server had no room for the request (request slots, engine queue)
-  kUnavailable = 3,    ///< the server is not running its engine (starting, or stopping)
+  kUnavailable = 3,    ///< the server's engine has ended its run (or could not start it)
   kNoSuchTarget = 4,   ///< unknown object or operation on this server
   kMalformed = 5,      ///< the request's body did not decode
 };

@@ -52,7 +52,7 @@ enum class CallStatus : std::uint8_t {
   kUserException,    ///< the server raised a declared exception (Call::exception says which)
   kDeadlineExpired,  ///< no reply by the call's deadline: a reply that comes later is discarded
   kOverloaded,       ///< the server had no room for it, or the connection to it is full (not sent)
-  kUnavailable,      ///< the server's engine is not running
+  kUnavailable,      ///< the server's engine has ended its run (or could not start it)
   kNoSuchTarget,     ///< the server has no such object or operation
   kMalformed,        ///< the server could not decode the request, or the reply did not decode
   kDisconnected,     ///< no connection to the peer (lost or refused): not sent, or never answered

@@ -19,7 +19,8 @@ namespace kairos::orb {
 /// ServiceHandler runs with the request and must complete() it: at once on this thread when
 /// the engine lets the band's reader serve it on the lane's behalf (Engine::serve_here: its lane
 /// idle, BCC admitting it), else later on the lane. Otherwise the status to answer at once:
-/// kOverloaded when the engine's request queue is full, kUnavailable outside its run.
+/// kOverloaded when the engine's request queue is full, kUnavailable once its run is over (a
+/// request before the run's epoch waits for it).
 inline ReplyStatus admit(Engine& engine, std::size_t svm, ServerRequest& request) noexcept {
   if (engine.serve_here(svm, &request)) {
     return ReplyStatus::kOk;
