@@ -69,6 +69,7 @@ BENCH_PEER_PACKAGES := libgrpc++-dev protobuf-compiler-grpc protobuf-compiler li
 CUBIT_JSON := $(BUILD)/bench/cubit.json
 MT_CUBIT_JSON := $(BUILD)/bench/mt_cubit.json
 INVERSION_JSON := $(BUILD)/bench/inversion.json
+KOKYU_JSON := $(BUILD)/bench/kokyu_regions_linux.json
 
 bench: setup bench-peers cpp bench-lsp
 	@command -v cyclictest >/dev/null || (apt-get update -q && apt-get install -y -q rt-tests)
@@ -78,7 +79,8 @@ bench: setup bench-peers cpp bench-lsp
 	$(CPP_GCC)/bench/kairos_bench_cubit --samples 20000 --json $(CUBIT_JSON)
 	$(CPP_GCC)/bench/kairos_bench_mt_cubit --json $(MT_CUBIT_JSON)
 	$(CPP_GCC)/bench/kairos_bench_inversion --json $(INVERSION_JSON)
-	python3 bench/cubit_plot.py $(CUBIT_JSON) $(MT_CUBIT_JSON) $(INVERSION_JSON)
+	$(CPP_GCC)/bench/kairos_bench_kokyu_regions_linux --samples 5 --cpu 1 --json $(KOKYU_JSON)
+	python3 bench/cubit_plot.py $(CUBIT_JSON) $(MT_CUBIT_JSON) $(INVERSION_JSON) $(KOKYU_JSON)
 
 # The language server's live schedulability on a 1,000-TMO model, beside `kairos check` in-process.
 KAIROS_JAR := generator/target/kairos.jar
