@@ -160,7 +160,7 @@ TEST_CASE("an activation line of a node among several names the node", "[unit][n
   REQUIRE(named == "activation node=mission1 " + alone.substr(std::string("activation ").size()));
 }
 
-TEST_CASE("--clock-skew takes a signed time with a unit, --clock-log a round log",
+TEST_CASE("a node option gives its clock a signed skew with a unit, and asks for a round log",
           "[unit][node][clock]") {
   kairos::NodeOptions options;
   const char* good[] = {"node", "--clock-skew", "-250us", "--clock-log"};
