@@ -81,6 +81,9 @@ public final class IssueCodes {
   public static final String DUPLICATE_ENDPOINT = PREFIX + "duplicate-endpoint";
   public static final String DUPLICATE_NODE = PREFIX + "duplicate-node";
   public static final String CLOCK_MASTER_NOT_IN_SYSTEM = PREFIX + "clock-master-not-in-system";
+  public static final String CLOCK_MASTER_UNREACHABLE = PREFIX + "clock-master-unreachable";
+  public static final String INVALID_CLOCK_PERIOD = PREFIX + "invalid-clock-period";
+  public static final String CLOCK_SYNCED_TWICE = PREFIX + "clock-synced-twice";
   public static final String INVALID_CORES = PREFIX + "invalid-cores";
   public static final String CORE_OUT_OF_RANGE = PREFIX + "core-out-of-range";
   public static final String NODE_EXCEEDS_RUNTIME = PREFIX + "node-exceeds-runtime";

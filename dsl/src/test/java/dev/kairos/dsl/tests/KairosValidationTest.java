@@ -454,6 +454,44 @@ class KairosValidationTest {
   }
 
   @Test
+  void clockSyncNeedsAReachableMasterAPeriodAndOneMasterPerNode() throws Exception {
+    final String text =
+        "node a { os linux }\nnode b { os linux endpoint \"udp:127.0.0.1:7001\" }\n"
+            + "node c { os linux endpoint \"tcp:127.0.0.1:7002\" }\nnode d { os linux }\n"
+            + "system S { nodes a, d; clock-sync master a period 1 s; }\n"
+            + "system T { nodes b, d; clock-sync master b period 1 s; }\n"
+            + "system U { nodes c; clock-sync master c period 0 ms; }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.CLOCK_MASTER_UNREACHABLE,
+        text.indexOf("a period"),
+        1,
+        "has no endpoint");
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.CLOCK_MASTER_UNREACHABLE,
+        text.indexOf("b period"),
+        1,
+        "oneways only");
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.CLOCK_SYNCED_TWICE,
+        text.indexOf("b period"),
+        1,
+        "node 'd'");
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.INVALID_CLOCK_PERIOD,
+        text.indexOf("0 ms"),
+        "0 ms".length());
+  }
+
+  @Test
   void syntaxErrorsReadLikeSentences() throws Exception {
     final Model model = parser.parse("tmo T { svm s gct ms wcet 1 ms; }");
     final String message = model.eResource().getErrors().get(0).getMessage();

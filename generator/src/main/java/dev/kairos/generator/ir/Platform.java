@@ -56,8 +56,22 @@ public final class Platform {
     public static final long UNLIMITED = 0;
   }
 
-  /** A {@code system}: the nodes that make one distributed system, in the model's order. */
-  public record DistributedSystem(String name, List<String> nodes, SourceRef source) {}
+  /**
+   * A {@code system}: the nodes that make one distributed system, in the model's order, and its
+   * clock synchronisation ({@code null} when it has none).
+   */
+  public record DistributedSystem(
+      String name, List<String> nodes, ClockSync clockSync, SourceRef source) {
+    public DistributedSystem(String name, List<String> nodes, SourceRef source) {
+      this(name, nodes, null, source);
+    }
+  }
+
+  /**
+   * A system's {@code clock-sync master M period P}: every other node of the system keeps its
+   * global time on node {@code master}'s, with a round of exchanges every {@code periodNs}.
+   */
+  public record ClockSync(String master, long periodNs, SourceRef source) {}
 
   public record Node(
       String name,

@@ -160,6 +160,7 @@ public final class ModelLowering {
               new Platform.DistributedSystem(
                   system.getName(),
                   system.getNodes().stream().map(dev.kairos.dsl.kairos.Node::getName).toList(),
+                  lowerClockSync(system),
                   at(system)));
         }
       }
@@ -495,6 +496,23 @@ public final class ModelLowering {
     } catch (QuantityException e) {
       throw new IllegalStateException("validated model has a bad bandwidth: " + e.getMessage(), e);
     }
+  }
+
+  /** A system's {@code clock-sync}, at the line of its clause; {@code null} when it has none. */
+  private Platform.ClockSync lowerClockSync(dev.kairos.dsl.kairos.SystemDecl system) {
+    if (system.getClockMaster() == null || system.getClockPeriod() == null) {
+      return null;
+    }
+    final List<INode> clause =
+        NodeModelUtils.findNodesForFeature(
+            system, dev.kairos.dsl.kairos.KairosPackage.Literals.SYSTEM_DECL__CLOCK_MASTER);
+    final SourceRef source =
+        clause.isEmpty()
+            ? at(system)
+            : new SourceRef(
+                displayName.apply(system.eResource().getURI()), clause.get(0).getStartLine());
+    return new Platform.ClockSync(
+        system.getClockMaster().getName(), nanos(system.getClockPeriod()), source);
   }
 
   private SourceRef at(EObject object) {
