@@ -8,6 +8,7 @@
 
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/thread.hpp>
+#include <kairos/probe.hpp>
 
 namespace kairos {
 
@@ -16,7 +17,7 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
   std::fprintf(
       stream,
       "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--peer-wait <time>]\n"
-      "       [--clock-skew <time>] [--clock-log] [--quiet]\n"
+      "       [--clock-skew <time>] [--clock-log] [--probe <file>] [--quiet]\n"
       "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s)\n"
       "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
       "                     (releases are handed to lanes without a cross-CPU wake-up)\n"
@@ -31,6 +32,9 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "                     one clock)\n"
       "  --clock-log        after the run, print a clock-round line per synchronisation\n"
       "                     round\n"
+      "  --probe <file>     do not run: measure this machine's overheads (release lateness,\n"
+      "                     context switch, ceiling lock) for --duration on --cpu and write\n"
+      "                     the platform file a model's hardware names (kairos probe)\n"
       "  --quiet            print only the summary line\n",
       static_cast<int>(node_name.size()), node_name.data());
 }
@@ -248,6 +252,15 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
       }
     } else if (arg == "--clock-log") {
       options.clock_log = true;
+    } else if (arg == "--probe") {
+      if (i + 1 == argc || argv[i + 1][0] == '\0') {
+        std::fprintf(stderr,
+                     "%.*s: error: --probe needs the platform file to write, e.g. --probe "
+                     "lab.platform.json (- for standard output)\n",
+                     static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      options.probe_path = argv[++i];
     } else if (arg == "--peer-wait") {
       if (i + 1 == argc) {
         std::fprintf(stderr, "%.*s: error: --peer-wait needs a value, e.g. --peer-wait 2s\n",
@@ -317,6 +330,13 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
       return 2;
     case NodeCommand::kRun:
       break;
+  }
+  if (options.probe_path != nullptr) {
+    probe::ProbeOptions probe_options;
+    probe_options.duration = options.duration;
+    probe_options.cpu = options.cpu_count > 0 ? options.cpus[0] : options.cpu;
+    probe_options.label = program.name;
+    return probe::run_probe(probe_options, options.probe_path);
   }
   // The ORB's threads share the CPU of the node's core 0 when it is pinned: a band's reader
   // standing where its lane runs may serve a request at once on the lane's behalf

@@ -39,6 +39,8 @@ struct NodeOptions {
   kal::Duration clock_skew{};
   /// `--clock-log`: print a `clock-round` line per synchronisation round after the run.
   bool clock_log = false;
+  /// `--probe`: instead of running, measure the machine's overheads into this platform file.
+  const char* probe_path = nullptr;
   /// Whether the node's global time is the process's (kal::global_now). Not an option of the
   /// command line: a node's own executable owns its process; nodes of a system run in one
   /// process (run_system) keep their global times apart.
