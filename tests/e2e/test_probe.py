@@ -39,6 +39,31 @@ def test_kairos_probe_writes_a_platform_file(workdir):
     assert_platform_file(out, 500, "kairos-probe")
 
 
+def test_kairos_check_reads_the_platform_file_a_hardware_names(workdir):
+    probed = kairos("probe", "--duration", "200ms", "-o", workdir / "lab.platform.json")
+    assert probed.returncode == 0, probed.stderr
+    measured = json.loads((workdir / "lab.platform.json").read_text(encoding="utf-8"))
+    model = workdir / "lab.tmo"
+    model.write_text(
+        'hardware Lab { cores 1; speed 1.0; platform "lab.platform.json"; }\n'
+        "tmo T { spm a for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
+        " finish-by t + 10 ms wcet 1 ms; }\n"
+        "node n { hardware Lab os linux deploy T as t1 }\n", encoding="utf-8")
+    text = kairos("check", model, cwd=workdir / "..")
+    assert text.returncode == 0, text.stdout + text.stderr
+    assert "  platform lab.platform.json: measured " + measured["measured_at"] in text.stdout
+    checked = kairos("check", "--format", "json", model)
+    platform = json.loads(checked.stdout)["nodes"][0]["platform"]
+    assert platform["release_lateness_ns"] == measured["release_lateness_ns"]["max"]
+    assert platform["measured_by"] == "kairos-probe"
+
+    (workdir / "lab.platform.json").write_text('{"format": "kairos-platform/0"}')
+    broken = kairos("check", model)
+    assert broken.returncode == 1
+    assert "lab.tmo:1:1: error[kairos.platform-file]: platform file 'lab.platform.json' is not a" \
+        " platform file" in broken.stdout, broken.stdout
+
+
 def test_a_generated_node_measures_through_its_own_binary(workdir):
     example = copy_example("hello", workdir)
     generated = kairos("generate", example / "hello.tmo", "-o", workdir / "generated")

@@ -59,6 +59,8 @@ import org.eclipse.xtext.nodemodel.util.NodeModelUtils;
 public final class ModelLowering {
   private final Function<URI, String> displayName;
   private final Map<dev.kairos.dsl.kairos.Tmo, TmoClass> tmoClasses = new HashMap<>();
+  private final Map<dev.kairos.dsl.kairos.Hardware, Platform.PlatformFile> platformFiles =
+      new HashMap<>();
 
   /**
    * @param displayName how a resource's file is named in sources and generated banners (a path
@@ -455,7 +457,10 @@ public final class ModelLowering {
           new Hardware(
               h.getName(),
               h.getCores() > 0 ? h.getCores() : 1,
-              h.getSpeed() == null ? BigDecimal.ONE : new BigDecimal(h.getSpeed()));
+              h.getSpeed() == null ? BigDecimal.ONE : new BigDecimal(h.getSpeed()),
+              h.getPlatform() == null
+                  ? Optional.empty()
+                  : Optional.of(platformFiles.computeIfAbsent(h, this::readPlatformFile)));
     }
     final List<Platform.Deployment> deployments = new ArrayList<>();
     for (dev.kairos.dsl.kairos.Deployment deployment : node.getDeployments()) {
@@ -513,6 +518,23 @@ public final class ModelLowering {
                 displayName.apply(system.eResource().getURI()), clause.get(0).getStartLine());
     return new Platform.ClockSync(
         system.getClockMaster().getName(), nanos(system.getClockPeriod()), source);
+  }
+
+  /** The platform file a hardware names, relative to the model file that names it. */
+  private Platform.PlatformFile readPlatformFile(dev.kairos.dsl.kairos.Hardware hardware) {
+    final URI uri = hardware.eResource().getURI();
+    final Optional<java.nio.file.Path> directory =
+        uri.isFile()
+            ? Optional.ofNullable(java.nio.file.Path.of(uri.toFileString()).getParent())
+            : Optional.empty();
+    final List<INode> clause =
+        NodeModelUtils.findNodesForFeature(
+            hardware, dev.kairos.dsl.kairos.KairosPackage.Literals.HARDWARE__PLATFORM);
+    final SourceRef source =
+        clause.isEmpty()
+            ? at(hardware)
+            : new SourceRef(displayName.apply(uri), clause.get(0).getStartLine());
+    return PlatformFiles.read(hardware.getPlatform(), directory, source);
   }
 
   private SourceRef at(EObject object) {
