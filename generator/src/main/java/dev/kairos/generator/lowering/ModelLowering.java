@@ -508,16 +508,10 @@ public final class ModelLowering {
     if (system.getClockMaster() == null || system.getClockPeriod() == null) {
       return null;
     }
-    final List<INode> clause =
-        NodeModelUtils.findNodesForFeature(
-            system, dev.kairos.dsl.kairos.KairosPackage.Literals.SYSTEM_DECL__CLOCK_MASTER);
-    final SourceRef source =
-        clause.isEmpty()
-            ? at(system)
-            : new SourceRef(
-                displayName.apply(system.eResource().getURI()), clause.get(0).getStartLine());
     return new Platform.ClockSync(
-        system.getClockMaster().getName(), nanos(system.getClockPeriod()), source);
+        system.getClockMaster().getName(),
+        nanos(system.getClockPeriod()),
+        at(system, KairosPackage.Literals.SYSTEM_DECL__CLOCK_MASTER));
   }
 
   /** The platform file a hardware names, relative to the model file that names it. */
@@ -527,14 +521,19 @@ public final class ModelLowering {
         uri.isFile()
             ? Optional.ofNullable(java.nio.file.Path.of(uri.toFileString()).getParent())
             : Optional.empty();
-    final List<INode> clause =
-        NodeModelUtils.findNodesForFeature(
-            hardware, dev.kairos.dsl.kairos.KairosPackage.Literals.HARDWARE__PLATFORM);
-    final SourceRef source =
-        clause.isEmpty()
-            ? at(hardware)
-            : new SourceRef(displayName.apply(uri), clause.get(0).getStartLine());
-    return PlatformFiles.read(hardware.getPlatform(), directory, source);
+    return PlatformFiles.read(
+        hardware.getPlatform(),
+        directory,
+        at(hardware, KairosPackage.Literals.HARDWARE__PLATFORM));
+  }
+
+  /** Where one clause of an element is written: its line, or the element's without it. */
+  private SourceRef at(EObject object, EStructuralFeature clause) {
+    final List<INode> nodes = NodeModelUtils.findNodesForFeature(object, clause);
+    return nodes.isEmpty()
+        ? at(object)
+        : new SourceRef(
+            displayName.apply(object.eResource().getURI()), nodes.get(0).getStartLine());
   }
 
   private SourceRef at(EObject object) {
