@@ -522,9 +522,7 @@ public final class ModelLowering {
             ? Optional.ofNullable(java.nio.file.Path.of(uri.toFileString()).getParent())
             : Optional.empty();
     return PlatformFiles.read(
-        hardware.getPlatform(),
-        directory,
-        at(hardware, KairosPackage.Literals.HARDWARE__PLATFORM));
+        hardware.getPlatform(), directory, at(hardware, KairosPackage.Literals.HARDWARE__PLATFORM));
   }
 
   /** Where one clause of an element is written: its line, or the element's without it. */

@@ -15,6 +15,7 @@ import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.ir.Platform;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.lowering.ModelLowering;
+import dev.kairos.generator.lowering.PlatformFiles;
 import dev.kairos.generator.verdicts.LocatedVerdicts;
 import dev.kairos.generator.verdicts.ModelElements;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.eclipse.emf.common.util.URI;
+import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.xtext.diagnostics.Severity;
 import org.eclipse.xtext.ide.server.ProjectManager;
@@ -150,9 +152,11 @@ public final class WorkspaceAnalysis {
 
     laps.lap("lower_ms");
     final List<MessageCapacity.Oversized> oversized = MessageCapacity.check(system);
-    if (!oversized.isEmpty()) {
+    final List<Platform.PlatformFile> unreadable = PlatformFiles.problems(system);
+    if (!oversized.isEmpty() || !unreadable.isEmpty()) {
       previous.remove(base);
-      return Optional.of(tooLarge(base, versions, oversized, models, title(files, portable)));
+      return Optional.of(
+          loweredErrors(base, versions, oversized, unreadable, models, title(files, portable)));
     }
     final Map<Platform.Node, NodeReport> before = previous.getOrDefault(base, Map.of());
     final Map<Platform.Node, NodeReport> reused = new HashMap<>();
@@ -183,13 +187,15 @@ public final class WorkspaceAnalysis {
   }
 
   /**
-   * Messages the ORB cannot carry are model errors, as in `kairos check`: not analysed, the report
-   * lists them, and each is a diagnostic on its operation.
+   * Messages the ORB cannot carry and platform files that cannot be read are model errors, as in
+   * `kairos check`: not analysed, the report lists them, and each is a diagnostic on its operation
+   * or on the hardware that names the file.
    */
-  private AnalysisSnapshot tooLarge(
+  private AnalysisSnapshot loweredErrors(
       URI base,
       JsonObject versions,
       List<MessageCapacity.Oversized> oversized,
+      List<Platform.PlatformFile> unreadable,
       List<Model> models,
       String title) {
     final ModelElements elements = new ModelElements(models);
@@ -213,6 +219,20 @@ public final class WorkspaceAnalysis {
                           Long.toString(message.maxBytes()),
                           Long.toString(message.capacityBytes()))))
           .ifPresent(found -> add(diagnostics, found));
+    }
+    for (Platform.PlatformFile file : unreadable) {
+      final String text = PlatformFiles.message(file);
+      problems.add(new CheckReports.Problem(file.source().file(), file.source().line(), 1, text));
+      for (Model model : models) {
+        for (EObject element : model.getElements()) {
+          if (element instanceof dev.kairos.dsl.kairos.Hardware hardware
+              && file.path().equals(hardware.getPlatform())) {
+            LocatedVerdicts.at(
+                    hardware, PlatformFiles.PLATFORM_FILE, Severity.ERROR, text, List.of())
+                .ifPresent(found -> add(diagnostics, found));
+          }
+        }
+      }
     }
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
     return skipped(
