@@ -12,7 +12,7 @@ DEMO_OUT   := $(BUILD)/demo/avionics
 MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all setup build java java-test cpp cpp-build cpp-clang install demo test test-java test-cpp test-e2e e2e \
+.PHONY: all setup build java java-test cpp cpp-build cpp-clang install demo demo-lan test test-java test-cpp test-e2e e2e \
         bench bench-peers bench-lsp vsix test-editors studio studio-build format check-format clean
 
 all: build
@@ -60,6 +60,13 @@ demo: build
 	$(DEMO_OUT)/build/mission2 --duration 2s --quiet > $(DEMO_OUT)/mission2.log & \
 	  $(DEMO_OUT)/build/mission1 --duration 2s; status=$$?; wait $$! || status=1; \
 	  grep -E '^(summary|gate) ' $(DEMO_OUT)/mission2.log; exit $$status
+
+# The same mission computer on a LAN on one machine: each node in a network namespace of its own,
+# joined by a link with the model's latency, jitter and bandwidth (tc netem where the kernel has
+# it, else kairos-link-emulator), talking TCP; gate round trips beside their analysed bounds
+# (docs/lan.md). Needs root.
+demo-lan: build
+	python3 tools/lan/demo_lan.py --out $(BUILD)/demo-lan
 
 # Benchmarks print figures beside baselines measured in the same run (see bench/README.md).
 # The cubit peers (gRPC C++, Cyclone DDS) are built only when their packages are installed; this

@@ -2,37 +2,39 @@
 """Clock synchronisation between two generated nodes in a LAN on one machine.
 
 Two nodes of one model (`system Lan { ...; clock-sync master reference period P; }`) run in two
-network namespaces joined by a veth pair, talking TCP; `tc netem` gives the link its latency and
-jitter (100 us and 50 us, as DESIGN.md's target link). The follower's local clock is skewed by
+network namespaces joined through a third, the wire (tools/lan/lan.py, docs/lan.md), talking TCP;
+the link has the latency and jitter of DESIGN.md's target link (100 us and 50 us each way), given
+by `tc netem` where the kernel has it and by kairos-link-emulator where it has not (the output
+says which, with the emulator's own lateness). The follower's local clock is skewed by
 --clock-skew: both processes read the host's one monotonic clock, so the skew is exactly the offset
 synchronisation must find, and the true error of the follower's global time at any instant is its
 applied correction minus the skew. The follower logs every round (--clock-log); this prints the
 average, p99 and max of that error beside the TMO paper's figures (110 us average, 307 us max) and
-beside a same-run baseline: the raw round trip of the veth link, a UDP ping-pong between the two
-namespaces.
+beside same-run baselines: the raw round trip of a UDP ping-pong between the two namespaces over
+the same link, and over a bare veth pair.
 
 Needs root and network namespaces (`ip netns`); where they are not permitted it says so and exits 0.
-Where the kernel has no netem qdisc, the link runs without added delay and the output says so.
 
     python3 bench/clock_sync.py                 # 60 s
     python3 bench/clock_sync.py --minutes 10    # the issue's figure
+    python3 bench/clock_sync.py --link direct   # over a bare veth pair (nothing added)
 """
 
 import argparse
 import os
 import re
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "lan"))
+import lan as lans  # noqa: E402  (the LAN on one machine: namespaces and the link)
+
 KAIROS = ROOT / "kairos"
 PREFIX = ROOT / "build" / "prefix"
 PAPER_AVERAGE_US = 110.0
@@ -91,77 +93,15 @@ def build_nodes(workdir: Path, endpoint: str, period: str = "100 ms") -> Path:
     return workdir / "build"
 
 
-@dataclass
-class Lan:
-    """Two namespaces joined by a veth pair; `netem` says whether the delay could be applied."""
-    reference_ns: str
-    follower_ns: str
-    reference_ip: str = "10.231.0.1"
-    follower_ip: str = "10.231.0.2"
-    netem: bool = False
-    netem_error: str = ""
-    made: list[str] = field(default_factory=list)
-
-    def exec(self, namespace: str, *command) -> list[str]:
-        return ["ip", "netns", "exec", namespace, *map(str, command)]
+Lan = lans.Lan
+namespaces_permitted = lans.namespaces_permitted
+remove_lan = lans.remove_lan
 
 
-def namespaces_permitted() -> tuple[bool, str]:
-    if shutil.which("ip") is None:
-        return False, "the ip command (iproute2) is not installed"
-    if os.geteuid() != 0:
-        return False, "network namespaces need root"
-    probe = f"kairos-probe-{uuid.uuid4().hex[:8]}"
-    result = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if result.returncode != 0:
-        return False, f"ip netns add is not permitted here: {result.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-    return True, ""
-
-
-def make_lan(delay_us: int, jitter_us: int) -> Lan:
-    """Two namespaces of unique names, a veth pair between them, netem on both ends."""
-    tag = uuid.uuid4().hex[:6]
-    lan = Lan(reference_ns=f"kairos-ref-{tag}", follower_ns=f"kairos-fol-{tag}")
-    ref_if, fol_if = f"kr{tag}", f"kf{tag}"
-
-    def ip(*args):
-        subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
-
-    try:
-        for namespace in (lan.reference_ns, lan.follower_ns):
-            ip("netns", "add", namespace)
-            lan.made.append(namespace)
-        ip("link", "add", ref_if, "type", "veth", "peer", "name", fol_if)
-        ip("link", "set", ref_if, "netns", lan.reference_ns)
-        ip("link", "set", fol_if, "netns", lan.follower_ns)
-        for namespace, interface, address in ((lan.reference_ns, ref_if, lan.reference_ip),
-                                              (lan.follower_ns, fol_if, lan.follower_ip)):
-            ip("-n", namespace, "addr", "add", f"{address}/24", "dev", interface)
-            ip("-n", namespace, "link", "set", interface, "up")
-            ip("-n", namespace, "link", "set", "lo", "up")
-        # Each direction gets the delay and jitter of the link on the interface it leaves by.
-        lan.netem = True
-        for namespace, interface in ((lan.reference_ns, ref_if), (lan.follower_ns, fol_if)):
-            result = subprocess.run(
-                lan.exec(namespace, "tc", "qdisc", "add", "dev", interface, "root", "netem",
-                         "delay", f"{delay_us}us", f"{jitter_us}us"),
-                capture_output=True, text=True)
-            if result.returncode != 0:
-                lan.netem = False
-                lan.netem_error = result.stderr.strip()
-                break
-    except BaseException:
-        remove_lan(lan)
-        raise
-    return lan
-
-
-def remove_lan(lan: Lan) -> None:
-    # Deleting a namespace deletes its end of the veth pair, and with it the other end.
-    for namespace in lan.made:
-        subprocess.run(["ip", "netns", "del", namespace], capture_output=True)
-    lan.made.clear()
+def make_lan(delay_us: float, jitter_us: float, mode: str = "auto") -> Lan:
+    """The reference and the follower, each in its namespace, joined by the link (delay and
+    jitter each way; netem or the link emulator, as `mode` says)."""
+    return lans.make_lan(["reference", "follower"], lans.LinkSpec(delay_us, jitter_us), mode)
 
 
 PING_SERVER = """
@@ -200,9 +140,9 @@ s.sendto(b"stop", peer)
 
 def udp_round_trips(lan: Lan | None, count: int = 500) -> list[float]:
     """Round trips (us) of a raw UDP ping-pong across the link (over loopback without a LAN)."""
-    server_ns = [] if lan is None else ["ip", "netns", "exec", lan.reference_ns]
-    client_ns = [] if lan is None else ["ip", "netns", "exec", lan.follower_ns]
-    address = "127.0.0.1" if lan is None else lan.reference_ip
+    server_ns = [] if lan is None else lan.exec("reference")
+    client_ns = [] if lan is None else lan.exec("follower")
+    address = "127.0.0.1" if lan is None else lan.node("reference").address
     port = 7390
     server = subprocess.Popen([*server_ns, sys.executable, "-c", PING_SERVER, address, str(port)],
                               stdout=subprocess.PIPE, text=True)
@@ -241,18 +181,16 @@ class Run:
 
 def run_nodes(build: Path, seconds: float, skew: str, lan: Lan | None) -> Run:
     """Runs both nodes for `seconds` (in their namespaces when given a LAN)."""
-    def command(namespace, node, *args):
-        prefix = [] if lan is None else ["ip", "netns", "exec", namespace]
+    def command(node, *args):
+        prefix = [] if lan is None else lan.exec(node)
         return [*prefix, str(build / node), "--quiet", "--duration", f"{int(seconds * 1000)}ms",
                 *args]
 
-    reference = subprocess.Popen(
-        command(lan.reference_ns if lan else None, "reference"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reference = subprocess.Popen(command("reference"), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
     time.sleep(0.3)  # listening before the follower's first round
     follower = subprocess.Popen(
-        command(lan.follower_ns if lan else None, "follower", "--clock-skew", skew,
-                "--clock-log", "--peer-wait", "10s"),
+        command("follower", "--clock-skew", skew, "--clock-log", "--peer-wait", "10s"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     outputs = {}
     for name, process in (("follower", follower), ("reference", reference)):
@@ -285,6 +223,9 @@ def main() -> int:
     parser.add_argument("--skew", default="5ms", help="the follower's injected skew (5ms)")
     parser.add_argument("--delay-us", type=int, default=100)
     parser.add_argument("--jitter-us", type=int, default=50)
+    parser.add_argument("--link", choices=lans.LINK_MODES, default="auto",
+                        help="auto: netem where the kernel has it, else the link emulator; "
+                             "direct: a bare veth pair (no delay or jitter)")
     args = parser.parse_args()
     seconds = args.minutes * 60 if args.minutes else args.seconds
 
@@ -301,31 +242,48 @@ def main() -> int:
         print("clock_sync: --skew takes milliseconds, e.g. 5ms")
         return 2
 
-    lan = make_lan(args.delay_us, args.jitter_us)
+    if args.link == "direct":
+        args.delay_us = args.jitter_us = 0
+    try:
+        return measure(args, seconds, skew_ns)
+    except RuntimeError as error:  # a LAN that cannot be made, a node that failed: said plainly
+        print(f"clock_sync: {error}")
+        return 1
+
+
+def measure(args, seconds: float, skew_ns: int) -> int:
+    # Baseline first, on a bare veth pair of its own, then the measured link.
+    bare = make_lan(0, 0, "direct")
+    try:
+        bare_baseline = udp_round_trips(bare)
+    finally:
+        remove_lan(bare)
+    lan = make_lan(args.delay_us, args.jitter_us, args.link)
     try:
         with tempfile.TemporaryDirectory(prefix="kairos-clock-bench-") as workdir:
-            build = build_nodes(Path(workdir), f"tcp:{lan.reference_ip}:7301", args.period)
-            baseline = udp_round_trips(lan)
+            build = build_nodes(Path(workdir), f"tcp:{lan.node('reference').address}:7301",
+                                args.period)
+            baseline = udp_round_trips(lan) if lan.mode != "direct" else bare_baseline
             run = run_nodes(build, seconds, args.skew, lan)
+        emulator = lan.stop_link()
     finally:
         remove_lan(lan)
 
     errors = run.errors_us(skew_ns)
     estimates = run.estimate_errors_us(skew_ns)
     load = os.getloadavg()
-    link = (f"veth between two namespaces, netem delay {args.delay_us} us jitter "
-            f"{args.jitter_us} us each way" if lan.netem else
-            f"veth between two namespaces WITHOUT netem ({lan.netem_error or 'not available'}): "
-            "no added delay or jitter")
     print(f"clock synchronisation, {seconds:.0f} s, period {args.period}, skew {args.skew}")
-    print(f"link: {link}; load average {load[0]:.2f} {load[1]:.2f}")
+    print(f"link: {lan.describe()}; load average {load[0]:.2f} {load[1]:.2f}")
+    if lan.mode == "emulator":
+        print(lans.describe_lateness(emulator))
     print(f"follower: {' '.join(f'{k}={v}' for k, v in run.follower.items())}")
     if not errors:
         print("no synchronised rounds: nothing to report")
         return 1
     print(f"{'what':58} {'avg':>9} {'p50':>9} {'p99':>9} {'max':>9}  samples")
     rows = [
-        ("baseline: raw UDP ping-pong round trip on the link", baseline),
+        ("baseline: raw UDP ping-pong round trip, bare veth", bare_baseline),
+        (f"baseline: raw UDP ping-pong round trip, this link ({lan.mode})", baseline),
         ("baseline: half that round trip", [t / 2 for t in baseline]),
         ("kairos: |estimated offset - skew| per round", estimates),
         ("kairos: |global time error| at each round's end", errors),
