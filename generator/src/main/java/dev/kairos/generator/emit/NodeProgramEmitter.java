@@ -66,8 +66,10 @@ final class NodeProgramEmitter {
       w.line("#include <kairos/orb/orb.hpp>");
       w.line("#include <kairos/orb/service.hpp>");
     }
+    ChannelEmitter.includes(w, system, node);
     w.blank();
     w.line("#include \"$schedule$\"", "schedule", ScheduleEmitter.fileName(node));
+    ChannelEmitter.localIncludes(w, system, node);
     final Set<TmoClass> classes = new LinkedHashSet<>();
     for (Deployment deployment : node.deployments()) {
       classes.add(deployment.tmo());
@@ -96,8 +98,9 @@ final class NodeProgramEmitter {
     if (serves) {
       dispatchers(w, node);
     }
+    ChannelEmitter.definitions(w, system, node);
     runtime(w, node, networked);
-    setUp(w, node, report, gates, serves, networked);
+    setUp(w, system, node, report, gates, serves, networked);
     if (meets) {
       w.open("bool meet_peers(::kairos::kal::TimePoint until) noexcept {");
       w.line("return node_runtime->orb.connect_all(until);");
@@ -112,10 +115,12 @@ final class NodeProgramEmitter {
     if (networked) {
       w.line("node_runtime->orb.stop();");
     }
+    ChannelEmitter.stop(w, system, node);
     w.line("::kairos::print_summary(kNode, node_runtime->engine.counters());");
     if (calls) {
       gateSummaries(w, gates);
     }
+    ChannelEmitter.summaries(w, system, node);
     w.close("}").blank();
     w.line("}  // namespace").blank();
     w.comment(
@@ -168,6 +173,7 @@ final class NodeProgramEmitter {
   /** {@code set_up}: the engine's tables and rows, then the ORB, which it starts. */
   private static void setUp(
       CodeWriter w,
+      SystemModel system,
       Node node,
       NodeReport report,
       List<ResolvedGate> gates,
@@ -213,6 +219,7 @@ final class NodeProgramEmitter {
     w.line("return false;");
     w.close("}");
     w.close("}");
+    ChannelEmitter.setUp(w, system, node);
     if (networked) {
       w.blank();
       orb(w, node, report, gates, serves);
@@ -312,6 +319,7 @@ final class NodeProgramEmitter {
           "skeleton",
           RemoteEmitter.skeleton(svm));
     }
+    ChannelEmitter.entryPoint(w, tmo);
     w.close("};").blank();
   }
 
