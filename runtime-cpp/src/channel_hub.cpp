@@ -183,6 +183,9 @@ void ChannelHub::run_sender(void* self) noexcept {
     hub.wake_.wait_until(kal::MonotonicClock::now() + kSenderPoll);
     const bool stopping = hub.stopping_.load(std::memory_order_acquire);
     hub.drain_all();
+    if (hub.poll_ != nullptr) {
+      hub.poll_(hub.poll_context_, global_ns());
+    }
     if (stopping) {
       return;
     }

@@ -409,6 +409,14 @@ class NodeChannel {
   ChannelCounters& counters() noexcept { return counters_; }
   ChannelCounts counts() const noexcept { return counts_of(counters_); }
 
+  /// Where the hub hands each sample it drains besides the node's readers: a transport that
+  /// carries the channel itself (DDS on Linux). Called on the hub's sender thread.
+  using Forward = void (*)(void* context, const Sample<T>& sample) noexcept;
+  void set_forward(Forward forward, void* context) noexcept {
+    forward_ = forward;
+    forward_context_ = context;
+  }
+
   /// The type-erased view the hub drives.
   ChannelPort port() noexcept { return {spec_, &counters_, this, &drain_port, &receive_port}; }
 
@@ -422,6 +430,9 @@ class NodeChannel {
       // than a lane above it can put new ones only while that lane sleeps.
       for (std::size_t taken = 0; taken < 4 * Depth && publisher.drain_next(draining_); ++taken) {
         deliver(draining_, now_ns);
+        if (forward_ != nullptr) {
+          forward_(forward_context_, draining_);
+        }
         if (remote) {
           const std::span<std::byte> buffer = sink.encode_buffer();
           cdr::Writer writer(buffer);
@@ -472,6 +483,8 @@ class NodeChannel {
   std::size_t reader_count_ = 0;
   Sample<T> received_{};  ///< decoded here, not on the hub's stack: payloads can be large
   Sample<T> draining_{};
+  Forward forward_ = nullptr;
+  void* forward_context_ = nullptr;
 };
 
 }  // namespace kairos::channel

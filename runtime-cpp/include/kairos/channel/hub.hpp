@@ -82,6 +82,15 @@ class ChannelHub final : public SampleSink {
   /// kMaxSubscriberNodes nodes or kMaxSubscriptions pairs.
   kal::Status add_subscriber(std::uint16_t channel_id, std::string_view endpoint) noexcept;
 
+  /// Something else the sender does each time it wakes, after draining: a transport that
+  /// receives on its own (DDS) hands its samples to the node's readers here, so that every
+  /// reader's history has one producer. Set before start.
+  using Poll = void (*)(void* context, std::int64_t now_ns) noexcept;
+  void set_poll(Poll poll, void* context) noexcept {
+    poll_ = poll;
+    poll_context_ = context;
+  }
+
   /// The event publishers set: binds them with NodeChannel::attach.
   kal::Event& wake() noexcept { return wake_; }
 
@@ -128,6 +137,8 @@ class ChannelHub final : public SampleSink {
   kal::Socket inbound_;
   bool listening_ = false;
   kal::Event wake_{kal::ResetMode::kAuto};
+  Poll poll_ = nullptr;
+  void* poll_context_ = nullptr;
   kal::Thread sender_;
   kal::Thread receiver_;
   std::atomic<bool> stopping_{false};

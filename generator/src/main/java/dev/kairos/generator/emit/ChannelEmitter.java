@@ -2,8 +2,10 @@ package dev.kairos.generator.emit;
 
 import dev.kairos.generator.emit.ChannelPlan.NodeChannel;
 import dev.kairos.generator.emit.ChannelPlan.Port;
+import dev.kairos.generator.emit.ChannelPlan.SystemChannel;
 import dev.kairos.generator.ir.Durations;
 import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.generator.ir.Platform.OperatingSystem;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.Channel;
 import dev.kairos.generator.ir.Tmos.ChannelAccess;
@@ -11,6 +13,7 @@ import dev.kairos.generator.ir.Tmos.ChannelUse;
 import dev.kairos.generator.ir.Tmos.Reliability;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.ir.TypeUse;
+import dev.kairos.generator.ir.Types.TypeDeclaration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -211,6 +214,9 @@ final class ChannelEmitter {
   /** The node program's includes for its channels. */
   static void includes(CodeWriter w, SystemModel system, Node node) {
     if (runsChannels(system, node)) {
+      if (onDds(system, node)) {
+        w.line("#include <kairos/channel/dds.hpp>");
+      }
       w.line("#include <kairos/channel/hub.hpp>");
     }
   }
@@ -218,8 +224,159 @@ final class ChannelEmitter {
   /** The marshalling of payload types, for the samples the hub sends and receives. */
   static void localIncludes(CodeWriter w, SystemModel system, Node node) {
     if (runsChannels(system, node)) {
+      if (onDds(system, node)) {
+        w.line("#include \"$header$\"", "header", FileLayout.CHANNELS_DDS);
+      }
       w.line("#include \"$header$\"", "header", TypesCdrEmitter.FILE);
     }
+  }
+
+  /** The node's channels that Cyclone DDS carries: on a Linux node, those of the IDL subset. */
+  static List<NodeChannel> ddsChannels(SystemModel system, Node node) {
+    if (node.os() != OperatingSystem.LINUX) {
+      return List.of();
+    }
+    return ChannelPlan.of(system, node).stream()
+        .filter(c -> DdsEmitter.carried(system, c.channel()))
+        .toList();
+  }
+
+  /** Whether a node's executable joins a DDS domain (and links Cyclone DDS). */
+  static boolean onDds(SystemModel system, Node node) {
+    return !ddsChannels(system, node).isEmpty();
+  }
+
+  /** The DDS side of each carried channel: a writer's store and forwarder, a reader's receiver. */
+  private static void ddsDefinitions(
+      CodeWriter w, SystemModel system, Node node, List<NodeChannel> all) {
+    final List<NodeChannel> carried = ddsChannels(system, node);
+    if (carried.isEmpty()) {
+      return;
+    }
+    w.comment(
+        "Cyclone DDS carries these channels to other nodes and to any DDS application: the hub"
+            + " forwards each sample it drains to its writer, converted into idlc's C type in a"
+            + " store made once; the DDS thread converts each sample it takes into the channel's"
+            + " readers.");
+    w.line("namespace on_dds {");
+    for (NodeChannel channel : carried) {
+      final String name = channel.channel().name();
+      final Channel declared = channel.channel().channel();
+      final String kairosType = CppNames.type(declared.type());
+      final String cType = DdsEmitter.payloadC(system, channel.channel());
+      final String store = storeOf(system, channel.channel());
+      if (!channel.publishers().isEmpty()) {
+        w.open("struct $Name$Writer {", "Name", CppNames.typeName(name));
+        w.line("$store$ store{};", "store", store);
+        w.line("$c$ sample{};", "c", cType);
+        w.line("dds_entity_t writer = 0;");
+        w.close("};");
+        w.line("$Name$Writer $name$_writer;", "Name", CppNames.typeName(name), "name", name);
+        w.open(
+            "void forward_$name$(void* context, const ::kairos::channel::Sample<$type$>& sample)"
+                + " noexcept {",
+            "name",
+            name,
+            "type",
+            kairosType);
+        w.line(
+            "auto& out = *static_cast<$Name$Writer*>(context);", "Name", CppNames.typeName(name));
+        w.line(
+            "$ns$to_dds(sample.value, out.sample, out.store);",
+            "ns",
+            ddsNamespace(system, channel.channel()));
+        w.line("dds_write(out.writer, &out.sample);");
+        w.close("}");
+      }
+      if (!channel.readers().isEmpty()) {
+        w.line(
+            "::kairos::channel::Sample<$type$> $name$_received{};",
+            "type",
+            kairosType,
+            "name",
+            name);
+        w.open(
+            "bool receive_$name$(void* /*context*/, const void* c_sample, ::std::int64_t"
+                + " publish_ns, ::std::int64_t now_ns) noexcept {",
+            "name",
+            name);
+        w.open(
+            "if (!$ns$from_dds(*static_cast<const $c$*>(c_sample), $name$_received.value)) {",
+            "ns",
+            ddsNamespace(system, channel.channel()),
+            "c",
+            cType,
+            "name",
+            name);
+        w.line("return false;");
+        w.close("}");
+        w.line("$name$_received.publish_ns = publish_ns;", "name", name);
+        w.line("channels::$name$.deliver($name$_received, now_ns);", "name", name);
+        w.line("return true;");
+        w.close("}");
+      }
+    }
+    w.line("}  // namespace on_dds").blank();
+    w.line("::kairos::channel::dds::DdsLink* dds_link = nullptr;").blank();
+  }
+
+  /** In set_up_channels, before the hub starts: the participant, writers and readers. */
+  private static void ddsSetUp(CodeWriter w, SystemModel system, Node node, List<NodeChannel> all) {
+    final List<NodeChannel> carried = ddsChannels(system, node);
+    if (carried.isEmpty()) {
+      return;
+    }
+    w.line(
+        "static ::kairos::channel::dds::DdsLink dds{::kairos::channel::dds::DdsLink::Options{.node"
+            + " = kNode}};");
+    w.line("dds_link = &dds;");
+    w.line("dds.wake_on_data(hub.wake());");
+    w.line("hub.set_poll(&::kairos::channel::dds::DdsLink::poll, &dds);");
+    check(
+        w,
+        "dds.create_participant() != ::kairos::kal::Status::kOk",
+        "channels: no DDS domain to join");
+    for (NodeChannel channel : carried) {
+      final String name = channel.channel().name();
+      final int index = all.indexOf(channel);
+      final String descriptor = DdsEmitter.payloadC(system, channel.channel()) + "_desc";
+      if (!channel.publishers().isEmpty()) {
+        w.line(
+            "on_dds::$name$_writer.writer = dds.add_writer(kChannels[$index$], $desc$);",
+            "name",
+            name,
+            "index",
+            index,
+            "desc",
+            descriptor);
+        check(w, "on_dds::" + name + "_writer.writer < 0", "channel " + name + ": no DDS writer");
+        w.line(
+            "channels::$name$.set_forward(&on_dds::forward_$name$, &on_dds::$name$_writer);",
+            "name",
+            name);
+      }
+      if (!channel.readers().isEmpty()) {
+        check(
+            w,
+            "dds.add_reader(kChannels["
+                + index
+                + "], "
+                + descriptor
+                + ", &on_dds::receive_"
+                + name
+                + ", nullptr) != ::kairos::kal::Status::kOk",
+            "channel " + name + ": no DDS reader");
+      }
+    }
+  }
+
+  private static String storeOf(SystemModel system, SystemChannel channel) {
+    final TypeDeclaration payload = DdsEmitter.payload(system, channel);
+    return CppNames.qualified(payload.namespace(), "dds::" + payload.name() + "Store");
+  }
+
+  private static String ddsNamespace(SystemModel system, SystemChannel channel) {
+    return CppNames.qualified(DdsEmitter.payload(system, channel).namespace(), "dds::");
   }
 
   /** The channel table, the node's channels and their hub (in the node's anonymous namespace). */
@@ -288,6 +445,7 @@ final class ChannelEmitter {
         "The node's channel hub: drains the publishers below every lane, hands samples to the"
             + " readers here and sends them to the nodes that read them.");
     w.line("::kairos::channel::ChannelHub* channel_hub = nullptr;").blank();
+    ddsDefinitions(w, system, node, channels);
 
     w.open("bool set_up_channels(const ::kairos::NodeOptions& options) noexcept {");
     w.line(
@@ -349,6 +507,7 @@ final class ChannelEmitter {
             "cannot send channel " + channel.channel().name() + " to node " + subscriber.name());
       }
     }
+    ddsSetUp(w, system, node, channels);
     check(w, "hub.start() != ::kairos::kal::Status::kOk", "the channel hub could not start");
     w.line("return true;");
     w.close("}").blank();
@@ -368,6 +527,9 @@ final class ChannelEmitter {
   static void stop(CodeWriter w, SystemModel system, Node node) {
     if (runsChannels(system, node)) {
       w.line("channel_hub->stop();");
+      if (onDds(system, node)) {
+        w.line("dds_link->stop();");
+      }
     }
   }
 
