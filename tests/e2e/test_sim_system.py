@@ -139,3 +139,25 @@ def test_the_system_program_explains_bad_arguments(avionics_on_sim):
         refused = run([system, *args], check=False)
         assert refused.returncode == 2, args
         assert "error:" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+
+
+def test_navigations_track_channel_reaches_the_tracker_over_the_simulated_link(avionics_on_sim):
+    system, _ = avionics_on_sim
+    ran = run([system, "--duration", f"{SECONDS}s", "--quiet"], timeout=120)
+    channels = {}
+    for line in ran.stdout.splitlines():
+        if line.startswith("channel "):
+            fields = dict(item.split("=", 1) for item in line.split()[1:])
+            channels[fields["node"]] = fields
+    assert set(channels) == {"mission1", "mission2"}, ran.stdout
+    published = int(channels["mission1"]["published"])
+    # nav.update publishes at 40 Hz; over the 100 us link every sample arrives well within its
+    # 50 ms validity, but the last ones may still be in flight when the run ends.
+    assert published == 40 * SECONDS, channels
+    delivered = int(channels["mission2"]["delivered"])
+    assert published - 2 <= delivered <= published, channels
+    assert channels["mission2"]["dropped_late"] == "0", channels
+    # tracker.fuse takes only the newest at 20 Hz (depth 1): it skips about every other sample.
+    skipped = int(channels["mission2"]["dropped_overflow"])
+    assert delivered - skipped <= 20 * SECONDS + 1, channels
+    assert channels["mission1"]["delivered"] == "0" and channels["mission2"]["published"] == "0"

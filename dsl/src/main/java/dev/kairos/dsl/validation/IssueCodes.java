@@ -73,6 +73,9 @@ public final class IssueCodes {
   public static final String CHANNEL_QOS_RANGE = PREFIX + "channel-qos-range";
   public static final String CHANNEL_NOT_USED = PREFIX + "channel-not-used";
   public static final String DUPLICATE_CHANNEL_USE = PREFIX + "duplicate-channel-use";
+  public static final String CHANNEL_PUBLISHED_AND_READ = PREFIX + "channel-published-and-read";
+  public static final String CHANNEL_FAN_OUT_EXCEEDED = PREFIX + "channel-fan-out-exceeded";
+  public static final String CHANNEL_NO_PUBLISHER = PREFIX + "channel-no-publisher";
 
   // deployment
   public static final String TMO_DEPLOYED_TWICE = PREFIX + "tmo-deployed-twice";

@@ -320,6 +320,72 @@ class KairosValidationTest {
     org.junit.jupiter.api.Assertions.assertEquals(2, mismatches);
   }
 
+  private static final String CHANNEL_SPM =
+      "for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms) finish-by t + 5 ms"
+          + " wcet 1 ms";
+
+  @Test
+  void aChannelsFanOutBoundsTheInstancesThatReadIt() throws Exception {
+    final String text =
+        "struct Fix { double lat; }\n"
+            + "tmo P { eac { channel track : rmmc<Fix> fan-out 2; } spm p "
+            + CHANNEL_SPM
+            + " publishes track; }\n"
+            + "tmo R { eac { channel track : rmmc<Fix> fan-out 2; } spm r "
+            + CHANNEL_SPM
+            + " reads track; }\n"
+            + "node a { os sim deploy P as p deploy R as r1 deploy R as r2 }\n"
+            + "node b { os sim deploy R as r3 }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.DEPLOYMENT,
+        IssueCodes.CHANNEL_FAN_OUT_EXCEEDED,
+        text.indexOf("r3"),
+        2,
+        "channel 'track' has fan-out 2, and r3 would be reader 3 of it (after r1, r2)");
+    final long exceeded =
+        validation.validate(model).stream()
+            .filter(i -> IssueCodes.CHANNEL_FAN_OUT_EXCEEDED.equals(i.getCode()))
+            .count();
+    org.junit.jupiter.api.Assertions.assertEquals(1, exceeded);
+    validation.assertNoError(
+        parser.parse(text.replace("fan-out 2", "fan-out 3")), IssueCodes.CHANNEL_FAN_OUT_EXCEEDED);
+  }
+
+  @Test
+  void aChannelReadWithoutAPublisherIsAWarning() throws Exception {
+    final String text =
+        "struct Fix { double lat; }\n"
+            + "tmo R { eac { channel track : rmmc<Fix>; } spm r "
+            + CHANNEL_SPM
+            + " reads track; }\n";
+    final Model model = parser.parse(text);
+    validation.assertWarning(
+        model,
+        Literals.SPM,
+        IssueCodes.CHANNEL_NO_PUBLISHER,
+        text.indexOf("track; }"),
+        "track".length(),
+        "no method of any TMO publishes channel 'track'");
+  }
+
+  @Test
+  void aMethodDoesNotReadWhatItPublishes() throws Exception {
+    final String text =
+        "struct Fix { double lat; }\n"
+            + "tmo R { eac { channel track : rmmc<Fix>; } spm r "
+            + CHANNEL_SPM
+            + " publishes track reads track; }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.SPM,
+        IssueCodes.CHANNEL_PUBLISHED_AND_READ,
+        text.indexOf("track; }"),
+        "track".length());
+  }
+
   @Test
   void nonAsciiLettersGetAMessageThatSaysSo() throws Exception {
     final Model model = parser.parse("struct P\u00f6int { double x; }\n");

@@ -73,8 +73,10 @@ final class NodeProgramEmitter {
       w.line("#include <kairos/orb/orb.hpp>");
       w.line("#include <kairos/orb/service.hpp>");
     }
+    ChannelEmitter.includes(w, system, node);
     w.blank();
     w.line("#include \"$schedule$\"", "schedule", ScheduleEmitter.fileName(node));
+    ChannelEmitter.localIncludes(w, system, node);
     final Set<TmoClass> classes = new LinkedHashSet<>();
     for (Deployment deployment : node.deployments()) {
       classes.add(deployment.tmo());
@@ -104,8 +106,9 @@ final class NodeProgramEmitter {
     if (serves) {
       dispatchers(w, node);
     }
+    ChannelEmitter.definitions(w, system, node);
     runtime(w, node, networked, clock.isPresent());
-    setUp(w, node, report, gates, serves, networked, clock);
+    setUp(w, system, node, report, gates, serves, networked, clock);
     if (meets) {
       w.open("bool meet_peers(::kairos::kal::TimePoint until) noexcept {");
       w.line("return node_runtime->orb.connect_all(until);");
@@ -123,6 +126,7 @@ final class NodeProgramEmitter {
     if (networked) {
       w.line("node_runtime->orb.stop();");
     }
+    ChannelEmitter.stop(w, system, node);
     w.line("::kairos::print_summary(kNode, node_runtime->engine.counters());");
     if (clock.isPresent()) {
       w.line("::kairos::print_clock(kNode, node_runtime->clock);");
@@ -130,6 +134,7 @@ final class NodeProgramEmitter {
     if (calls) {
       gateSummaries(w, gates);
     }
+    ChannelEmitter.summaries(w, system, node);
     w.close("}").blank();
     w.line("}  // namespace").blank();
     w.comment(
@@ -192,6 +197,7 @@ final class NodeProgramEmitter {
   /** {@code set_up}: the engine's tables and rows, then the ORB, which it starts. */
   private static void setUp(
       CodeWriter w,
+      SystemModel system,
       Node node,
       NodeReport report,
       List<ResolvedGate> gates,
@@ -238,6 +244,7 @@ final class NodeProgramEmitter {
     w.line("return false;");
     w.close("}");
     w.close("}");
+    ChannelEmitter.setUp(w, system, node);
     if (networked) {
       w.blank();
       orb(w, node, report, gates, serves, clock);
@@ -337,6 +344,7 @@ final class NodeProgramEmitter {
           "skeleton",
           RemoteEmitter.skeleton(svm));
     }
+    ChannelEmitter.entryPoint(w, tmo);
     w.close("};").blank();
   }
 
