@@ -198,6 +198,7 @@ public final class CheckReports {
       }
       out.append(System.lineSeparator());
     }
+    ChainReports.text(out, report);
     out.append(report.schedulable() ? "all nodes schedulable" : "not schedulable")
         .append(System.lineSeparator());
     return out.toString();
@@ -314,6 +315,11 @@ public final class CheckReports {
       }
     }
     root.add("gates", gates);
+    if (report != null && !report.chains().isEmpty()) {
+      // Only where chains cross nodes: a model without them keeps its JSON as it was.
+      root.add("chains", ChainReports.json(report));
+      root.add("holistic", ChainReports.holistic(report));
+    }
     root.add("errors", problems(problems));
     root.add("warnings", problems(warnings));
     return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root)
@@ -396,6 +402,7 @@ public final class CheckReports {
         out.append("  </testsuite>\n");
       }
       remoteCalls(out, report.gates());
+      ChainReports.junit(out, report);
     }
     return out.append("</testsuites>\n").toString();
   }

@@ -565,11 +565,7 @@ final class NodeProgramEmitter {
   /** A line per gate after the run: its calls beside the round trip the analysis bounds. */
   private static void gateSummaries(CodeWriter w, List<ResolvedGate> gates) {
     for (ResolvedGate gate : gates) {
-      final long bound =
-          gate.report()
-              .filter(r -> r.networkNs() >= 0 && r.calleeResponseNs() >= 0)
-              .map(r -> r.networkNs() + r.serialisationNs() + r.calleeResponseNs())
-              .orElse(-1L);
+      final long bound = gate.roundTripBoundNs();
       final String accessor =
           "deployed::" + gate.caller().instance() + ".gates()." + gate.gate().name();
       w.line(

@@ -4,7 +4,7 @@ import com.google.gson.JsonObject;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.EndToEndAnalysis;
+import dev.kairos.generator.analysis.HolisticAnalysis;
 import dev.kairos.generator.analysis.MessageCapacity;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
@@ -42,12 +42,13 @@ import org.eclipse.xtext.validation.Issue;
  * One run of the live analysis over a project: its .tmo files are one system, as the files given to
  * `kairos check` are. The same steps as the CLI: a model with validation errors is not analysed
  * (the report lists the errors instead); otherwise the models are lowered by {@link ModelLowering}
- * and analysed by {@link SchedulingAnalysis} and {@link EndToEndAnalysis}, and the report is the
+ * and analysed by {@link SchedulingAnalysis} and {@link HolisticAnalysis}, and the report is the
  * CLI's JSON report.
  *
  * <p>Nodes are analysed one by one, and a node equal to one of the previous run (the IR is made of
- * records, compared by value) takes its previous report: the analysis of a node depends on nothing
- * else, so an edit re-analyses only the nodes it changed.
+ * records, compared by value) takes its previous report: the analysis of a node without jitter
+ * depends on nothing else, so an edit re-analyses only the nodes it changed. Where chains cross
+ * nodes, the holistic analysis then analyses the nodes again with the jitter the chains pass on.
  */
 public final class WorkspaceAnalysis {
   private static final String MODEL_EXTENSION = "tmo";
@@ -173,8 +174,9 @@ public final class WorkspaceAnalysis {
       nodes.add(report);
     }
     previous.put(base, reused);
-    final AnalysisReport report =
-        new AnalysisReport(nodes, EndToEndAnalysis.analyse(system, nodes));
+    // Chains across nodes pass jitter from node to node: the holistic analysis starts from the
+    // reports above (no jitter) and analyses again only what the chains' jitter changes.
+    final AnalysisReport report = HolisticAnalysis.analyse(system, reused::get);
     if (cancel.isCanceled()) {
       return Optional.empty();
     }
