@@ -53,6 +53,7 @@ import picocli.CommandLine.Spec;
       KairosCli.Generate.class,
       KairosCli.Format.class,
       KairosCli.Diagram.class,
+      CalibrateCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class KairosCli implements Callable<Integer> {
