@@ -124,9 +124,20 @@ TEST_CASE("each run's execution and response time is measured and runs past the 
 
   REQUIRE(engine->spm_count() == 1);
   const kairos::MethodTimings& timings = engine->spm_timings(0);
-  REQUIRE(timings.execution.count() == 6);
-  REQUIRE(timings.response.count() == 6);
-  REQUIRE(timings.wcet_overruns.load() == 3);
+  // Every run is measured once; a loaded real machine may make a release miss its window (not
+  // run, not measured), so only sim knows that all six run. The body alternates by its own
+  // count, so every second run overruns whichever releases ran.
+  const std::uint64_t runs = timings.execution.count();
+  REQUIRE(runs == static_cast<std::uint64_t>(uneven.runs));
+  REQUIRE(timings.response.count() == runs);
+  REQUIRE(timings.wcet_overruns.load() == runs / 2);
+  REQUIRE(engine->counters().wcet_overruns == runs / 2);
+  if (kSimulatedTime) {
+    REQUIRE(runs == 6);
+  } else {
+    REQUIRE(runs >= 2);
+    REQUIRE(runs <= 6);
+  }
   const auto four_units = static_cast<std::uint64_t>((unit() * 4).count());
   if (kSimulatedTime) {
     // Modelled time: exactly what the body computed, and nothing preempts it.
@@ -162,8 +173,10 @@ TEST_CASE("a modelled execution is the row's WCET and never an overrun", "[confo
   REQUIRE(engine->add_spm(entry, &worker, &conformance::work, nullptr) == kairos::kal::Status::kOk);
   REQUIRE(engine->run_for(unit() * 30, nullptr, nullptr) == kairos::kal::Status::kOk);
   const kairos::MethodTimings& timings = engine->spm_timings(0);
-  REQUIRE(timings.execution.count() == 3);
+  REQUIRE(timings.execution.count() == static_cast<std::uint64_t>(worker.runs.load()));
+  const std::string runs = std::to_string(timings.execution.count());
   if (kSimulatedTime) {
+    REQUIRE(timings.execution.count() == 3);
     REQUIRE(timings.execution.max() == static_cast<std::uint64_t>((unit() * 3).count()));
     REQUIRE(timings.wcet_overruns.load() == 0);
   }
@@ -182,6 +195,6 @@ TEST_CASE("a modelled execution is the row's WCET and never an overrun", "[confo
   REQUIRE(text.find("\"node\": \"conformance_node\"") != std::string::npos);
   REQUIRE(text.find("\"complete\": true") != std::string::npos);
   REQUIRE(text.find("\"source\": \"scenario.tmo:9\"") != std::string::npos);
-  REQUIRE(text.find("\"execution\": {\"count\": 3,") != std::string::npos);
+  REQUIRE(text.find("\"execution\": {\"count\": " + runs + ",") != std::string::npos);
   REQUIRE(text.find("\"wcet_ns\": " + std::to_string((unit() * 3).count())) != std::string::npos);
 }
