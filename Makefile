@@ -12,7 +12,7 @@ DEMO_OUT   := $(BUILD)/demo/avionics
 MVN        := mvn -B -ntp
 CMAKE_GEN  := -G Ninja
 
-.PHONY: all setup build java java-test cpp cpp-build cpp-clang install demo test test-java test-cpp test-e2e e2e \
+.PHONY: all setup build java java-test cpp cpp-build cpp-clang install demo demo-lan test test-java test-cpp test-e2e e2e \
         bench bench-peers bench-lsp vsix test-editors studio studio-build format check-format clean
 
 all: build
@@ -61,6 +61,13 @@ demo: build
 	  $(DEMO_OUT)/build/mission1 --duration 2s; status=$$?; wait $$! || status=1; \
 	  grep -E '^(summary|gate) ' $(DEMO_OUT)/mission2.log; exit $$status
 
+# The same mission computer on a LAN on one machine: each node in a network namespace of its own,
+# joined by a link with the model's latency, jitter and bandwidth (tc netem where the kernel has
+# it, else kairos-link-emulator), talking TCP; gate round trips beside their analysed bounds
+# (docs/lan.md). Needs root.
+demo-lan: build
+	python3 tools/lan/demo_lan.py --out $(BUILD)/demo-lan
+
 # Benchmarks print figures beside baselines measured in the same run (see bench/README.md).
 # The cubit peers (gRPC C++, Cyclone DDS) are built only when their packages are installed; this
 # target installs them first, so that `make bench` always runs them beside the raw baselines.
@@ -69,6 +76,7 @@ BENCH_PEER_PACKAGES := libgrpc++-dev protobuf-compiler-grpc protobuf-compiler li
 CUBIT_JSON := $(BUILD)/bench/cubit.json
 MT_CUBIT_JSON := $(BUILD)/bench/mt_cubit.json
 INVERSION_JSON := $(BUILD)/bench/inversion.json
+KOKYU_JSON := $(BUILD)/bench/kokyu_regions_linux.json
 
 bench: setup bench-peers cpp bench-lsp
 	@command -v cyclictest >/dev/null || (apt-get update -q && apt-get install -y -q rt-tests)
@@ -78,7 +86,8 @@ bench: setup bench-peers cpp bench-lsp
 	$(CPP_GCC)/bench/kairos_bench_cubit --samples 20000 --json $(CUBIT_JSON)
 	$(CPP_GCC)/bench/kairos_bench_mt_cubit --json $(MT_CUBIT_JSON)
 	$(CPP_GCC)/bench/kairos_bench_inversion --json $(INVERSION_JSON)
-	python3 bench/cubit_plot.py $(CUBIT_JSON) $(MT_CUBIT_JSON) $(INVERSION_JSON)
+	$(CPP_GCC)/bench/kairos_bench_kokyu_regions_linux --samples 5 --cpu 1 --json $(KOKYU_JSON)
+	python3 bench/cubit_plot.py $(CUBIT_JSON) $(MT_CUBIT_JSON) $(INVERSION_JSON) $(KOKYU_JSON)
 
 # The language server's live schedulability on a 1,000-TMO model, beside `kairos check` in-process.
 KAIROS_JAR := generator/target/kairos.jar

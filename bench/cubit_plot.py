@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Turns the JSON of kairos_bench_cubit, kairos_bench_mt_cubit and kairos_bench_inversion
-(--json) into SVG plots (standard library only).
+"""Turns the JSON of kairos_bench_cubit, kairos_bench_mt_cubit, kairos_bench_inversion and
+kairos_bench_kokyu_regions_<platform> (--json) into SVG plots (standard library only).
 
     python3 bench/cubit_plot.py RESULTS.json [MORE.json ...] [-o DIR]
 
@@ -8,8 +8,9 @@ For a cubit result: DIR/cubit_latency.svg, two-way p50 and p99 round trip per pa
 scale), one line per stack and transport; and DIR/cubit_oneway.svg when the run measured oneway
 throughput. For mt_cubit: DIR/mt_cubit.svg, the high-priority client's p50, p99 and max per
 number of low-priority clients (log scale), with the low clients' p50. For inversion:
-DIR/inversion.svg, p50 and p99 per client rate. DIR defaults to the directory of the first
-file.
+DIR/inversion.svg, p50 and p99 per client rate. For kokyu_regions: DIR/kokyu_regions_<platform>.svg,
+per operating region the samples with a hard miss and the effectiveness, one line per strategy.
+DIR defaults to the directory of the first file.
 """
 
 import argparse
@@ -32,6 +33,10 @@ def load(path):
             data = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit(f"cubit_plot: cannot read {path}: {e}")
+    if isinstance(data, dict) and data.get("benchmark") == "kokyu_regions":
+        if not isinstance(data.get("strategies"), list):
+            sys.exit(f"cubit_plot: {path} is a kokyu_regions result with no 'strategies' list")
+        return data
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         sys.exit(f"cubit_plot: {path} is not a cubit result (no 'results' list)")
     if data.get("benchmark", "cubit") not in ("cubit", "mt_cubit", "inversion"):
@@ -154,6 +159,65 @@ def inversion_svg(data):
                    f'text-anchor="middle" fill="#444">{escape(label)} (band {r["band"]})</text>')
     out.append(f'<text x="{left + width / 2}" y="{top + height + 40}" text-anchor="middle">'
                f'client (us)</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+STRATEGY_STYLES = {"rms": ("#d1495b", ""), "muf": ("#2e8b57", ""), "rms+mlf": ("#1b6ca8", "6,3"),
+                   "edf": ("#e08e0b", ""), "mlf": ("#8e44ad", "2,3")}
+
+
+def kokyu_svg(data):
+    """Two panels over regions 0..11: samples with a hard miss, and effectiveness (%)."""
+    strategies = [s for s in data["strategies"] if s.get("regions")]
+    if not strategies:
+        return None
+    samples = data.get("samples", 1)
+    left, top, width, height, gap, legend_w = 60, 75, 360, 260, 80, 110
+    panels = (("samples_with_hard_miss", f"samples with a hard miss (of {samples})", samples),
+              ("effectiveness", "effectiveness: soft deadlines made in clean samples (%)", 100))
+    total_w = left + 2 * width + gap + legend_w
+    out = svg_head(total_w, top + height + 60,
+                   "Kokyu operating regions: hard misses and effectiveness per strategy",
+                   f'{data.get("platform", "?")}, {samples} one-second samples per region, '
+                   f'seed {data.get("seed", "?")}')
+    regions = max(len(s["regions"]) for s in strategies)
+    for p, (key, label, high) in enumerate(panels):
+        x0 = left + p * (width + gap)
+        def x_of(i, x0=x0):
+            return x0 + width * (i + 0.5) / regions
+        def y_of(v, high=high):
+            return top + height * (1 - v / high)
+        for k in range(5):
+            v = high * k / 4
+            out.append(f'<line x1="{x0}" y1="{y_of(v):.1f}" x2="{x0 + width}" y2="{y_of(v):.1f}" '
+                       f'stroke="#eee"/>')
+            out.append(f'<text x="{x0 - 5}" y="{y_of(v) + 4:.1f}" text-anchor="end" '
+                       f'fill="#444">{v:g}</text>')
+        out.append(f'<rect x="{x0}" y="{top}" width="{width}" height="{height}" fill="none" '
+                   f'stroke="#999"/>')
+        for i in range(regions):
+            out.append(f'<text x="{x_of(i):.1f}" y="{top + height + 18}" text-anchor="middle" '
+                       f'fill="#444">{i}</text>')
+        out.append(f'<text x="{x0 + width / 2}" y="{top + height + 40}" text-anchor="middle">'
+                   f'operating region</text>')
+        out.append(f'<text x="{x0}" y="{top - 8}" fill="#222">{escape(label)}</text>')
+        for strategy in strategies:
+            colour, dash = STRATEGY_STYLES.get(strategy["strategy"], ("#555555", ""))
+            stroke = f' stroke-dasharray="{dash}"' if dash else ""
+            coords = [(x_of(r["region"]), y_of(r[key])) for r in strategy["regions"]]
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+            out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                       f'stroke-width="1.8"{stroke}/>')
+            for x, y in coords:
+                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>')
+    for n, strategy in enumerate(strategies):
+        colour, dash = STRATEGY_STYLES.get(strategy["strategy"], ("#555555", ""))
+        stroke = f' stroke-dasharray="{dash}"' if dash else ""
+        lx, ly = left + 2 * width + gap + 15, top + 10 + 18 * n
+        out.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 30}" y2="{ly - 4}" '
+                   f'stroke="{colour}" stroke-width="2"{stroke}/>')
+        out.append(f'<text x="{lx + 38}" y="{ly}">{escape(strategy["strategy"])}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -319,7 +383,9 @@ def main(argv=None):
     for path in args.results:
         data = load(path)
         benchmark = data.get("benchmark", "cubit")
-        if benchmark == "mt_cubit":
+        if benchmark == "kokyu_regions":
+            plots = ((f'kokyu_regions_{data.get("platform", "sim")}.svg', kokyu_svg(data)),)
+        elif benchmark == "mt_cubit":
             plots = (("mt_cubit.svg", mt_cubit_svg(data)),)
         elif benchmark == "inversion":
             plots = (("inversion.svg", inversion_svg(data)),)

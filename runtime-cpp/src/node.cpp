@@ -11,6 +11,7 @@
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/thread.hpp>
 #include <kairos/timings_report.hpp>
+#include <kairos/probe.hpp>
 
 namespace kairos {
 
@@ -19,7 +20,8 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
   std::fprintf(
       stream,
       "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--peer-wait <time>]\n"
-      "       [--timings <file>] [--quiet]\n"
+      "       [--clock-skew <time>] [--clock-log] [--probe <file>] [--timings <file>]\n"
+      "       [--quiet]\n"
       "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s)\n"
       "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
       "                     (releases are handed to lanes without a cross-CPU wake-up)\n"
@@ -29,6 +31,14 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "  --peer-wait <time> how long to wait for the nodes this one calls before it starts\n"
       "                     (default 5s; 0s starts at once, and calls to a node not up\n"
       "                     yet fail until it is)\n"
+      "  --clock-skew <time> add this offset (e.g. 5ms, -250us) to the node's local clock,\n"
+      "                     for clock synchronisation to find (nodes on one host share\n"
+      "                     one clock)\n"
+      "  --clock-log        after the run, print a clock-round line per synchronisation\n"
+      "                     round\n"
+      "  --probe <file>     do not run: measure this machine's overheads (release lateness,\n"
+      "                     context switch, ceiling lock) for --duration on --cpu and write\n"
+      "                     the platform file a model's hardware names (kairos probe)\n"
       "  --timings <file>   write each method's measured execution and response times\n"
       "                     (JSON) to <file> at the end of the run and on SIGUSR1\n"
       "  --quiet            print only the summary line\n",
@@ -144,6 +154,17 @@ bool parse_duration(std::string_view text, kal::Duration& out) noexcept {
   return true;
 }
 
+bool parse_signed_duration(std::string_view text, kal::Duration& out) noexcept {
+  const bool negative = !text.empty() && text.front() == '-';
+  if (!parse_duration(negative ? text.substr(1) : text, out)) {
+    return false;
+  }
+  if (negative) {
+    out = -out;
+  }
+  return true;
+}
+
 NodeCommand parse_node_options(int argc, const char* const* argv, std::string_view node_name,
                                NodeOptions& options) noexcept {
   // CPUs are checked against the machine the node will run on: on sim, one virtual processor
@@ -254,6 +275,27 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
                      static_cast<int>(value.size()), value.data());
         return NodeCommand::kUsageError;
       }
+    } else if (arg == "--clock-skew") {
+      const std::string_view value = i + 1 < argc ? std::string_view(argv[++i]) : "";
+      if (!parse_signed_duration(value, options.clock_skew)) {
+        std::fprintf(stderr,
+                     "%.*s: error: --clock-skew '%.*s' is not a time with a unit (ns, us, ms, s, "
+                     "min), e.g. --clock-skew 5ms or --clock-skew -250us\n",
+                     static_cast<int>(node_name.size()), node_name.data(),
+                     static_cast<int>(value.size()), value.data());
+        return NodeCommand::kUsageError;
+      }
+    } else if (arg == "--clock-log") {
+      options.clock_log = true;
+    } else if (arg == "--probe") {
+      if (i + 1 == argc || argv[i + 1][0] == '\0') {
+        std::fprintf(stderr,
+                     "%.*s: error: --probe needs the platform file to write, e.g. --probe "
+                     "lab.platform.json (- for standard output)\n",
+                     static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      options.probe_path = argv[++i];
     } else if (arg == "--peer-wait") {
       if (i + 1 == argc) {
         std::fprintf(stderr, "%.*s: error: --peer-wait needs a value, e.g. --peer-wait 2s\n",
@@ -309,6 +351,23 @@ EngineOptions engine_options(const NodeOptions& options, Strategy strategy,
   return engine;
 }
 
+clock::ClockSyncOptions clock_sync_options(const NodeOptions& options,
+                                           const clock::ClockSyncTable& table,
+                                           const char* node_name) noexcept {
+  clock::ClockSyncOptions sync{};
+  sync.node = node_name;
+  sync.skew = options.clock_skew;
+  sync.sets_process_clock = options.sets_process_clock;
+  sync.cpu = options.orb_cpu;
+  if (options.clock_log && table.period.count() > 0) {
+    // A round a period, and a few more for rounds made while peers meet.
+    constexpr std::size_t kMostRounds = 1 << 20;
+    const auto rounds = static_cast<std::size_t>(options.duration / table.period) + 64;
+    sync.rounds_kept = std::min(rounds, kMostRounds);
+  }
+  return sync;
+}
+
 int run_node(const NodeProgram& program, int argc, const char* const* argv) noexcept {
   NodeOptions options;  // outlives the run: the engine keeps a view of its CPUs
   options.cores = program.cores;
@@ -319,6 +378,13 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
       return 2;
     case NodeCommand::kRun:
       break;
+  }
+  if (options.probe_path != nullptr) {
+    probe::ProbeOptions probe_options;
+    probe_options.duration = options.duration;
+    probe_options.cpu = options.cpu_count > 0 ? options.cpus[0] : options.cpu;
+    probe_options.label = program.name;
+    return probe::run_probe(probe_options, options.probe_path);
   }
   // The ORB's threads share the CPU of the node's core 0 when it is pinned: a band's reader
   // standing where its lane runs may serve a request at once on the lane's behalf
@@ -469,6 +535,56 @@ std::size_t format_gate(std::span<char> out, std::string_view node_name, std::st
                     static_cast<unsigned long long>(counters.failed),
                     micros(counters.max_round_trip_ns), bound, micros(deadline.count())),
       out);
+}
+
+std::size_t format_clock(std::span<char> out, std::string_view node_name,
+                         const clock::ClockSyncTable& table,
+                         const clock::ClockSummary& summary) noexcept {
+  auto micros = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
+  if (summary.master) {
+    return written(
+        std::snprintf(out.data(), out.size(), "clock node=%.*s role=master answered=%llu\n",
+                      static_cast<int>(node_name.size()), node_name.data(),
+                      static_cast<unsigned long long>(summary.exchanges)),
+        out);
+  }
+  return written(
+      std::snprintf(out.data(), out.size(),
+                    "clock node=%.*s role=follower master=%s synchronised=%s rounds=%llu "
+                    "exchanges=%llu failed=%llu offset_us=%.1f error_bound_us=%.1f "
+                    "max_round_trip_us=%.1f mean_round_trip_us=%.1f\n",
+                    static_cast<int>(node_name.size()), node_name.data(), table.master_node,
+                    summary.synchronised ? "yes" : "no",
+                    static_cast<unsigned long long>(summary.rounds),
+                    static_cast<unsigned long long>(summary.exchanges),
+                    static_cast<unsigned long long>(summary.failed), micros(summary.offset_ns),
+                    micros(summary.error_bound_ns), micros(summary.max_round_trip_ns),
+                    micros(summary.mean_round_trip_ns)),
+      out);
+}
+
+std::size_t format_clock_round(std::span<char> out, std::string_view node_name, std::size_t round,
+                               const clock::ClockRound& record) noexcept {
+  return written(std::snprintf(out.data(), out.size(),
+                               "clock-round node=%.*s round=%zu local_ns=%lld estimate_ns=%lld "
+                               "applied_ns=%lld error_bound_ns=%lld round_trip_ns=%lld\n",
+                               static_cast<int>(node_name.size()), node_name.data(), round,
+                               static_cast<long long>(record.local_ns),
+                               static_cast<long long>(record.estimate_ns),
+                               static_cast<long long>(record.applied_ns),
+                               static_cast<long long>(record.error_bound_ns),
+                               static_cast<long long>(record.round_trip_ns)),
+                 out);
+}
+
+void print_clock(std::string_view node_name, const clock::ClockSync& sync) {
+  std::array<char, kLineCapacity> line{};
+  const auto rounds = sync.rounds();
+  for (std::size_t k = 0; k < rounds.size(); ++k) {
+    std::fwrite(line.data(), 1, format_clock_round(line, node_name, k, rounds[k]), stdout);
+  }
+  std::fwrite(line.data(), 1, format_clock(line, node_name, sync.table(), sync.summary()), stdout);
+  std::fflush(stdout);
 }
 
 void print_gate(std::string_view node_name, std::string_view gate, std::string_view callee,

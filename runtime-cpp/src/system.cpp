@@ -130,6 +130,8 @@ int run_system(std::string_view system_name, std::span<const NodeProgram* const>
     }
     run.options.cpu_count = run.program->cores;
     run.options.orb_cpu = next_cpu;
+    // The nodes share the process: each keeps its own global time (its clock synchronisation's).
+    run.options.sets_process_clock = false;
     next_cpu += run.program->cores;
     // Every node listens before any engine runs; one that calls a node set up after it meets
     // that node below.

@@ -189,3 +189,52 @@ TEST_CASE("the --timings option names a file in a directory that exists", "[unit
           kairos::NodeCommand::kUsageError);
   REQUIRE(fresh.timings == nullptr);
 }
+
+TEST_CASE("a node option gives its clock a signed skew with a unit, and asks for a round log",
+          "[unit][node][clock]") {
+  kairos::NodeOptions options;
+  const char* good[] = {"node", "--clock-skew", "-250us", "--clock-log"};
+  REQUIRE(kairos::parse_node_options(4, good, "node", options) == kairos::NodeCommand::kRun);
+  REQUIRE(options.clock_skew == std::chrono::microseconds{-250});
+  REQUIRE(options.clock_log);
+  const char* positive[] = {"node", "--clock-skew", "5ms"};
+  REQUIRE(kairos::parse_node_options(3, positive, "node", options) == kairos::NodeCommand::kRun);
+  REQUIRE(options.clock_skew == std::chrono::milliseconds{5});
+  for (const char* bad : {"5", "--", "-", "5 ms", "ms", "--5ms", "5parsecs"}) {
+    const char* args[] = {"node", "--clock-skew", bad};
+    kairos::NodeOptions rejected;
+    REQUIRE(kairos::parse_node_options(3, args, "node", rejected) ==
+            kairos::NodeCommand::kUsageError);
+  }
+  const char* missing[] = {"node", "--clock-skew"};
+  kairos::NodeOptions rejected;
+  REQUIRE(kairos::parse_node_options(2, missing, "node", rejected) ==
+          kairos::NodeCommand::kUsageError);
+}
+
+TEST_CASE("the clock line of a follower says its offset, bound and round trips",
+          "[unit][node][clock]") {
+  const kairos::clock::ClockSyncTable table{.master = false,
+                                            .master_node = "mission1",
+                                            .master_endpoint = "tcp:127.0.0.1:7001",
+                                            .period = std::chrono::seconds{1}};
+  kairos::clock::ClockSummary summary;
+  summary.synchronised = true;
+  summary.rounds = 3;
+  summary.exchanges = 24;
+  summary.offset_ns = 5'000'300;
+  summary.error_bound_ns = 12'400;
+  summary.max_round_trip_ns = 31'000;
+  summary.mean_round_trip_ns = 25'050;
+  std::array<char, kairos::kLineCapacity> line{};
+  const std::size_t size = kairos::format_clock(line, "mission2", table, summary);
+  REQUIRE(std::string(line.data(), size) ==
+          "clock node=mission2 role=follower master=mission1 synchronised=yes rounds=3 "
+          "exchanges=24 failed=0 offset_us=5000.3 error_bound_us=12.4 max_round_trip_us=31.0 "
+          "mean_round_trip_us=25.1\n");
+  kairos::clock::ClockSummary master;
+  master.master = true;
+  master.exchanges = 24;
+  const std::size_t master_size = kairos::format_clock(line, "mission1", table, master);
+  REQUIRE(std::string(line.data(), master_size) == "clock node=mission1 role=master answered=24\n");
+}

@@ -31,6 +31,19 @@ OVERLOADED_MODEL = (
     "node n { os linux deploy T as t1 }\n"
 )
 
+# Nodes with RMMC channels join a DDS domain (Cyclone DDS reads CYCLONEDDS_URI): every test run
+# stays on loopback, with unicast discovery (loopback has no multicast), in a domain of its own
+# so that runs side by side never meet.
+DDS_DOMAIN = 1 + os.getpid() % 200
+os.environ.setdefault(
+    "CYCLONEDDS_URI",
+    f'<CycloneDDS><Domain Id="{DDS_DOMAIN}"><General><Interfaces>'
+    '<NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast>'
+    "</General><Discovery><ParticipantIndex>auto</ParticipantIndex>"
+    '<MaxAutoParticipantIndex>20</MaxAutoParticipantIndex>'
+    '<Peers><Peer Address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>',
+)
+
 # A generous bound for every child process: nothing here should take long, and nothing may hang.
 TIMEOUT_S = 300
 

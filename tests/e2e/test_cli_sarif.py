@@ -234,7 +234,8 @@ def test_help_lists_every_subcommand_and_option_of_docs_cli(workdir):
         shown = kairos(command, "--help")
         assert shown.returncode == 0
         options = set(re.findall(r"(--[a-z][a-z-]+)", shown.stdout))
-        assert {"--timings", "--quiet", "--werror", "--color", "--max-diagnostics"} <= options
+        if "MODEL" in shown.stdout:  # every command that reads models (probe measures a machine)
+            assert {"--timings", "--quiet", "--werror", "--color", "--max-diagnostics"} <= options
         section = docs.split(f"## `{command}`")[1].split("\n## ")[0]
         usage = docs.split("```")[1]
         for option in options - {"--help", "--version"}:

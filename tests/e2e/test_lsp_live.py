@@ -42,7 +42,8 @@ node board {
 """
 BROKEN = PLANT.replace("wcet 3 ms", "wcet 7 ms")
 SCHEDULABILITY_CODES = {"kairos.unschedulable", "kairos.may-miss", "kairos.node-unschedulable",
-                        "kairos.remote-call-unschedulable", "kairos.message-too-large"}
+                        "kairos.remote-call-unschedulable", "kairos.message-too-large",
+                        "kairos.platform-file"}
 
 
 @pytest.fixture
@@ -148,6 +149,22 @@ def test_a_message_the_orb_cannot_carry_is_an_error_on_its_operation(plant):
     assert report["analysed"] and report["report"]["schedulable"], report
     diagnostics = plant.diagnostics(plant.uri, lambda d: not SCHEDULABILITY_CODES & set(codes(d)))
     assert diagnostics == [], diagnostics
+
+
+def test_a_platform_file_that_cannot_be_read_is_an_error_on_its_hardware(plant):
+    named = PLANT.replace("node board {\n  os linux", "node board {\n  hardware Lab\n  os linux") + \
+        '\nhardware Lab { cores 1; platform "lab.platform.json"; }\n'
+    report = edit(plant, named, 2)
+    assert report["analysed"] is False, report
+    (error,) = report["report"]["errors"]
+    assert error["message"].startswith("platform file 'lab.platform.json' does not exist"), error
+    diagnostics = plant.diagnostics(plant.uri, lambda d: "kairos.platform-file" in codes(d))
+    (unreadable,) = [d for d in diagnostics if d["code"] == "kairos.platform-file"]
+    assert unreadable["severity"] == 1, unreadable
+    assert unreadable["range"]["start"] == position_of(named, "Lab {"), unreadable
+
+    report = edit(plant, PLANT, 3)
+    assert report["analysed"] and report["report"]["schedulable"], report
 
 
 def test_quick_fix_widens_the_deadline_to_the_analysed_response(plant):

@@ -21,12 +21,12 @@ SERVED_BY = {"sensors.sample": "mission2", "tracker.tracks": "mission2", "nav.cu
 
 
 def lines(kind: str, stdout: str) -> dict[str, dict[str, str]]:
-    """The `summary` lines by node, or the `gate` lines by (node, gate)."""
+    """The `summary` or `clock` lines by node, or the `gate` lines by (node, gate)."""
     found = {}
     for line in stdout.splitlines():
         if line.startswith(kind + " "):
             fields = dict(item.split("=", 1) for item in line.split()[1:])
-            key = fields["node"] if kind == "summary" else (fields["node"], fields["gate"])
+            key = fields["node"] if kind != "gate" else (fields["node"], fields["gate"])
             found[key] = fields
     return found
 
@@ -39,18 +39,18 @@ def avionics_on_sim(tmp_path_factory):
     text = model.read_text()
     assert text.count("os linux") == 2
     model.write_text(text.replace("os linux", "os sim"))
-    latency = re.search(r"network lan \{\s*latency (\d+) us;", text)
-    assert latency, "the avionics network's latency is written in us"
+    latency = re.search(r"network lan \{\s*latency (\d+) us;\s*jitter (\d+) us;", text)
+    assert latency, "the avionics network's latency and jitter are written in us"
     out = workdir / "generated"
     generated = kairos("generate", model, "-o", out)
     assert generated.returncode == 0, generated.stdout + generated.stderr
     assert (out / "Avionics.system.cpp").is_file()
     build_node_project(out, workdir / "build")
-    return workdir / "build" / "Avionics", int(latency.group(1))
+    return workdir / "build" / "Avionics", int(latency.group(1)), int(latency.group(2))
 
 
 def test_the_avionics_system_runs_in_one_process_exactly_the_same_every_time(avionics_on_sim):
-    system, latency_us = avionics_on_sim
+    system, latency_us, _ = avionics_on_sim
     first = run([system, "--duration", f"{SECONDS}s"], timeout=120)
     second = run([system, "--duration", f"{SECONDS}s"], timeout=120)
     assert first.stdout == second.stdout, "two runs of one system differ"
@@ -97,8 +97,29 @@ def test_the_avionics_system_runs_in_one_process_exactly_the_same_every_time(avi
         assert first_release == 0, node
 
 
+def test_the_follower_keeps_the_masters_time_within_the_modelled_jitter(avionics_on_sim):
+    system, latency_us, jitter_us = avionics_on_sim
+    result = run([system, "--duration", f"{SECONDS}s", "--quiet"], timeout=120)
+    clocks = lines("clock", result.stdout)
+    assert set(clocks) == {"mission1", "mission2"}, result.stdout
+    master, follower = clocks["mission1"], clocks["mission2"]
+    assert master["role"] == "master" and follower["role"] == "follower", clocks
+    assert follower["master"] == "mission1" and follower["synchronised"] == "yes", follower
+    # A round at once, then one a second (the model's period), each a burst of exchanges.
+    assert int(follower["rounds"]) >= SECONDS and follower["failed"] == "0", follower
+    assert int(master["answered"]) == int(follower["exchanges"]) > 0, clocks
+    # Both nodes run on one virtual clock: the true offset is 0, and the estimate is off by at
+    # most half the difference of the two directions' jitters (and of their messages'
+    # serialisation at the link's bandwidth: a few microseconds).
+    serialisation_us = 10
+    assert abs(float(follower["offset_us"])) <= jitter_us / 2 + serialisation_us, follower
+    assert abs(float(follower["offset_us"])) <= float(follower["error_bound_us"]), follower
+    round_trip = float(follower["max_round_trip_us"])
+    assert 2 * latency_us <= round_trip <= 2 * (latency_us + jitter_us) + serialisation_us
+
+
 def test_the_seed_draws_the_jitter_and_nothing_else(avionics_on_sim):
-    system, _ = avionics_on_sim
+    system, _, _ = avionics_on_sim
     one = run([system, "--duration", f"{SECONDS}s", "--quiet", "--seed", "1"], timeout=120)
     default = run([system, "--duration", f"{SECONDS}s", "--quiet"], timeout=120)
     other = run([system, "--duration", f"{SECONDS}s", "--quiet", "--seed", "2"], timeout=120)
@@ -111,10 +132,32 @@ def test_the_seed_draws_the_jitter_and_nothing_else(avionics_on_sim):
 
 
 def test_the_system_program_explains_bad_arguments(avionics_on_sim):
-    system, _ = avionics_on_sim
+    system, _, _ = avionics_on_sim
     helped = run([system, "--help"])
     assert "--seed <n>" in helped.stdout
     for args in (["--seed", "minus"], ["--duration", "3"], ["--cpus", "0,1"]):
         refused = run([system, *args], check=False)
         assert refused.returncode == 2, args
         assert "error:" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+
+
+def test_navigations_track_channel_reaches_the_tracker_over_the_simulated_link(avionics_on_sim):
+    system, _ = avionics_on_sim
+    ran = run([system, "--duration", f"{SECONDS}s", "--quiet"], timeout=120)
+    channels = {}
+    for line in ran.stdout.splitlines():
+        if line.startswith("channel "):
+            fields = dict(item.split("=", 1) for item in line.split()[1:])
+            channels[fields["node"]] = fields
+    assert set(channels) == {"mission1", "mission2"}, ran.stdout
+    published = int(channels["mission1"]["published"])
+    # nav.update publishes at 40 Hz; over the 100 us link every sample arrives well within its
+    # 50 ms validity, but the last ones may still be in flight when the run ends.
+    assert published == 40 * SECONDS, channels
+    delivered = int(channels["mission2"]["delivered"])
+    assert published - 2 <= delivered <= published, channels
+    assert channels["mission2"]["dropped_late"] == "0", channels
+    # tracker.fuse takes only the newest at 20 Hz (depth 1): it skips about every other sample.
+    skipped = int(channels["mission2"]["dropped_overflow"])
+    assert delivered - skipped <= 20 * SECONDS + 1, channels
+    assert channels["mission1"]["delivered"] == "0" and channels["mission2"]["published"] == "0"

@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include <kairos/clock/clock_sync.hpp>
 #include <kairos/engine.hpp>
 #include <kairos/kal/clock.hpp>
 #include <kairos/orb/gate.hpp>
@@ -33,6 +34,17 @@ struct NodeOptions {
   /// so that nodes never share a processor.
   int orb_cpu = -1;
 
+  /// `--clock-skew`: a synthetic offset added to the node's local clock (may be negative), so
+  /// that nodes sharing one host clock have an offset for clock synchronisation to find.
+  kal::Duration clock_skew{};
+  /// `--clock-log`: print a `clock-round` line per synchronisation round after the run.
+  bool clock_log = false;
+  /// `--probe`: instead of running, measure the machine's overheads into this platform file.
+  const char* probe_path = nullptr;
+  /// Whether the node's global time is the process's (kal::global_now). Not an option of the
+  /// command line: a node's own executable owns its process; nodes of a system run in one
+  /// process (run_system) keep their global times apart.
+  bool sets_process_clock = true;
   /// `--timings`: where the node writes what it measured of each method (JSON, at the end of the
   /// run and on SIGUSR1); nullptr when not asked for. Points into the command line.
   const char* timings = nullptr;
@@ -91,6 +103,15 @@ EngineOptions engine_options(const NodeOptions& options, Strategy strategy,
 /// Parses a duration with a unit: ns, us, ms, s or min. False on any malformed text.
 bool parse_duration(std::string_view text, kal::Duration& out) noexcept;
 
+/// parse_duration that also takes a leading `-` (an offset rather than a length of time).
+bool parse_signed_duration(std::string_view text, kal::Duration& out) noexcept;
+
+/// The clock synchronisation options of a node run with `options` and `table` (`rounds_kept`
+/// sized for `--clock-log` over the run's duration).
+clock::ClockSyncOptions clock_sync_options(const NodeOptions& options,
+                                           const clock::ClockSyncTable& table,
+                                           const char* node_name) noexcept;
+
 /// Longest line print_activation and print_summary write; longer ones are cut at this length.
 inline constexpr std::size_t kLineCapacity = 1024;
 
@@ -127,6 +148,22 @@ void print_summary(std::string_view node_name, const EngineCounters& counters);
 std::size_t format_gate(std::span<char> out, std::string_view node_name, std::string_view gate,
                         std::string_view callee, const orb::GateCounters& counters,
                         kal::Duration analysed_bound, kal::Duration deadline) noexcept;
+
+/// Writes the `clock ...` line of a node's clock synchronisation after the run into `out` as
+/// format_activation does: its role, the master, rounds and exchanges made and failed, the
+/// estimated offset of its clock to the master's with its error bound, and the largest and mean
+/// round trip of the exchanges (a master: the exchanges it answered).
+std::size_t format_clock(std::span<char> out, std::string_view node_name,
+                         const clock::ClockSyncTable& table,
+                         const clock::ClockSummary& summary) noexcept;
+
+/// Writes one `clock-round ...` line (`--clock-log`) into `out` as format_activation does.
+std::size_t format_clock_round(std::span<char> out, std::string_view node_name, std::size_t round,
+                               const clock::ClockRound& record) noexcept;
+
+/// Prints a `clock-round ...` line per round recorded (`--clock-log`), then the `clock ...` line,
+/// on stdout.
+void print_clock(std::string_view node_name, const clock::ClockSync& sync);
 
 /// Prints the `gate ...` line of one gate on stdout.
 void print_gate(std::string_view node_name, std::string_view gate, std::string_view callee,

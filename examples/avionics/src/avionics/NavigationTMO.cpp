@@ -3,12 +3,14 @@
 
 namespace avionics {
 
-void NavigationTMO::update(UpdateAccess ods) {
+void NavigationTMO::update(UpdateAccess ods, UpdateChannels channels) {
   // Dead reckoning towards the current leg's waypoint; advance when it is reached. The mode
-  // comes from cfg, which this method only reads.
+  // comes from cfg, which this method only reads. Each update is published on the `track`
+  // channel (it never waits: the channel hub sends it on below every lane).
   NavState& nav = ods.state.nav;
   ++ods.state.updates;
   if (nav.route.size() == 0) {
+    channels.track.publish(nav);
     return;
   }
   const Waypoint& target = nav.route[nav.leg % nav.route.size()];
@@ -21,6 +23,7 @@ void NavigationTMO::update(UpdateAccess ods) {
   if (remaining < 1e-6 && nav.leg + 1 < nav.route.size()) {
     ++nav.leg;
   }
+  channels.track.publish(nav);
 }
 
 ::avionics::NavState NavigationTMO::current(CurrentAccess ods) {

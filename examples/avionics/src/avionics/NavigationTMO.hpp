@@ -7,7 +7,7 @@ namespace avionics {
 
 class NavigationTMO final : public NavigationTMOBase {
  private:
-  void update(UpdateAccess ods) override;
+  void update(UpdateAccess ods, UpdateChannels channels) override;
   ::avionics::NavState current(CurrentAccess ods) override;
   ::kairos::orb::Reply<void, ::avionics::Overload> setRoute(
       SetRouteAccess ods, const ::kairos::BoundedSequence<::avionics::Waypoint, 16>& legs) override;

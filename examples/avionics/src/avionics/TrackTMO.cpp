@@ -5,9 +5,22 @@
 
 namespace avionics {
 
-void TrackTMO::fuse(FuseAccess ods) {
+void TrackTMO::fuse(FuseAccess ods, FuseChannels channels) {
   // Stand-in for sensor fusion: keep a fixed picture of tracks moving on straight lines, most
-  // threatening first, so that tracks() serves them in order.
+  // threatening first, so that tracks() serves them in order. Navigation's newest state, from
+  // the `track` channel, says how far own ship has moved since the last fix: the picture is
+  // kept relative to it.
+  ::kairos::channel::Sample<NavState> fix;
+  if (channels.track.latest(fix)) {
+    if (fixes_ > 0) {
+      for (auto& track : ods.picture.tracks) {
+        track.lat -= fix.value.lat - last_fix_.lat;
+        track.lon -= fix.value.lon - last_fix_.lon;
+      }
+    }
+    last_fix_ = fix.value;
+    ++fixes_;
+  }
   auto& tracks = ods.picture.tracks;
   if (tracks.size() == 0) {
     for (::std::uint32_t id = 1; id <= 4; ++id) {

@@ -15,9 +15,11 @@ import dev.kairos.generator.emit.HandWrittenSignatures;
 import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.emit.OutputWriter;
 import dev.kairos.generator.emit.TimelineData;
+import dev.kairos.generator.ir.Platform;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.lowering.ModelLowering;
+import dev.kairos.generator.lowering.PlatformFiles;
 import dev.kairos.generator.runlog.RunLog;
 import dev.kairos.generator.verdicts.LocatedVerdicts;
 import java.io.IOException;
@@ -54,6 +56,7 @@ import picocli.CommandLine.Spec;
       KairosCli.Format.class,
       KairosCli.Diagram.class,
       CalibrateCommand.class,
+      ProbeCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class KairosCli implements Callable<Integer> {
@@ -315,21 +318,33 @@ public final class KairosCli implements Callable<Integer> {
 
     /**
      * The errors validation cannot see, because they need the lowered model: messages larger than
-     * the ORB carries. The IR knows an operation's line, not its column: they point at column 1.
+     * the ORB carries, platform files that cannot be read. The IR knows lines, not columns: they
+     * point at column 1.
      */
     static List<Diagnostic> loweredErrors(SystemModel system) {
-      return MessageCapacity.check(system).stream()
-          .map(
-              o ->
-                  new Diagnostic(
-                      o.source().file(),
-                      o.source().line(),
-                      1,
-                      Diagnostic.Severity.ERROR,
-                      o.text(),
-                      MessageCapacity.MESSAGE_TOO_LARGE))
-          .sorted(Diagnostic.ORDER)
-          .toList();
+      final List<Diagnostic> errors = new java.util.ArrayList<>();
+      for (MessageCapacity.Oversized o : MessageCapacity.check(system)) {
+        errors.add(
+            new Diagnostic(
+                o.source().file(),
+                o.source().line(),
+                1,
+                Diagnostic.Severity.ERROR,
+                o.text(),
+                MessageCapacity.MESSAGE_TOO_LARGE));
+      }
+      for (Platform.PlatformFile file : PlatformFiles.problems(system)) {
+        errors.add(
+            new Diagnostic(
+                file.source().file(),
+                file.source().line(),
+                1,
+                Diagnostic.Severity.ERROR,
+                PlatformFiles.message(file),
+                PlatformFiles.PLATFORM_FILE));
+      }
+      errors.sort(Diagnostic.ORDER);
+      return List.copyOf(errors);
     }
 
     /** Prints errors of the lowered model as validation's are printed; true if there are none. */

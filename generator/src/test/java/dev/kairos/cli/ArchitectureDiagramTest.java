@@ -116,8 +116,10 @@ class ArchitectureDiagramTest {
     assertEquals(LinkKind.GATE, sensors.kind());
     assertEquals("tmo-mission1.planner", sensors.source());
     assertEquals("svm-mission2.sensors.sample", sensors.target());
-    // network 2 x (100 + 50) us + sensors.sample's response 3150 us, as `kairos check` reports
-    assertEquals(List.of("sensors: deadline 5 ms", "worst round trip 3.45 ms"), sensors.label());
+    // network 2 x (100 + 50) us + sensors.sample's response 3250 us, as `kairos check` reports:
+    // the holistic analysis adds the release jitter of the chains' requests to the interference
+    // sensors.poll suffers from sensors.sample, which then waits longer for admission
+    assertEquals(List.of("sensors: deadline 5 ms", "worst round trip 3.55 ms"), sensors.label());
     assertEquals(ArchitectureDiagram.Verdict.HOLDS, sensors.verdict());
     assertEquals(
         "svm-mission1.nav.current", links.get("gate-mission2.tracker.navigation").target());

@@ -1,6 +1,7 @@
 package dev.kairos.dsl.validation;
 
 import dev.kairos.dsl.kairos.Channel;
+import dev.kairos.dsl.kairos.Deployment;
 import dev.kairos.dsl.kairos.KairosPackage.Literals;
 import dev.kairos.dsl.kairos.Method;
 import dev.kairos.dsl.kairos.NamedTypeRef;
@@ -13,6 +14,7 @@ import dev.kairos.dsl.kairos.TypeRef;
 import dev.kairos.dsl.kairos.Typedef;
 import dev.kairos.dsl.types.Bounds;
 import dev.kairos.dsl.units.Quantities;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -121,11 +123,95 @@ public class ChannelValidator extends ConcernValidator {
     }
   }
 
-  /** A method names each channel once in its `publishes`, and once in its `reads`. */
+  /**
+   * A method names each channel once in its `publishes`, and once in its `reads`; and not in both:
+   * what a method publishes it already holds (the generated view lends it one port per channel).
+   */
   @Check
   public void checkChannelUses(Method method) {
     duplicates(method.getPublishes(), Literals.METHOD__PUBLISHES, "publishes");
     duplicates(method.getReads(), Literals.METHOD__READS, "reads");
+    for (int i = 0; i < method.getReads().size(); i++) {
+      final Channel channel = method.getReads().get(i);
+      if (channel != null && !channel.eIsProxy() && method.getPublishes().contains(channel)) {
+        error(
+            "method '"
+                + method.getName()
+                + "' both publishes and reads channel '"
+                + channel.getName()
+                + "': what it publishes it already has; read the channel in another method",
+            Literals.METHOD__READS,
+            i,
+            IssueCodes.CHANNEL_PUBLISHED_AND_READ);
+      }
+    }
+  }
+
+  /** A channel read where nothing publishes it never delivers a sample. */
+  @Check
+  public void checkChannelHasPublisher(Method method) {
+    final ModelIndex index = ModelIndex.of(method, getContext());
+    for (int i = 0; i < method.getReads().size(); i++) {
+      final Channel channel = method.getReads().get(i);
+      if (channel != null
+          && !channel.eIsProxy()
+          && channel.getName() != null
+          && !index.publishedChannels.contains(channel.getName())) {
+        warning(
+            "no method of any TMO publishes channel '"
+                + channel.getName()
+                + "', so this method never reads a sample: add `publishes "
+                + channel.getName()
+                + "` to the method that produces it",
+            Literals.METHOD__READS,
+            i,
+            IssueCodes.CHANNEL_NO_PUBLISHER);
+      }
+    }
+  }
+
+  /**
+   * A channel's fan-out bounds the TMO instances that read it, in the whole system: each deployment
+   * of a TMO with a method that reads the channel counts once; those beyond the fan-out are errors,
+   * at their `deploy`.
+   */
+  @Check
+  public void checkFanOut(Deployment deployment) {
+    final Tmo tmo = deployment.getTmo();
+    if (tmo == null || tmo.eIsProxy()) {
+      return;
+    }
+    final ModelIndex index = ModelIndex.of(deployment, getContext());
+    for (String name : ModelIndex.channelsRead(tmo)) {
+      final Channel declared = index.firstChannel.get(name);
+      final List<Deployment> readers = index.channelReaders.getOrDefault(name, List.of());
+      final int position = readers.indexOf(deployment);
+      if (declared == null || position < 0) {
+        continue;
+      }
+      final int fanOut = isSet(declared, Literals.CHANNEL__FAN_OUT) ? declared.getFanOut() : 1;
+      if (fanOut >= 1 && position >= fanOut) {
+        final List<String> earlier = new ArrayList<>();
+        for (Deployment reader : readers.subList(0, fanOut)) {
+          earlier.add(reader.getName());
+        }
+        error(
+            "channel '"
+                + name
+                + "' has fan-out "
+                + fanOut
+                + ", and "
+                + deployment.getName()
+                + " would be reader "
+                + (position + 1)
+                + " of it (after "
+                + String.join(", ", earlier)
+                + "): raise the channel's fan-out in every declaration, or deploy fewer readers",
+            deployment,
+            Literals.DEPLOYMENT__NAME,
+            IssueCodes.CHANNEL_FAN_OUT_EXCEEDED);
+      }
+    }
   }
 
   /**

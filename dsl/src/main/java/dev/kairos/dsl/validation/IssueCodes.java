@@ -73,6 +73,9 @@ public final class IssueCodes {
   public static final String CHANNEL_QOS_RANGE = PREFIX + "channel-qos-range";
   public static final String CHANNEL_NOT_USED = PREFIX + "channel-not-used";
   public static final String DUPLICATE_CHANNEL_USE = PREFIX + "duplicate-channel-use";
+  public static final String CHANNEL_PUBLISHED_AND_READ = PREFIX + "channel-published-and-read";
+  public static final String CHANNEL_FAN_OUT_EXCEEDED = PREFIX + "channel-fan-out-exceeded";
+  public static final String CHANNEL_NO_PUBLISHER = PREFIX + "channel-no-publisher";
 
   // deployment
   public static final String TMO_DEPLOYED_TWICE = PREFIX + "tmo-deployed-twice";
@@ -81,6 +84,9 @@ public final class IssueCodes {
   public static final String DUPLICATE_ENDPOINT = PREFIX + "duplicate-endpoint";
   public static final String DUPLICATE_NODE = PREFIX + "duplicate-node";
   public static final String CLOCK_MASTER_NOT_IN_SYSTEM = PREFIX + "clock-master-not-in-system";
+  public static final String CLOCK_MASTER_UNREACHABLE = PREFIX + "clock-master-unreachable";
+  public static final String INVALID_CLOCK_PERIOD = PREFIX + "invalid-clock-period";
+  public static final String CLOCK_SYNCED_TWICE = PREFIX + "clock-synced-twice";
   public static final String INVALID_CORES = PREFIX + "invalid-cores";
   public static final String CORE_OUT_OF_RANGE = PREFIX + "core-out-of-range";
   public static final String NODE_EXCEEDS_RUNTIME = PREFIX + "node-exceeds-runtime";

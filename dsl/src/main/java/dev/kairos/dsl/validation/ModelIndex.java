@@ -2,16 +2,20 @@ package dev.kairos.dsl.validation;
 
 import dev.kairos.dsl.kairos.Channel;
 import dev.kairos.dsl.kairos.Deployment;
+import dev.kairos.dsl.kairos.Method;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.kairos.Network;
 import dev.kairos.dsl.kairos.Node;
 import dev.kairos.dsl.kairos.Tmo;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.xtext.util.SimpleAttributeResolver;
@@ -47,6 +51,15 @@ final class ModelIndex {
   /** The first declaration of each real-time multicast channel, by name. */
   final Map<String, Channel> firstChannel = new HashMap<>();
 
+  /**
+   * By channel name, the deployments (in model order) whose TMO has a method that reads the
+   * channel: the instances its fan-out counts.
+   */
+  final Map<String, List<Deployment>> channelReaders = new HashMap<>();
+
+  /** The names of the channels some method of some TMO publishes. */
+  final Set<String> publishedChannels = new HashSet<>();
+
   private ModelIndex(List<EObject> roots) {
     for (EObject root : roots) {
       if (!(root instanceof Model model)) {
@@ -69,6 +82,13 @@ final class ModelIndex {
               }
             }
           }
+          for (Method method : tmo.getMethods()) {
+            for (Channel channel : method.getPublishes()) {
+              if (channel != null && !channel.eIsProxy() && channel.getName() != null) {
+                publishedChannels.add(channel.getName());
+              }
+            }
+          }
         }
         if (element instanceof Node node && node.getName() != null) {
           nodesByFoldedName
@@ -84,6 +104,9 @@ final class ModelIndex {
             if (tmo != null && !tmo.eIsProxy()) {
               firstDeployment.putIfAbsent(tmo, deployment);
               placement.putIfAbsent(tmo, node);
+              for (String channel : channelsRead(tmo)) {
+                channelReaders.computeIfAbsent(channel, k -> new ArrayList<>()).add(deployment);
+              }
             }
           }
         } else if (element instanceof Network network) {
@@ -91,6 +114,19 @@ final class ModelIndex {
         }
       }
     }
+  }
+
+  /** The names of the channels some method of a TMO reads, each once, in model order. */
+  static Set<String> channelsRead(Tmo tmo) {
+    final Set<String> names = new LinkedHashSet<>();
+    for (Method method : tmo.getMethods()) {
+      for (Channel channel : method.getReads()) {
+        if (channel != null && !channel.eIsProxy() && channel.getName() != null) {
+          names.add(channel.getName());
+        }
+      }
+    }
+    return names;
   }
 
   /** `pkg.Name`, or `Name` in a file without a package. */

@@ -234,6 +234,80 @@ public class PlatformValidator extends ConcernValidator {
           "the clock-sync master '" + master.getName() + "' is not one of the system's nodes",
           Literals.SYSTEM_DECL__CLOCK_MASTER,
           IssueCodes.CLOCK_MASTER_NOT_IN_SYSTEM);
+    } else if (master != null && !master.eIsProxy() && system.getNodes().size() > 1) {
+      checkClockMasterReachable(system, master);
+    }
+    checkClockPeriod(system);
+    checkSynchronisedOnce(system);
+  }
+
+  /** Followers exchange two-way messages with the master: it listens, and not on UDP. */
+  private void checkClockMasterReachable(SystemDecl system, Node master) {
+    final String endpoint = master.getEndpoint();
+    if (endpoint == null) {
+      error(
+          "the clock-sync master '"
+              + master.getName()
+              + "' has no endpoint: the other nodes of system '"
+              + system.getName()
+              + "' could not reach it (give it one, e.g. endpoint \"tcp:127.0.0.1:7001\")",
+          Literals.SYSTEM_DECL__CLOCK_MASTER,
+          IssueCodes.CLOCK_MASTER_UNREACHABLE);
+    } else if (endpoint.startsWith("udp:")) {
+      error(
+          "the clock-sync master '"
+              + master.getName()
+              + "' listens on "
+              + endpoint
+              + ", which carries oneways only: clock synchronisation needs two-way exchanges"
+              + " (uds:, tcp: or shm:)",
+          Literals.SYSTEM_DECL__CLOCK_MASTER,
+          IssueCodes.CLOCK_MASTER_UNREACHABLE);
+    }
+  }
+
+  private void checkClockPeriod(SystemDecl system) {
+    if (system.getClockPeriod() == null) {
+      return;
+    }
+    try {
+      if (Quantities.nanoseconds(system.getClockPeriod()) == 0) {
+        error(
+            "a clock-sync period is longer than 0 (a round of exchanges each period)",
+            Literals.SYSTEM_DECL__CLOCK_PERIOD,
+            IssueCodes.INVALID_CLOCK_PERIOD);
+      }
+    } catch (QuantityException e) {
+      // reported where the duration is written (TimingValidator)
+    }
+  }
+
+  /** A node keeps its global time on one master: it is in at most one clock-synced system. */
+  private void checkSynchronisedOnce(SystemDecl system) {
+    if (system.getClockMaster() == null) {
+      return;
+    }
+    for (SystemDecl other :
+        EcoreUtil2.getAllContentsOfType(EcoreUtil2.getRootContainer(system), SystemDecl.class)) {
+      if (other == system) {
+        return; // only systems before this one: the later of two is reported
+      }
+      if (other.getClockMaster() == null) {
+        continue;
+      }
+      for (Node node : system.getNodes()) {
+        if (node != null && !node.eIsProxy() && other.getNodes().contains(node)) {
+          error(
+              "node '"
+                  + node.getName()
+                  + "' is synchronised by system '"
+                  + other.getName()
+                  + "' already: a node keeps its global time on one clock-sync master",
+              Literals.SYSTEM_DECL__CLOCK_MASTER,
+              IssueCodes.CLOCK_SYNCED_TWICE);
+          return;
+        }
+      }
     }
   }
 

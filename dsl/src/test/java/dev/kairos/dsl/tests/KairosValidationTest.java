@@ -320,6 +320,72 @@ class KairosValidationTest {
     org.junit.jupiter.api.Assertions.assertEquals(2, mismatches);
   }
 
+  private static final String CHANNEL_SPM =
+      "for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms) finish-by t + 5 ms"
+          + " wcet 1 ms";
+
+  @Test
+  void aChannelsFanOutBoundsTheInstancesThatReadIt() throws Exception {
+    final String text =
+        "struct Fix { double lat; }\n"
+            + "tmo P { eac { channel track : rmmc<Fix> fan-out 2; } spm p "
+            + CHANNEL_SPM
+            + " publishes track; }\n"
+            + "tmo R { eac { channel track : rmmc<Fix> fan-out 2; } spm r "
+            + CHANNEL_SPM
+            + " reads track; }\n"
+            + "node a { os sim deploy P as p deploy R as r1 deploy R as r2 }\n"
+            + "node b { os sim deploy R as r3 }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.DEPLOYMENT,
+        IssueCodes.CHANNEL_FAN_OUT_EXCEEDED,
+        text.indexOf("r3"),
+        2,
+        "channel 'track' has fan-out 2, and r3 would be reader 3 of it (after r1, r2)");
+    final long exceeded =
+        validation.validate(model).stream()
+            .filter(i -> IssueCodes.CHANNEL_FAN_OUT_EXCEEDED.equals(i.getCode()))
+            .count();
+    org.junit.jupiter.api.Assertions.assertEquals(1, exceeded);
+    validation.assertNoError(
+        parser.parse(text.replace("fan-out 2", "fan-out 3")), IssueCodes.CHANNEL_FAN_OUT_EXCEEDED);
+  }
+
+  @Test
+  void aChannelReadWithoutAPublisherIsAWarning() throws Exception {
+    final String text =
+        "struct Fix { double lat; }\n"
+            + "tmo R { eac { channel track : rmmc<Fix>; } spm r "
+            + CHANNEL_SPM
+            + " reads track; }\n";
+    final Model model = parser.parse(text);
+    validation.assertWarning(
+        model,
+        Literals.SPM,
+        IssueCodes.CHANNEL_NO_PUBLISHER,
+        text.indexOf("track; }"),
+        "track".length(),
+        "no method of any TMO publishes channel 'track'");
+  }
+
+  @Test
+  void aMethodDoesNotReadWhatItPublishes() throws Exception {
+    final String text =
+        "struct Fix { double lat; }\n"
+            + "tmo R { eac { channel track : rmmc<Fix>; } spm r "
+            + CHANNEL_SPM
+            + " publishes track reads track; }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.SPM,
+        IssueCodes.CHANNEL_PUBLISHED_AND_READ,
+        text.indexOf("track; }"),
+        "track".length());
+  }
+
   @Test
   void nonAsciiLettersGetAMessageThatSaysSo() throws Exception {
     final Model model = parser.parse("struct P\u00f6int { double x; }\n");
@@ -451,6 +517,44 @@ class KairosValidationTest {
         IssueCodes.CLOCK_MASTER_NOT_IN_SYSTEM,
         text.indexOf("c period"),
         1);
+  }
+
+  @Test
+  void clockSyncNeedsAReachableMasterAPeriodAndOneMasterPerNode() throws Exception {
+    final String text =
+        "node a { os linux }\nnode b { os linux endpoint \"udp:127.0.0.1:7001\" }\n"
+            + "node c { os linux endpoint \"tcp:127.0.0.1:7002\" }\nnode d { os linux }\n"
+            + "system S { nodes a, d; clock-sync master a period 1 s; }\n"
+            + "system T { nodes b, d; clock-sync master b period 1 s; }\n"
+            + "system U { nodes c; clock-sync master c period 0 ms; }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.CLOCK_MASTER_UNREACHABLE,
+        text.indexOf("a period"),
+        1,
+        "has no endpoint");
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.CLOCK_MASTER_UNREACHABLE,
+        text.indexOf("b period"),
+        1,
+        "oneways only");
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.CLOCK_SYNCED_TWICE,
+        text.indexOf("b period"),
+        1,
+        "node 'd'");
+    validation.assertError(
+        model,
+        Literals.SYSTEM_DECL,
+        IssueCodes.INVALID_CLOCK_PERIOD,
+        text.indexOf("0 ms"),
+        "0 ms".length());
   }
 
   @Test

@@ -36,10 +36,18 @@ public final class SchedulingAnalysis {
 
   private SchedulingAnalysis() {}
 
+  /**
+   * Every node, the remote calls between them and the chains that cross them. Without chains the
+   * nodes are analysed once; with them, the holistic analysis iterates the nodes' analyses with the
+   * release jitter the chains pass on to their service methods ({@link HolisticAnalysis}).
+   */
   public static AnalysisReport analyse(SystemModel system) {
-    final List<NodeReport> nodes =
-        system.nodes().stream().map(SchedulingAnalysis::analyse).toList();
-    return new AnalysisReport(nodes, EndToEndAnalysis.analyse(system, nodes));
+    return HolisticAnalysis.analyse(system);
+  }
+
+  /** The node with no release jitter on any of its service methods. */
+  public static NodeReport analyse(Node node) {
+    return analyse(node, java.util.Map.of());
   }
 
   /**
@@ -48,9 +56,9 @@ public final class SchedulingAnalysis {
    * own bands (the runtime gives every core its own lanes, pinned to it), the results merged in the
    * node's table order.
    */
-  public static NodeReport analyse(Node node) {
+  public static NodeReport analyse(Node node, java.util.Map<String, Long> arrivalJitterNs) {
     if (node.hardware().cores() <= 1) {
-      final NodeReport single = analyseProcessor(node);
+      final NodeReport single = analyseProcessor(node, arrivalJitterNs);
       final List<NodeReport.Placement> placements = new ArrayList<>();
       for (Deployment deployment : node.deployments()) {
         placements.add(
@@ -76,7 +84,7 @@ public final class SchedulingAnalysis {
     final List<NodeReport> perCore = new ArrayList<>();
     final List<NodeReport.CoreReport> cores = new ArrayList<>();
     for (int core = 0; core < node.hardware().cores(); core++) {
-      final NodeReport report = analyseProcessor(placement.onCore(node, core));
+      final NodeReport report = analyseProcessor(placement.onCore(node, core), arrivalJitterNs);
       perCore.add(report);
       cores.add(
           new NodeReport.CoreReport(
@@ -198,8 +206,18 @@ public final class SchedulingAnalysis {
     return wait;
   }
 
-  /** One processor: every deployment of the node shares it. */
+  /** One processor: every deployment of the node shares it; no release jitter. */
   static NodeReport analyseProcessor(Node node) {
+    return analyseProcessor(node, java.util.Map.of());
+  }
+
+  /**
+   * One processor, with the release jitter of service methods ({@code instance.method} to
+   * nanoseconds): requests that arrive through a chain of remote hops may come up to their jitter
+   * closer together than their minimum inter-arrival time, which raises the interference they cause
+   * (Tindell and Clark). Methods without an entry have none.
+   */
+  static NodeReport analyseProcessor(Node node, java.util.Map<String, Long> arrivalJitterNs) {
     final BigDecimal speed = node.hardware().speed();
     final List<Draft> drafts = new ArrayList<>();
     final List<Finding> notes = new ArrayList<>();
@@ -223,7 +241,7 @@ public final class SchedulingAnalysis {
           notes.add(new Finding.UnboundedServiceLoad(deployment.instance() + "." + svm.name()));
         }
         final long wait = gateWait(deployment, svm.name(), svm.calls(), notes);
-        drafts.add(
+        final Draft service =
             new Draft(
                 deployment.instance(),
                 svm.name(),
@@ -233,7 +251,10 @@ public final class SchedulingAnalysis {
                 scale(svm.wcetNs(), speed) + wait,
                 svm.gctNs(),
                 svm.source(),
-                segmentsOf(deployment.instance(), svm.uses())));
+                segmentsOf(deployment.instance(), svm.uses()));
+        service.jitterNs =
+            arrivalJitterNs.getOrDefault(deployment.instance() + "." + svm.name(), 0L);
+        drafts.add(service);
       }
     }
     assignBands(node.strategy(), drafts, bandsPerCore(node.hardware().cores()));
@@ -298,7 +319,10 @@ public final class SchedulingAnalysis {
       final List<EdfDemandTest.Load> loads = new ArrayList<>();
       for (Draft d : drafts) {
         if (d.periodNs > 0) {
-          loads.add(new EdfDemandTest.Load(d.wcetNs, d.periodNs, d.deadlineNs));
+          // Release jitter J takes J off the time a job has before its deadline (its demand is that
+          // of a job with deadline D - J).
+          loads.add(
+              new EdfDemandTest.Load(d.wcetNs, d.periodNs, Math.max(1, d.deadlineNs - d.jitterNs)));
         }
       }
       EdfDemandTest.Verdict verdict;
@@ -471,7 +495,8 @@ public final class SchedulingAnalysis {
         for (int i = 0; i < services.size(); i++) {
           final Draft svm = services.get(i);
           if (svm.band >= spm.band) {
-            final long runs = ceilDiv(spm.deadlineNs, svm.periodNs) + 1;
+            final long runs =
+                ceilDiv(Math.addExact(spm.deadlineNs, svm.jitterNs), svm.periodNs) + 1;
             delay = Math.addExact(delay, Math.multiplyExact(runs, svm.wcetNs));
           } else if (raisesTo.get(i) >= spm.band) {
             blocking = Math.max(blocking, svm.wcetNs);
@@ -726,7 +751,8 @@ public final class SchedulingAnalysis {
               task.blockingNs,
               task.periodNs,
               task.deadlineNs,
-              (long) task.kind.ordinal());
+              (long) task.kind.ordinal(),
+              task.jitterNs);
       final Long known = memo.get(key);
       if (known != null) {
         return known;
@@ -741,21 +767,27 @@ public final class SchedulingAnalysis {
       return response;
     }
 
-    /** {period, total WCET} of the periodic tasks at or above `band`, the task itself included. */
+    /**
+     * {period, release jitter, total WCET} of the periodic tasks at or above `band`, the task
+     * itself included.
+     */
     private long[][] periodic(int band) {
       return periodicByBand.computeIfAbsent(
           band,
           b -> {
-            final java.util.TreeMap<Long, Long> load = new java.util.TreeMap<>();
+            final java.util.TreeMap<List<Long>, Long> load =
+                new java.util.TreeMap<>(
+                    Comparator.comparing((List<Long> k) -> k.get(0)).thenComparing(k -> k.get(1)));
             for (Draft other : all) {
               if (other.band >= b && other.periodNs > 0) {
-                load.merge(other.periodNs, other.wcetNs, Math::addExact);
+                load.merge(List.of(other.periodNs, other.jitterNs), other.wcetNs, Math::addExact);
               }
             }
             final long[][] rows = new long[load.size()][];
             int i = 0;
             for (var entry : load.entrySet()) {
-              rows[i++] = new long[] {entry.getKey(), entry.getValue()};
+              rows[i++] =
+                  new long[] {entry.getKey().get(0), entry.getKey().get(1), entry.getValue()};
             }
             return rows;
           });
@@ -786,11 +818,14 @@ public final class SchedulingAnalysis {
       for (int iteration = 0; iteration < 10_000; iteration++) {
         long next = Math.addExact(own, oneShots);
         for (long[] row : rows) {
-          long wcet = row[1];
-          if (row[0] == task.periodNs) {
+          long wcet = row[2];
+          if (row[0] == task.periodNs && row[1] == task.jitterNs) {
             wcet -= task.wcetNs;
           }
-          next = Math.addExact(next, Math.multiplyExact(ceilDiv(response, row[0]), wcet));
+          // A task released up to J late may fall ceil((w + J) / T) times into a window w.
+          next =
+              Math.addExact(
+                  next, Math.multiplyExact(ceilDiv(Math.addExact(response, row[1]), row[0]), wcet));
         }
         if (next == response) {
           return response;
@@ -820,6 +855,9 @@ public final class SchedulingAnalysis {
     final java.util.Set<String> segments;
     int band;
     long blockingNs;
+
+    /** Release jitter: how much later than its nominal arrival a request may come (0 for SpMs). */
+    long jitterNs;
 
     Draft(
         String instance,

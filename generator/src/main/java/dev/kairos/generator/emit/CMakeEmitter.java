@@ -17,6 +17,9 @@ import java.util.Locale;
 final class CMakeEmitter {
   static final String FILE = FileLayout.CMAKE;
 
+  /** The library of idlc's C code for the channels' IDL. */
+  private static final String CHANNELS_IDL_TARGET = "kairos_channels_idl";
+
   private CMakeEmitter() {}
 
   static GeneratedFile emit(SystemModel system, List<String> modelFiles, String implDirFromOutput) {
@@ -33,6 +36,20 @@ final class CMakeEmitter {
         "dir",
         implDirFromOutput);
     w.line("    \"Directory of the hand-written method bodies (<package>/<Tmo>.hpp and .cpp)\")");
+    final boolean dds = system.nodes().stream().anyMatch(n -> ChannelEmitter.onDds(system, n));
+    if (dds) {
+      w.blank();
+      w.line("# RMMC channels on Eclipse Cyclone DDS: idlc compiles the payload types' IDL into C");
+      w.line("# types and topic descriptors, built into each node that joins the DDS domain.");
+      w.line("enable_language(C)");
+      w.line("find_package(CycloneDDS REQUIRED)");
+      w.line(
+          "idlc_generate(TARGET $target$ FILES \"$${CMAKE_CURRENT_SOURCE_DIR}/$idl$\")",
+          "target",
+          CHANNELS_IDL_TARGET,
+          "idl",
+          FileLayout.CHANNELS_IDL);
+    }
     for (Node node : system.nodes()) {
       w.blank();
       w.line(
@@ -50,6 +67,14 @@ final class CMakeEmitter {
           node.os(),
           FileLayout.nodeSources(node),
           FileLayout.userSources(List.of(node)));
+      if (ChannelEmitter.onDds(system, node)) {
+        w.line(
+            "target_link_libraries($node$ PRIVATE $idl$ CycloneDDS::ddsc)",
+            "node",
+            node.name(),
+            "idl",
+            CHANNELS_IDL_TARGET);
+      }
     }
     for (DistributedSystem distributed : SystemMainEmitter.inOneProcess(system)) {
       final List<Node> nodes = SystemMainEmitter.nodesOf(system, distributed);

@@ -9,6 +9,7 @@ import dev.kairos.generator.analysis.Finding;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Durations;
+import dev.kairos.generator.ir.Platform;
 import dev.kairos.generator.wire.Frames;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +30,35 @@ public final class CheckReports {
     }
   }
 
+  /** What the platform file the node's hardware names says of the machine. */
+  private static String platformLine(Platform.PlatformFile file, Platform.Overheads o) {
+    return String.format(
+        Locale.ROOT,
+        "  platform %s: measured %s by %s on %s (%s): release lateness %s, context switch %s,"
+            + " ceiling lock %s (not yet charged to the methods)%n",
+        file.path(),
+        o.measuredAt(),
+        o.measuredBy(),
+        o.cpuModel().isEmpty() ? "an unnamed CPU" : o.cpuModel(),
+        o.scheduling(),
+        Durations.format(o.releaseLatenessNs()),
+        Durations.format(o.contextSwitchNs()),
+        Durations.format(o.ceilingLockNs()));
+  }
+
+  private static JsonObject platformJson(String path, Platform.Overheads o) {
+    final JsonObject p = new JsonObject();
+    p.addProperty("file", path);
+    p.addProperty("measured_at", o.measuredAt());
+    p.addProperty("measured_by", o.measuredBy());
+    p.addProperty("cpu_model", o.cpuModel());
+    p.addProperty("scheduling", o.scheduling());
+    p.addProperty("release_lateness_ns", o.releaseLatenessNs());
+    p.addProperty("context_switch_ns", o.contextSwitchNs());
+    p.addProperty("ceiling_lock_ns", o.ceilingLockNs());
+    return p;
+  }
+
   public static String text(AnalysisReport report) {
     final StringBuilder out = new StringBuilder();
     for (NodeReport node : report.nodes()) {
@@ -43,6 +73,10 @@ public final class CheckReports {
               node.node().hardware().name(),
               node.node().hardware().speed().toPlainString(),
               node.multicore() ? ", " + node.cores().size() + " cores, partitioned" : ""));
+      node.node()
+          .hardware()
+          .platform()
+          .ifPresent(file -> file.overheads().ifPresent(o -> out.append(platformLine(file, o))));
       final String row = "  %-28s %-4s %-4s %10s %10s %10s %4s %10s %10s  %s%n";
       out.append(
           String.format(
@@ -164,6 +198,7 @@ public final class CheckReports {
       }
       out.append(System.lineSeparator());
     }
+    ChainReports.text(out, report);
     out.append(report.schedulable() ? "all nodes schedulable" : "not schedulable")
         .append(System.lineSeparator());
     return out.toString();
@@ -186,6 +221,13 @@ public final class CheckReports {
         n.addProperty("strategy", strategy(node));
         n.addProperty("utilization", node.utilization());
         n.addProperty("liu_layland_bound", node.liuLaylandBound());
+        node.node()
+            .hardware()
+            .platform()
+            .ifPresent(
+                file ->
+                    file.overheads()
+                        .ifPresent(o -> n.add("platform", platformJson(file.path(), o))));
         n.addProperty("schedulable", node.schedulable());
         final JsonArray tasks = new JsonArray();
         for (TaskReport task : node.tasks()) {
@@ -273,6 +315,11 @@ public final class CheckReports {
       }
     }
     root.add("gates", gates);
+    if (report != null && !report.chains().isEmpty()) {
+      // Only where chains cross nodes: a model without them keeps its JSON as it was.
+      root.add("chains", ChainReports.json(report));
+      root.add("holistic", ChainReports.holistic(report));
+    }
     root.add("errors", problems(problems));
     root.add("warnings", problems(warnings));
     return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root)
@@ -355,6 +402,7 @@ public final class CheckReports {
         out.append("  </testsuite>\n");
       }
       remoteCalls(out, report.gates());
+      ChainReports.junit(out, report);
     }
     return out.append("</testsuites>\n").toString();
   }

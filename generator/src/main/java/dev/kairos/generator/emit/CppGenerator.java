@@ -58,6 +58,10 @@ public final class CppGenerator {
     for (DistributedSystem distributed : SystemMainEmitter.inOneProcess(system)) {
       generated.add(SystemMainEmitter.emit(system, distributed));
     }
+    if (DdsEmitter.needed(system)) {
+      generated.add(DdsEmitter.idl(system, files));
+      generated.add(DdsEmitter.converters(system, files));
+    }
     generated.add(CMakeEmitter.emit(system, files, implDirFromOutput));
     return new Output(generated, starters);
   }

@@ -31,6 +31,15 @@ public final class FileLayout {
 
   public static final String CMAKE = "CMakeLists.txt";
 
+  /** OMG IDL of the channels' payload types, for Cyclone DDS's idlc (and any DDS application). */
+  public static final String CHANNELS_IDL = "channels.idl";
+
+  /** The C header idlc makes of {@link #CHANNELS_IDL}, in the build directory. */
+  public static final String CHANNELS_IDL_C_HEADER = "channels.h";
+
+  /** Converters between Kairos's payload types and idlc's C types. */
+  public static final String CHANNELS_DDS = "channels.dds.hpp";
+
   /**
    * What `kairos generate` wrote into the output directory, one path a line: the next run removes
    * the files it lists and no longer writes.

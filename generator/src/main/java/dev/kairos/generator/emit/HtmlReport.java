@@ -28,8 +28,8 @@ import java.util.Map;
  * The verdicts of `kairos check` as one self-contained HTML page (inline CSS, SVG and script, no
  * fonts, images or code from elsewhere): per node its verdict, utilization against the Liu-Layland
  * bound, a timeline of the release table, the task table and the BCC windows, and measured against
- * analysed when a run log was given; then the remote calls, or the model errors. Every model string
- * is escaped, and the same report gives the same bytes.
+ * analysed when a run log was given; then the remote calls and the end-to-end chains, or the model
+ * errors. Every model string is escaped, and the same report gives the same bytes.
  *
  * <p>The timeline is drawn twice: a static SVG per core, written here, for viewers that run no
  * script (an editor's webview), and the interactive view (zoom, pan, processor lanes, BCC windows,
@@ -187,6 +187,7 @@ public final class HtmlReport {
         node(out, i, report.nodes().get(i), measured.get(report.nodes().get(i).node().name()));
       }
       gates(out, report.gates());
+      ChainReports.html(out, report);
     }
     timelineScript(out, report, measured);
     out.append("<footer>Times are from the release of the first activation (t = 0). WCETs are")

@@ -2,6 +2,8 @@ package dev.kairos.generator.emit;
 
 import dev.kairos.generator.ir.SourceRef;
 import dev.kairos.generator.ir.Tmos.Access;
+import dev.kairos.generator.ir.Tmos.ChannelAccess;
+import dev.kairos.generator.ir.Tmos.ChannelUse;
 import dev.kairos.generator.ir.Tmos.SegmentAccess;
 import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
@@ -28,6 +30,7 @@ record MethodAccess(
     String name,
     List<SegmentAccess> uses,
     List<String> calls,
+    List<ChannelUse> channelUses,
     Optional<Operation> operation,
     SourceRef source,
     String description) {
@@ -41,6 +44,12 @@ record MethodAccess(
   /** The private member of the servant base that holds the TMO's gates. */
   static final String GATES_MEMBER = "gates_";
 
+  /** The name of the parameter that lends a method the channels it publishes and reads. */
+  static final String CHANNELS_PARAMETER = "channels";
+
+  /** The private member of the servant base that holds each method's channel ports. */
+  static final String CHANNELS_MEMBER = "channels_";
+
   /** The private object data store member of the servant base. */
   static final String ODS_MEMBER = "ods_";
 
@@ -50,6 +59,7 @@ record MethodAccess(
         spm.name(),
         spm.uses(),
         spm.calls(),
+        spm.channelUses(),
         Optional.empty(),
         spm.source(),
         Describe.spm(spm));
@@ -61,6 +71,7 @@ record MethodAccess(
         svm.name(),
         svm.uses(),
         svm.calls(),
+        svm.channelUses(),
         svm.signature(),
         svm.source(),
         Describe.svm(svm));
@@ -90,6 +101,32 @@ record MethodAccess(
 
   String gatesType() {
     return CppNames.typeName(name) + "Gates";
+  }
+
+  /**
+   * Whether the method publishes or reads channels: it is then lent a publisher or reader of each,
+   * in a {@code <Method>Channels} view.
+   */
+  boolean hasChannels() {
+    return !channelUses.isEmpty();
+  }
+
+  String channelsType() {
+    return CppNames.typeName(name) + "Channels";
+  }
+
+  /** The member of the base's channel ports that is this method's port of {@code channel}. */
+  String channelPort(String channel) {
+    return name + "_" + channel;
+  }
+
+  /** The method's clause as written in the model: "publishes track reads plan". */
+  String channelsClause() {
+    final List<String> parts = new ArrayList<>();
+    for (ChannelUse use : channelUses) {
+      parts.add((use.access() == ChannelAccess.PUBLISH ? "publishes " : "reads ") + use.channel());
+    }
+    return String.join(", ", parts);
   }
 
   String entryPoint() {
@@ -156,6 +193,9 @@ record MethodAccess(
     if (hasGates()) {
       parameters.add(gatesType() + " " + name(GATES_PARAMETER, commentedNames));
     }
+    if (hasChannels()) {
+      parameters.add(channelsType() + " " + name(CHANNELS_PARAMETER, commentedNames));
+    }
     for (Parameter parameter : operationParameters()) {
       parameters.add(
           CppNames.parameter(parameter.direction(), parameter.type())
@@ -196,6 +236,13 @@ record MethodAccess(
         gates.add(GATES_MEMBER + "." + gate);
       }
       arguments.add(gatesType() + "{" + String.join(", ", gates) + "}");
+    }
+    if (hasChannels()) {
+      final List<String> ports = new ArrayList<>();
+      for (ChannelUse use : channelUses) {
+        ports.add(CHANNELS_MEMBER + "." + channelPort(use.channel()));
+      }
+      arguments.add(channelsType() + "{" + String.join(", ", ports) + "}");
     }
     operationParameters().forEach(parameter -> arguments.add(parameter.name()));
     return arguments;

@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -55,19 +56,27 @@ final class NodeProgramEmitter {
     final NodeReport report = RemoteCalls.reportOf(analysis, node);
     final boolean serves = RemoteCalls.serves(node) && node.endpoint() != null;
     final boolean calls = !gates.isEmpty();
-    final boolean networked = serves || calls;
-    final boolean meets = gates.stream().anyMatch(g -> reachable(node, g.calleeNode()));
+    final Optional<ClockSyncEmitter.NodeClock> clock = ClockSyncEmitter.of(system, node);
+    final boolean networked = serves || calls || clock.isPresent();
+    final boolean meets =
+        gates.stream().anyMatch(g -> reachable(node, g.calleeNode()))
+            || clock.filter(c -> !c.isMaster()).isPresent();
     final String ns = ScheduleEmitter.namespace(node);
     w.line(Banner.cpp(fileName, List.of(node.source().file())));
     w.line("#include \"$header$\"", "header", FileLayout.nodeProgramHeader(node)).blank();
     w.line("#include <kairos/binding.hpp>");
     w.line("#include <kairos/engine.hpp>");
+    if (clock.isPresent()) {
+      w.line("#include <kairos/clock/clock_sync.hpp>");
+    }
     if (networked) {
       w.line("#include <kairos/orb/orb.hpp>");
       w.line("#include <kairos/orb/service.hpp>");
     }
+    ChannelEmitter.includes(w, system, node);
     w.blank();
     w.line("#include \"$schedule$\"", "schedule", ScheduleEmitter.fileName(node));
+    ChannelEmitter.localIncludes(w, system, node);
     final Set<TmoClass> classes = new LinkedHashSet<>();
     for (Deployment deployment : node.deployments()) {
       classes.add(deployment.tmo());
@@ -93,11 +102,13 @@ final class NodeProgramEmitter {
           deployment.instance());
     }
     w.line("}  // namespace deployed").blank();
+    clock.ifPresent(c -> ClockSyncEmitter.table(w, c));
     if (serves) {
       dispatchers(w, node);
     }
-    runtime(w, node, networked);
-    setUp(w, node, report, gates, serves, networked);
+    ChannelEmitter.definitions(w, system, node);
+    runtime(w, node, networked, clock.isPresent());
+    setUp(w, system, node, report, gates, serves, networked, clock);
     if (meets) {
       w.open("bool meet_peers(::kairos::kal::TimePoint until) noexcept {");
       w.line("return node_runtime->orb.connect_all(until);");
@@ -109,13 +120,21 @@ final class NodeProgramEmitter {
     w.line("return node_runtime->engine.run_for(duration, observer, observer_context);");
     w.close("}").blank();
     w.open("void finish() noexcept {");
+    if (clock.isPresent()) {
+      w.line("node_runtime->clock.stop();");
+    }
     if (networked) {
       w.line("node_runtime->orb.stop();");
     }
+    ChannelEmitter.stop(w, system, node);
     w.line("::kairos::print_summary(kNode, node_runtime->engine.counters());");
+    if (clock.isPresent()) {
+      w.line("::kairos::print_clock(kNode, node_runtime->clock);");
+    }
     if (calls) {
       gateSummaries(w, gates);
     }
+    ChannelEmitter.summaries(w, system, node);
     w.close("}").blank();
     w.comment("What the engine measured of each method, for --timings (none before set_up).");
     w.open("const ::kairos::Engine* running_engine() noexcept {");
@@ -139,7 +158,7 @@ final class NodeProgramEmitter {
   }
 
   /** The engine and the ORB, made with the options of the run. */
-  private static void runtime(CodeWriter w, Node node, boolean networked) {
+  private static void runtime(CodeWriter w, Node node, boolean networked, boolean clock) {
     final String ns = ScheduleEmitter.namespace(node);
     w.docComment(
         "The node's engine$orb$, made once, at start-up, for the options of the run (its cores and"
@@ -154,7 +173,14 @@ final class NodeProgramEmitter {
           "    : engine{::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated)},",
           "ns",
           ns);
-      w.line("      orb{::kairos::orb::OrbOptions{.node = kNode, .cpu = options.orb_cpu}} {}");
+      w.line(
+          "      orb{::kairos::orb::OrbOptions{.node = kNode, .cpu = options.orb_cpu}}$more$",
+          "more",
+          clock ? "," : " {}");
+      if (clock) {
+        w.line(
+            "      clock{kClockSync, ::kairos::clock_sync_options(options, kClockSync, kNode)} {}");
+      }
     } else {
       w.line(
           "    : engine{::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated)} {}",
@@ -166,6 +192,9 @@ final class NodeProgramEmitter {
     if (networked) {
       w.line("::kairos::orb::Orb orb;");
     }
+    if (clock) {
+      w.line("::kairos::clock::ClockSync clock;");
+    }
     w.close("};");
     w.line("NodeRuntime* node_runtime = nullptr;").blank();
   }
@@ -173,11 +202,13 @@ final class NodeProgramEmitter {
   /** {@code set_up}: the engine's tables and rows, then the ORB, which it starts. */
   private static void setUp(
       CodeWriter w,
+      SystemModel system,
       Node node,
       NodeReport report,
       List<ResolvedGate> gates,
       boolean serves,
-      boolean networked) {
+      boolean networked,
+      Optional<ClockSyncEmitter.NodeClock> clock) {
     final String ns = ScheduleEmitter.namespace(node);
     w.open("bool set_up(const ::kairos::NodeOptions& options) noexcept {");
     w.line("static NodeRuntime made{options};");
@@ -218,9 +249,10 @@ final class NodeProgramEmitter {
     w.line("return false;");
     w.close("}");
     w.close("}");
+    ChannelEmitter.setUp(w, system, node);
     if (networked) {
       w.blank();
-      orb(w, node, report, gates, serves);
+      orb(w, node, report, gates, serves, clock);
     }
     w.line("return true;");
     w.close("}").blank();
@@ -317,6 +349,7 @@ final class NodeProgramEmitter {
           "skeleton",
           RemoteEmitter.skeleton(svm));
     }
+    ChannelEmitter.entryPoint(w, tmo);
     w.close("};").blank();
   }
 
@@ -379,16 +412,24 @@ final class NodeProgramEmitter {
 
   /** The ORB: what the node serves, the peers and routes its gates call, their binding. */
   private static void orb(
-      CodeWriter w, Node node, NodeReport report, List<ResolvedGate> gates, boolean serves) {
+      CodeWriter w,
+      Node node,
+      NodeReport report,
+      List<ResolvedGate> gates,
+      boolean serves,
+      Optional<ClockSyncEmitter.NodeClock> clock) {
     w.comment(
         "Remote calls: the ORB serves this node's service methods and carries its gates' calls,"
             + " on one connection per (peer, band, calling lane) set up before the run.");
     w.line("auto& orb = made.orb;");
-    if (serves) {
+    final boolean clockMaster = clock.isPresent() && clock.get().isMaster();
+    if (serves || clockMaster) {
       check(
           w,
           "orb.listen(" + CppNames.literal(node.endpoint()) + ")",
           "cannot listen on " + node.endpoint());
+    }
+    if (serves) {
       if (node.endpoint().startsWith("udp:")) {
         w.comment(
             "Over UDP the node takes oneways only, one datagram each: band b's arrive on port"
@@ -484,7 +525,23 @@ final class NodeProgramEmitter {
       }
       w.parenthesized("deployed::" + deployment.instance() + ".bind_gates(orb, {", targets, "});");
     }
+    if (clock.isPresent()) {
+      final Node master = clock.get().master();
+      if (!clock.get().isMaster() && !peers.containsKey(master.name())) {
+        final String peer = "peer_" + master.name();
+        peers.put(master.name(), peer);
+        w.line("::std::uint8_t $peer$ = 0;", "peer", peer);
+        check(
+            w,
+            "orb.add_peer(" + CppNames.literal(master.endpoint()) + ", " + peer + ")",
+            "cannot reach clock master " + master.name() + " at " + master.endpoint());
+      }
+      ClockSyncEmitter.attach(w, clock.get(), peers.get(master.name()));
+    }
     check(w, "orb.start()", "the ORB could not start");
+    if (clock.isPresent()) {
+      ClockSyncEmitter.start(w);
+    }
   }
 
   /**
@@ -513,11 +570,7 @@ final class NodeProgramEmitter {
   /** A line per gate after the run: its calls beside the round trip the analysis bounds. */
   private static void gateSummaries(CodeWriter w, List<ResolvedGate> gates) {
     for (ResolvedGate gate : gates) {
-      final long bound =
-          gate.report()
-              .filter(r -> r.networkNs() >= 0 && r.calleeResponseNs() >= 0)
-              .map(r -> r.networkNs() + r.serialisationNs() + r.calleeResponseNs())
-              .orElse(-1L);
+      final long bound = gate.roundTripBoundNs();
       final String accessor =
           "deployed::" + gate.caller().instance() + ".gates()." + gate.gate().name();
       w.line(

@@ -1,6 +1,7 @@
 package dev.kairos.generator.emit;
 
 import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.ChainReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis.GateReport;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
@@ -45,7 +46,39 @@ final class RemoteCalls {
       int operation,
       int band,
       List<Lane> callerLanes,
-      Optional<GateReport> report) {}
+      Optional<GateReport> report,
+      long roundTripBoundNs) {}
+
+  /**
+   * The longest a call through the gate may take from its request to its reply, as the node prints
+   * it beside the measured calls: the holistic analysis's round trip where a chain passes through
+   * the gate (queueing on the network and the callee's response with its requests' jitter), else
+   * the network both ways, the serialisation and the callee's response; -1 without a bound.
+   */
+  static long roundTripBound(AnalysisReport analysis, Optional<GateReport> report) {
+    if (report.isEmpty()) {
+      return -1;
+    }
+    final GateReport gate = report.get();
+    final List<Long> holistic =
+        analysis.chains().stream()
+            .flatMap(c -> c.limits().stream())
+            .filter(
+                l ->
+                    l.kind() == ChainReport.LimitKind.GATE_DEADLINE
+                        && l.instance().equals(gate.caller())
+                        && l.element().equals(gate.gate()))
+            .map(ChainReport.Limit::boundNs)
+            .toList();
+    if (!holistic.isEmpty()) {
+      return holistic.contains(-1L)
+          ? -1
+          : holistic.stream().mapToLong(Long::longValue).max().getAsLong();
+    }
+    return gate.networkNs() >= 0 && gate.calleeResponseNs() >= 0
+        ? gate.networkNs() + gate.serialisationNs() + gate.calleeResponseNs()
+        : -1;
+  }
 
   /** The object number of a deployed instance on its node. */
   static int objectOf(Node node, Deployment deployment) {
@@ -119,7 +152,8 @@ final class RemoteCalls {
                 operationOf(callee.tmo(), svm.get()),
                 band,
                 lanesOf(callerReport, caller.instance()),
-                report));
+                report,
+                roundTripBound(analysis, report)));
       }
     }
     return Optional.empty();

@@ -49,6 +49,7 @@ final class ServantEmitter {
     if (!tmo.svms().isEmpty()) {
       w.line("#include <kairos/orb/service.hpp>");
     }
+    ChannelEmitter.includes(w, tmo);
     w.blank();
     final Set<String> headers = new TreeSet<>(RemoteEmitter.includes(system, tmo));
     headers.add(TypesEmitter.FILE);
@@ -80,6 +81,7 @@ final class ServantEmitter {
       }
     }
     RemoteEmitter.gates(w, system, tmo);
+    ChannelEmitter.views(w, tmo);
     w.line("$base$() = default;", "base", base);
     w.line("$base$(const $base$&) = delete;", "base", base);
     w.line("$base$& operator=(const $base$&) = delete;", "base", base);
@@ -130,6 +132,7 @@ final class ServantEmitter {
     if (!tmo.gates().isEmpty()) {
       w.line("Gates $member${};", "member", MethodAccess.GATES_MEMBER);
     }
+    ChannelEmitter.ports(w, tmo);
     w.close("};");
     scope.leave();
     return new GeneratedFile(fileName(tmo), w.text(), GeneratedFile.Kind.CPP_FORMATTED);

@@ -112,7 +112,12 @@ final class SystemMainEmitter {
       w.line("const char* endpoint;");
       w.line("::kairos::kal::sim::LinkModel link;");
       w.close("};");
-      w.openList("constexpr ::std::array<NodeLink, $count$> kLinks{{", "count", links.size());
+      final long channelRows =
+          links.keySet().stream().filter(n -> ChannelPlan.receivesRemote(system, n)).count();
+      w.openList(
+          "constexpr ::std::array<NodeLink, $count$> kLinks{{",
+          "count",
+          links.size() + channelRows);
       for (Map.Entry<Node, Network> entry : links.entrySet()) {
         w.line(
             "{$endpoint$, $constant$},  // node $node$ on network $network$",
@@ -124,6 +129,16 @@ final class SystemMainEmitter {
             entry.getKey().name(),
             "network",
             entry.getValue().name());
+        if (ChannelPlan.receivesRemote(system, entry.getKey())) {
+          w.line(
+              "{$endpoint$, $constant$},  // node $node$'s channel samples",
+              "endpoint",
+              CppNames.literal(ChannelPlan.endpoint(system, entry.getKey())),
+              "constant",
+              constants.get(entry.getValue()),
+              "node",
+              entry.getKey().name());
+        }
       }
       w.closeList("}};");
     }

@@ -91,6 +91,14 @@ final class UserCodeEmitter {
             "gate",
             method.calls().get(0));
       }
+      if (method.hasChannels()) {
+        w.comment(
+            "Its channels come in `channels` ($clause$): `publish(value)` never waits,"
+                + " `take(sample)` and `latest(sample)` give the samples that arrived, each with"
+                + " its publish time.",
+            "clause",
+            method.channelsClause());
+      }
       if (!method.result().equals("void")) {
         w.line("return {};");
       }

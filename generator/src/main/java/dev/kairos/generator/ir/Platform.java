@@ -24,7 +24,36 @@ public final class Platform {
   /** The reference machine when a node names no hardware: one core, speed 1.0. */
   public static final Hardware REFERENCE = new Hardware("reference", 1, BigDecimal.ONE);
 
-  public record Hardware(String name, int cores, BigDecimal speed) {}
+  /**
+   * A processor type. {@code platform} is the platform file its `platform` clause names (what
+   * `kairos probe` measured on it), absent when the model names none.
+   */
+  public record Hardware(
+      String name, int cores, BigDecimal speed, java.util.Optional<PlatformFile> platform) {
+    public Hardware(String name, int cores, BigDecimal speed) {
+      this(name, cores, speed, java.util.Optional.empty());
+    }
+  }
+
+  /**
+   * A platform file as the model names it: its overheads when it could be read, else why not
+   * (reported as kairos.platform-file at the clause).
+   */
+  public record PlatformFile(
+      String path, SourceRef source, java.util.Optional<Overheads> overheads, String problem) {}
+
+  /**
+   * What `kairos probe` measured on a machine (the largest of each distribution, nanoseconds), and
+   * when, by what, on which CPU, with which scheduling.
+   */
+  public record Overheads(
+      String measuredAt,
+      String measuredBy,
+      String cpuModel,
+      String scheduling,
+      long releaseLatenessNs,
+      long contextSwitchNs,
+      long ceilingLockNs) {}
 
   /**
    * A TMO deployed on a node, on the core the model names ({@code core >= 0}) or, with {@link
@@ -56,8 +85,22 @@ public final class Platform {
     public static final long UNLIMITED = 0;
   }
 
-  /** A {@code system}: the nodes that make one distributed system, in the model's order. */
-  public record DistributedSystem(String name, List<String> nodes, SourceRef source) {}
+  /**
+   * A {@code system}: the nodes that make one distributed system, in the model's order, and its
+   * clock synchronisation ({@code null} when it has none).
+   */
+  public record DistributedSystem(
+      String name, List<String> nodes, ClockSync clockSync, SourceRef source) {
+    public DistributedSystem(String name, List<String> nodes, SourceRef source) {
+      this(name, nodes, null, source);
+    }
+  }
+
+  /**
+   * A system's {@code clock-sync master M period P}: every other node of the system keeps its
+   * global time on node {@code master}'s, with a round of exchanges every {@code periodNs}.
+   */
+  public record ClockSync(String master, long periodNs, SourceRef source) {}
 
   public record Node(
       String name,

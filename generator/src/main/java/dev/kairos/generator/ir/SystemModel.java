@@ -6,6 +6,7 @@ import dev.kairos.generator.ir.Types.Constant;
 import dev.kairos.generator.ir.Types.Interface;
 import dev.kairos.generator.ir.Types.TypeDeclaration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The analysis IR: a whole, validated system as plain records. Analyses and emitters see only this,
@@ -59,5 +60,15 @@ public record SystemModel(
         movedNodes,
         networks,
         systems);
+  }
+
+  /**
+   * The system whose clock synchronisation node {@code node} takes part in: the first system with a
+   * {@code clock-sync} that lists it (validation allows no node in two).
+   */
+  public Optional<Platform.DistributedSystem> clockSyncedSystemOf(String node) {
+    return systems.stream()
+        .filter(system -> system.clockSync() != null && system.nodes().contains(node))
+        .findFirst();
   }
 }

@@ -59,6 +59,8 @@ import org.eclipse.xtext.nodemodel.util.NodeModelUtils;
 public final class ModelLowering {
   private final Function<URI, String> displayName;
   private final Map<dev.kairos.dsl.kairos.Tmo, TmoClass> tmoClasses = new HashMap<>();
+  private final Map<dev.kairos.dsl.kairos.Hardware, Platform.PlatformFile> platformFiles =
+      new HashMap<>();
 
   /**
    * @param displayName how a resource's file is named in sources and generated banners (a path
@@ -160,6 +162,7 @@ public final class ModelLowering {
               new Platform.DistributedSystem(
                   system.getName(),
                   system.getNodes().stream().map(dev.kairos.dsl.kairos.Node::getName).toList(),
+                  lowerClockSync(system),
                   at(system)));
         }
       }
@@ -454,7 +457,10 @@ public final class ModelLowering {
           new Hardware(
               h.getName(),
               h.getCores() > 0 ? h.getCores() : 1,
-              h.getSpeed() == null ? BigDecimal.ONE : new BigDecimal(h.getSpeed()));
+              h.getSpeed() == null ? BigDecimal.ONE : new BigDecimal(h.getSpeed()),
+              h.getPlatform() == null
+                  ? Optional.empty()
+                  : Optional.of(platformFiles.computeIfAbsent(h, this::readPlatformFile)));
     }
     final List<Platform.Deployment> deployments = new ArrayList<>();
     for (dev.kairos.dsl.kairos.Deployment deployment : node.getDeployments()) {
@@ -495,6 +501,37 @@ public final class ModelLowering {
     } catch (QuantityException e) {
       throw new IllegalStateException("validated model has a bad bandwidth: " + e.getMessage(), e);
     }
+  }
+
+  /** A system's {@code clock-sync}, at the line of its clause; {@code null} when it has none. */
+  private Platform.ClockSync lowerClockSync(dev.kairos.dsl.kairos.SystemDecl system) {
+    if (system.getClockMaster() == null || system.getClockPeriod() == null) {
+      return null;
+    }
+    return new Platform.ClockSync(
+        system.getClockMaster().getName(),
+        nanos(system.getClockPeriod()),
+        at(system, KairosPackage.Literals.SYSTEM_DECL__CLOCK_MASTER));
+  }
+
+  /** The platform file a hardware names, relative to the model file that names it. */
+  private Platform.PlatformFile readPlatformFile(dev.kairos.dsl.kairos.Hardware hardware) {
+    final URI uri = hardware.eResource().getURI();
+    final Optional<java.nio.file.Path> directory =
+        uri.isFile()
+            ? Optional.ofNullable(java.nio.file.Path.of(uri.toFileString()).getParent())
+            : Optional.empty();
+    return PlatformFiles.read(
+        hardware.getPlatform(), directory, at(hardware, KairosPackage.Literals.HARDWARE__PLATFORM));
+  }
+
+  /** Where one clause of an element is written: its line, or the element's without it. */
+  private SourceRef at(EObject object, EStructuralFeature clause) {
+    final List<INode> nodes = NodeModelUtils.findNodesForFeature(object, clause);
+    return nodes.isEmpty()
+        ? at(object)
+        : new SourceRef(
+            displayName.apply(object.eResource().getURI()), nodes.get(0).getStartLine());
   }
 
   private SourceRef at(EObject object) {

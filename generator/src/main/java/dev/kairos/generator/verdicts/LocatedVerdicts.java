@@ -2,6 +2,7 @@ package dev.kairos.generator.verdicts;
 
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.ChainReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
@@ -33,6 +34,15 @@ public final class LocatedVerdicts {
 
   /** A remote call cannot return within its gate's deadline: an error on the gate. */
   public static final String REMOTE_CALL_UNSCHEDULABLE = "kairos.remote-call-unschedulable";
+
+  /**
+   * A hard end-to-end chain misses a limit (a gate's deadline, a channel's validity) or has no
+   * bound: an error on the gate or the reading method, or on the chain's source.
+   */
+  public static final String CHAIN_UNSCHEDULABLE = "kairos.chain-unschedulable";
+
+  /** A soft end-to-end chain may miss: a warning at the same places. */
+  public static final String CHAIN_MAY_MISS = "kairos.chain-may-miss";
 
   /**
    * One verdict at its element; {@code data} carries the figures in nanoseconds ({@code [response,
@@ -111,6 +121,38 @@ public final class LocatedVerdicts {
                       List.of(
                           Long.toString(gate.calleeResponseNs()),
                           Long.toString(gate.deadlineNs()))));
+    }
+    for (ChainReport chain : report.chains()) {
+      if (chain.meets() && report.holistic().converged() && report.holistic().complete()) {
+        continue;
+      }
+      final boolean fails = chain.hard();
+      final String code = fails ? CHAIN_UNSCHEDULABLE : CHAIN_MAY_MISS;
+      final Severity severity = fails ? Severity.ERROR : Severity.WARNING;
+      final String message = Verdicts.chainMessage(chain, report.holistic());
+      final List<String> data =
+          List.of(Long.toString(chain.boundNs()), Long.toString(chain.periodNs()));
+      // At the limit that breaks (the gate, the reading method), else at the chain's source.
+      Optional<EObject> element = Optional.empty();
+      for (ChainReport.Limit limit : chain.limits()) {
+        final String tmo = classOfInstance.get(limit.instance());
+        if (limit.meets() || tmo == null || element.isPresent()) {
+          continue;
+        }
+        element =
+            limit.kind() == ChainReport.LimitKind.GATE_DEADLINE
+                ? elements.gate(tmo, limit.element()).map(EObject.class::cast)
+                : elements.method(tmo, limit.element()).map(EObject.class::cast);
+      }
+      if (element.isEmpty()) {
+        final int dot = chain.source().indexOf('.');
+        final String tmo = dot < 0 ? null : classOfInstance.get(chain.source().substring(0, dot));
+        if (tmo != null) {
+          element =
+              elements.method(tmo, chain.source().substring(dot + 1)).map(EObject.class::cast);
+        }
+      }
+      element.ifPresent(e -> add(found, e, code, severity, message, data));
     }
     return found;
   }

@@ -1,9 +1,13 @@
 package dev.kairos.generator.verdicts;
 
+import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.ChainReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis;
+import dev.kairos.generator.analysis.HolisticAnalysis;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Tmos.Criticality;
+import java.util.List;
 import java.util.Locale;
 
 /** The analysis's verdicts in the words of diagnostics, with the figures that support them. */
@@ -115,6 +119,78 @@ public final class Verdicts {
           .append(" beyond its GCT");
     }
     return why.toString();
+  }
+
+  /**
+   * Why a chain misses: the limits it breaks (a call's round trip beyond its gate's deadline, a
+   * sample older than its channel's validity when read), or a hop without a bound, or the holistic
+   * iteration that found no fixed point.
+   */
+  public static String chainMessage(ChainReport chain, AnalysisReport.Holistic holistic) {
+    final StringBuilder why =
+        new StringBuilder("end-to-end chain ")
+            .append(chain.name())
+            .append(chain.hard() ? "" : " (soft)")
+            .append(chain.hard() ? " misses" : " may miss")
+            .append(": ");
+    if (!holistic.complete()) {
+      return why.append("the model has more chains than the holistic analysis follows (")
+          .append(HolisticAnalysis.MAX_CHAINS)
+          .append(" chains, ")
+          .append(HolisticAnalysis.MAX_VISITS)
+          .append(" methods visited): the jitter of those left out is not counted")
+          .toString();
+    }
+    final boolean unboundedHop = chain.hops().stream().anyMatch(h -> h.latestNs() < 0);
+    if (!holistic.converged() && !unboundedHop) {
+      return why.append("the holistic analysis found no fixed point of response times and")
+          .append(" jitters after ")
+          .append(holistic.iterations())
+          .append(" passes over the nodes (the load they pass on keeps growing)")
+          .toString();
+    }
+    final List<String> reasons = new java.util.ArrayList<>();
+    for (ChainReport.Limit limit : chain.limits()) {
+      if (limit.meets()) {
+        continue;
+      }
+      final String bound = limit.boundNs() >= 0 ? Figures.duration(limit.boundNs()) : "unbounded";
+      if (limit.kind() == ChainReport.LimitKind.GATE_DEADLINE) {
+        reasons.add(
+            "the round trip of gate "
+                + limit.instance()
+                + "."
+                + limit.element()
+                + " ("
+                + bound
+                + ", network, queueing and the callee's response with its arrival jitter) exceeds"
+                + " its deadline of "
+                + Figures.duration(limit.limitNs()));
+      } else {
+        reasons.add(
+            "a sample of "
+                + limit.channel()
+                + " may be "
+                + bound
+                + " old when "
+                + limit.instance()
+                + "."
+                + limit.element()
+                + " reads it, beyond the channel's validity of "
+                + Figures.duration(limit.limitNs()));
+      }
+    }
+    if (unboundedHop) {
+      final ChainReport.Hop hop =
+          chain.hops().stream().filter(h -> h.latestNs() < 0).findFirst().orElseThrow();
+      reasons.add(
+          "the hop \""
+              + hop.what()
+              + "\" ("
+              + hop.where()
+              + ") has no bound, so neither has the jitter it passes on");
+    }
+    return why.append(String.join("; ", reasons)).toString();
   }
 
   public static String strategy(NodeReport node) {

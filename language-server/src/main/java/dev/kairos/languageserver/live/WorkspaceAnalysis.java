@@ -4,7 +4,7 @@ import com.google.gson.JsonObject;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.EndToEndAnalysis;
+import dev.kairos.generator.analysis.HolisticAnalysis;
 import dev.kairos.generator.analysis.MessageCapacity;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
@@ -15,6 +15,7 @@ import dev.kairos.generator.emit.HtmlReport;
 import dev.kairos.generator.ir.Platform;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.lowering.ModelLowering;
+import dev.kairos.generator.lowering.PlatformFiles;
 import dev.kairos.generator.verdicts.LocatedVerdicts;
 import dev.kairos.generator.verdicts.ModelElements;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.eclipse.emf.common.util.URI;
+import org.eclipse.emf.ecore.EObject;
 import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.xtext.diagnostics.Severity;
 import org.eclipse.xtext.ide.server.ProjectManager;
@@ -40,12 +42,13 @@ import org.eclipse.xtext.validation.Issue;
  * One run of the live analysis over a project: its .tmo files are one system, as the files given to
  * `kairos check` are. The same steps as the CLI: a model with validation errors is not analysed
  * (the report lists the errors instead); otherwise the models are lowered by {@link ModelLowering}
- * and analysed by {@link SchedulingAnalysis} and {@link EndToEndAnalysis}, and the report is the
+ * and analysed by {@link SchedulingAnalysis} and {@link HolisticAnalysis}, and the report is the
  * CLI's JSON report.
  *
  * <p>Nodes are analysed one by one, and a node equal to one of the previous run (the IR is made of
- * records, compared by value) takes its previous report: the analysis of a node depends on nothing
- * else, so an edit re-analyses only the nodes it changed.
+ * records, compared by value) takes its previous report: the analysis of a node without jitter
+ * depends on nothing else, so an edit re-analyses only the nodes it changed. Where chains cross
+ * nodes, the holistic analysis then analyses the nodes again with the jitter the chains pass on.
  */
 public final class WorkspaceAnalysis {
   private static final String MODEL_EXTENSION = "tmo";
@@ -150,9 +153,11 @@ public final class WorkspaceAnalysis {
 
     laps.lap("lower_ms");
     final List<MessageCapacity.Oversized> oversized = MessageCapacity.check(system);
-    if (!oversized.isEmpty()) {
+    final List<Platform.PlatformFile> unreadable = PlatformFiles.problems(system);
+    if (!oversized.isEmpty() || !unreadable.isEmpty()) {
       previous.remove(base);
-      return Optional.of(tooLarge(base, versions, oversized, models, title(files, portable)));
+      return Optional.of(
+          loweredErrors(base, versions, oversized, unreadable, models, title(files, portable)));
     }
     final Map<Platform.Node, NodeReport> before = previous.getOrDefault(base, Map.of());
     final Map<Platform.Node, NodeReport> reused = new HashMap<>();
@@ -169,8 +174,9 @@ public final class WorkspaceAnalysis {
       nodes.add(report);
     }
     previous.put(base, reused);
-    final AnalysisReport report =
-        new AnalysisReport(nodes, EndToEndAnalysis.analyse(system, nodes));
+    // Chains across nodes pass jitter from node to node: the holistic analysis starts from the
+    // reports above (no jitter) and analyses again only what the chains' jitter changes.
+    final AnalysisReport report = HolisticAnalysis.analyse(system, reused::get);
     if (cancel.isCanceled()) {
       return Optional.empty();
     }
@@ -183,13 +189,15 @@ public final class WorkspaceAnalysis {
   }
 
   /**
-   * Messages the ORB cannot carry are model errors, as in `kairos check`: not analysed, the report
-   * lists them, and each is a diagnostic on its operation.
+   * Messages the ORB cannot carry and platform files that cannot be read are model errors, as in
+   * `kairos check`: not analysed, the report lists them, and each is a diagnostic on its operation
+   * or on the hardware that names the file.
    */
-  private AnalysisSnapshot tooLarge(
+  private AnalysisSnapshot loweredErrors(
       URI base,
       JsonObject versions,
       List<MessageCapacity.Oversized> oversized,
+      List<Platform.PlatformFile> unreadable,
       List<Model> models,
       String title) {
     final ModelElements elements = new ModelElements(models);
@@ -213,6 +221,20 @@ public final class WorkspaceAnalysis {
                           Long.toString(message.maxBytes()),
                           Long.toString(message.capacityBytes()))))
           .ifPresent(found -> add(diagnostics, found));
+    }
+    for (Platform.PlatformFile file : unreadable) {
+      final String text = PlatformFiles.message(file);
+      problems.add(new CheckReports.Problem(file.source().file(), file.source().line(), 1, text));
+      for (Model model : models) {
+        for (EObject element : model.getElements()) {
+          if (element instanceof dev.kairos.dsl.kairos.Hardware hardware
+              && file.path().equals(hardware.getPlatform())) {
+            LocatedVerdicts.at(
+                    hardware, PlatformFiles.PLATFORM_FILE, Severity.ERROR, text, List.of())
+                .ifPresent(found -> add(diagnostics, found));
+          }
+        }
+      }
     }
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
     return skipped(

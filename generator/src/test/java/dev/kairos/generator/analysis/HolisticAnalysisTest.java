@@ -1,0 +1,406 @@
+package dev.kairos.generator.analysis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kairos.generator.ir.Platform;
+import dev.kairos.generator.ir.SourceRef;
+import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.generator.ir.Tmos;
+import dev.kairos.generator.ir.TypeUse;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The holistic analysis on a system small enough to follow by hand, in the shape of Tindell and
+ * Clark's transactions ("Holistic schedulability analysis for distributed hard real-time systems",
+ * Microprocessing and Microprogramming 40, 1994): a periodic task on one processor sends over a
+ * shared network to a task on another, whose release jitter raises the interference it causes on
+ * lower-priority work there. No published example with numbers we could verify maps onto Kairos's
+ * model (gate waits counted as execution, FIFO network, sampling readers), so every expected figure
+ * is derived in the comments from the formulae of docs/analysis.md.
+ *
+ * <pre>
+ * node a (RMS):  client.hi     SpM  T 5 ms,  C 1 ms, window [0, 1 ms], deadline 5 ms
+ *                client.sense  SpM  T 20 ms, C 2 ms, window [0, 2 ms], deadline 20 ms,
+ *                              calls gate fetch (-> Server.get, deadline 12 ms), publishes status
+ * node b (RMS):  server.get    SvM  max-rate 50 Hz (T 20 ms), C 1 ms, GCT 4 ms
+ *                worker.crunch SpM  T 40 ms, C 12 ms, window [0, 20 ms], deadline 40 ms, reads status
+ * network lan:   latency 1 ms, jitter 500 us, 256 kbit/s, connects a and b
+ * channel status: uint32 (4 bytes), validity 35 ms
+ * </pre>
+ *
+ * Frames: a call to a method of no interface operation has empty bodies, so a request or a reply is
+ * its 32-byte header, 256 bits, 1 ms on the link; a sample is 4 + 32 bytes, 288 bits, 1125 us.
+ */
+class HolisticAnalysisTest {
+  private static final long US = 1_000L;
+  private static final long MS = 1_000_000L;
+  private static final SourceRef HERE = new SourceRef("holistic.tmo", 1);
+
+  private static Tmos.Spm spm(
+      String name,
+      long periodMs,
+      long windowCloseMs,
+      long deadlineMs,
+      long wcetMs,
+      List<String> calls,
+      List<Tmos.ChannelUse> channels) {
+    return new Tmos.Spm(
+        name,
+        0,
+        Tmos.FOREVER,
+        periodMs * MS,
+        0,
+        windowCloseMs * MS,
+        deadlineMs * MS,
+        wcetMs * MS,
+        Tmos.Criticality.HARD,
+        0,
+        List.of(),
+        calls,
+        channels,
+        HERE);
+  }
+
+  private static Tmos.TmoClass tmo(
+      String name,
+      List<Tmos.Spm> spms,
+      List<Tmos.Svm> svms,
+      List<Tmos.Gate> gates,
+      List<Tmos.Channel> channels) {
+    return new Tmos.TmoClass(
+        List.of("demo"), name, List.of(), List.of(), spms, svms, gates, channels, HERE);
+  }
+
+  private static Platform.Node node(String name, Platform.Deployment... deployments) {
+    return new Platform.Node(
+        name,
+        Platform.OperatingSystem.SIM,
+        Platform.Strategy.RMS,
+        Platform.REFERENCE,
+        null,
+        List.of(deployments),
+        HERE);
+  }
+
+  private static final Tmos.Channel STATUS =
+      new Tmos.Channel(
+          "status",
+          new TypeUse.Primitive(TypeUse.PrimitiveKind.UINT32),
+          Tmos.Reliability.BEST_EFFORT,
+          1,
+          35 * MS,
+          1,
+          HERE);
+
+  /** The system above; {@code calls} false leaves the gate uncalled and the channel unpublished. */
+  private static SystemModel system(boolean chains) {
+    final Tmos.TmoClass client =
+        tmo(
+            "Client",
+            List.of(
+                spm("hi", 5, 1, 5, 1, List.of(), List.of()),
+                spm(
+                    "sense",
+                    20,
+                    2,
+                    20,
+                    2,
+                    chains ? List.of("fetch") : List.of(),
+                    chains
+                        ? List.of(new Tmos.ChannelUse("status", Tmos.ChannelAccess.PUBLISH))
+                        : List.of())),
+            List.of(),
+            List.of(new Tmos.Gate("fetch", "demo.Server", "get", false, 12 * MS, HERE)),
+            List.of(STATUS));
+    final Tmos.TmoClass server =
+        tmo(
+            "Server",
+            List.of(),
+            List.of(
+                new Tmos.Svm(
+                    "get",
+                    4 * MS,
+                    1 * MS,
+                    Tmos.Criticality.HARD,
+                    0,
+                    20 * MS,
+                    List.of(),
+                    Optional.empty(),
+                    HERE)),
+            List.of(),
+            List.of());
+    final Tmos.TmoClass worker =
+        tmo(
+            "Worker",
+            List.of(
+                spm(
+                    "crunch",
+                    40,
+                    20,
+                    40,
+                    12,
+                    List.of(),
+                    List.of(new Tmos.ChannelUse("status", Tmos.ChannelAccess.READ)))),
+            List.of(),
+            List.of(),
+            List.of(STATUS));
+    return new SystemModel(
+        "holistic",
+        List.of(),
+        List.of(),
+        List.of(),
+        List.of(client, server, worker),
+        List.of(
+            node("a", new Platform.Deployment("client", client, HERE)),
+            node(
+                "b",
+                new Platform.Deployment("server", server, HERE),
+                new Platform.Deployment("worker", worker, HERE))),
+        List.of(new Platform.Network("lan", 1 * MS, 500 * US, 256_000, List.of("a", "b"), HERE)),
+        List.of());
+  }
+
+  private static TaskReport task(AnalysisReport report, String name) {
+    return report.nodes().stream()
+        .flatMap(n -> n.tasks().stream())
+        .filter(t -> t.name().equals(name))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static ChainReport chain(AnalysisReport report, String source, String through) {
+    return report.chains().stream()
+        .filter(c -> c.source().equals(source) && c.name().contains(through))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static List<Long> latest(ChainReport chain) {
+    return chain.hops().stream().map(ChainReport.Hop::latestNs).toList();
+  }
+
+  private static List<Long> earliest(ChainReport chain) {
+    return chain.hops().stream().map(ChainReport.Hop::earliestNs).toList();
+  }
+
+  /**
+   * Node a: sense waits up to 12 ms for its call, counted as execution, so C = 2 + 12 = 14 ms under
+   * hi (T 5, C 1): w = 14 + ceil(w / 5) -> 14, 17, 18, 18: R(sense) = 18 ms. It sends by R - 12 = 6
+   * ms after its release.
+   *
+   * <p>The network (pass 1, no jitter yet): each frame may queue behind one frame of each other
+   * stream (w = sum (floor((w + J) / T) + 1) C with w well under the 20 ms periods): a request or a
+   * reply waits 1 ms (the other call frame) + 1125 us (a sample) = 2125 us, then takes 1 ms; a
+   * sample waits 1 + 1 = 2 ms, then takes 1125 us. Either way 3125 us from leaving to arriving,
+   * beyond the network's 1 ms + 500 us.
+   *
+   * <p>The call: request [1 ms, 6 + 1.5 + 3.125 = 10.625 ms]: get's release jitter is 9.625 ms. get
+   * (highest band on b, nothing above it) responds in 1 ms: completes by 11.625 ms. Reply [2 ms,
+   * 11.625 + 4.625 = 16.25 ms]: round trip 16.25 - 6 = 10.25 ms within the gate's 12 ms. sense
+   * completes by max(18, 16.25) = 18 ms.
+   *
+   * <p>Pass 2, with get's jitter 9.625 ms: crunch (T 40, C 12, below get) was w = 12 + ceil(w / 20)
+   * -> 13 ms without jitter; now w = 12 + ceil((w + 9.625) / 20) -> 12, 14, 14: R(crunch) = 14 ms.
+   * The frames' jitters (request 6 ms, reply 10.625 ms, sample 6 ms) still leave one frame of each
+   * other stream in each window (w + J < 20 ms): the network's figures stay, and so do the call's
+   * and every jitter: a fixed point after 2 passes.
+   *
+   * <p>The sample: published by 6 ms, arrives [1, 10.625 ms]; crunch takes it at its next release
+   * at most 40 ms later and completes within 14 ms: 64.625 ms. Its age when read: sense publishes
+   * every 20 ms, so the newest sample left at most 20 + 6 ms ago and took at most 4.625 ms to
+   * arrive: 30.625 ms, within the channel's validity of 35 ms.
+   */
+  @Test
+  void jitterCrossesTheNetworkAndRaisesInterferenceUntilAFixedPoint() {
+    final AnalysisReport report = SchedulingAnalysis.analyse(system(true));
+    assertEquals(new AnalysisReport.Holistic(2, true, true), report.holistic());
+    assertEquals(18 * MS, task(report, "client.sense").responseTimeNs());
+    assertEquals(1 * MS, task(report, "server.get").responseTimeNs());
+    assertEquals(14 * MS, task(report, "worker.crunch").responseTimeNs());
+    assertEquals(2, report.chains().size());
+
+    final ChainReport call = chain(report, "client.sense", "gate fetch");
+    assertEquals("client.sense -[gate fetch]-> server.get", call.name());
+    assertEquals(
+        List.of(
+            ChainReport.HopKind.RELEASE,
+            ChainReport.HopKind.SEND,
+            ChainReport.HopKind.NETWORK,
+            ChainReport.HopKind.SERVE,
+            ChainReport.HopKind.NETWORK,
+            ChainReport.HopKind.RESUME),
+        call.hops().stream().map(ChainReport.Hop::kind).toList());
+    assertEquals(List.of(0L, 6 * MS, 10_625 * US, 11_625 * US, 16_250 * US, 18 * MS), latest(call));
+    assertEquals(List.of(0L, 0L, 1 * MS, 1 * MS, 2 * MS, 2 * MS), earliest(call));
+    final ChainReport.Hop request = call.hops().get(2);
+    assertEquals(1 * MS, request.transmissionNs());
+    assertEquals(2_125 * US, request.queueingNs());
+    assertEquals(9_625 * US, request.jitterNs(), "get's release jitter");
+    assertEquals(18 * MS, call.boundNs());
+    final ChainReport.Limit roundTrip = call.limits().get(0);
+    assertEquals(ChainReport.LimitKind.GATE_DEADLINE, roundTrip.kind());
+    assertEquals(10_250 * US, roundTrip.boundNs());
+    assertEquals(12 * MS, roundTrip.limitNs());
+    assertTrue(call.meets());
+    assertTrue(call.hard());
+
+    final ChainReport sample = chain(report, "client.sense", "channel status");
+    assertEquals("client.sense -[channel status]-> worker.crunch", sample.name());
+    assertEquals(List.of(0L, 6 * MS, 10_625 * US, 64_625 * US), latest(sample));
+    final ChainReport.Hop frame = sample.hops().get(2);
+    assertEquals(1_125 * US, frame.transmissionNs());
+    assertEquals(2 * MS, frame.queueingNs());
+    final ChainReport.Limit age = sample.limits().get(0);
+    assertEquals(ChainReport.LimitKind.CHANNEL_VALIDITY, age.kind());
+    assertEquals(30_625 * US, age.boundNs());
+    assertEquals(35 * MS, age.limitNs());
+    assertTrue(sample.meets());
+    assertTrue(report.schedulable());
+  }
+
+  /** Without chains the nodes are analysed once, with no jitter: crunch keeps its 13 ms. */
+  @Test
+  void withoutChainsNothingChanges() {
+    final AnalysisReport report = SchedulingAnalysis.analyse(system(false));
+    assertTrue(report.chains().isEmpty());
+    assertEquals(AnalysisReport.Holistic.NONE, report.holistic());
+    assertEquals(13 * MS, task(report, "worker.crunch").responseTimeNs());
+    final NodeReport alone = SchedulingAnalysis.analyse(system(false).nodes().get(1));
+    assertEquals(alone.tasks(), report.nodes().get(1).tasks());
+  }
+
+  /**
+   * A validity shorter than the sample's worst age (30.625 ms, above) fails the hard chain, and
+   * with it the system.
+   */
+  @Test
+  void aSampleOlderThanItsValidityFailsTheChain() {
+    final SystemModel base = system(true);
+    final Tmos.Channel shortLived =
+        new Tmos.Channel(
+            STATUS.name(),
+            STATUS.type(),
+            STATUS.reliability(),
+            STATUS.depth(),
+            30 * MS,
+            STATUS.fanOut(),
+            HERE);
+    final Tmos.TmoClass client = base.tmos().get(0);
+    final Tmos.TmoClass changed =
+        new Tmos.TmoClass(
+            client.namespace(),
+            client.name(),
+            client.interfaces(),
+            client.segments(),
+            client.spms(),
+            client.svms(),
+            client.gates(),
+            List.of(shortLived),
+            client.source());
+    final SystemModel model =
+        new SystemModel(
+            base.modelName(),
+            base.types(),
+            base.constants(),
+            base.interfaces(),
+            List.of(changed, base.tmos().get(1), base.tmos().get(2)),
+            List.of(
+                node("a", new Platform.Deployment("client", changed, HERE)), base.nodes().get(1)),
+            base.networks(),
+            base.systems());
+    final AnalysisReport report = SchedulingAnalysis.analyse(model);
+    final ChainReport sample = chain(report, "client.sense", "channel status");
+    assertFalse(sample.meets());
+    assertEquals(30_625 * US, sample.limits().get(0).boundNs());
+    assertFalse(report.schedulable());
+    assertTrue(chain(report, "client.sense", "gate fetch").meets());
+  }
+
+  /**
+   * A gate deadline shorter than the round trip: with 10 ms, sense's response is w = 12 + ceil(w /
+   * 5) -> 15 ms and it sends by 5 ms; the request arrives by 5 + 1.5 + 3.125 = 9.625 ms, get
+   * completes by 10.625 ms, the reply arrives by 15.25 ms: a round trip of 10.25 ms > 10 ms.
+   */
+  @Test
+  void aRoundTripBeyondTheGateDeadlineFailsTheChain() {
+    final SystemModel base = system(true);
+    final Tmos.TmoClass client = base.tmos().get(0);
+    final Tmos.TmoClass changed =
+        new Tmos.TmoClass(
+            client.namespace(),
+            client.name(),
+            client.interfaces(),
+            client.segments(),
+            client.spms(),
+            client.svms(),
+            List.of(new Tmos.Gate("fetch", "demo.Server", "get", false, 10 * MS, HERE)),
+            client.channels(),
+            client.source());
+    final SystemModel model =
+        new SystemModel(
+            base.modelName(),
+            base.types(),
+            base.constants(),
+            base.interfaces(),
+            List.of(changed, base.tmos().get(1), base.tmos().get(2)),
+            List.of(
+                node("a", new Platform.Deployment("client", changed, HERE)), base.nodes().get(1)),
+            base.networks(),
+            base.systems());
+    final AnalysisReport report = SchedulingAnalysis.analyse(model);
+    final ChainReport call = chain(report, "client.sense", "gate fetch");
+    assertEquals(10_250 * US, call.limits().get(0).boundNs());
+    assertFalse(call.meets());
+    assertFalse(report.schedulable());
+  }
+
+  /**
+   * A source whose response grows past its deadline leaves the chain without a bound: sense with a
+   * WCET of 6 ms has C = 6 + 12 = 18 ms under hi, w = 18 + ceil(w / 5) -> 18, 22 > 20 ms. The
+   * jitter it would pass on has no bound either: the iteration stops at its first pass, every chain
+   * is unbounded and the system is not schedulable.
+   */
+  @Test
+  void aHopWithoutABoundStopsTheIteration() {
+    final SystemModel base = system(true);
+    final Tmos.TmoClass client = base.tmos().get(0);
+    final Tmos.TmoClass slower =
+        tmo(
+            "Client",
+            List.of(
+                client.spms().get(0),
+                spm(
+                    "sense",
+                    20,
+                    2,
+                    20,
+                    6,
+                    List.of("fetch"),
+                    List.of(new Tmos.ChannelUse("status", Tmos.ChannelAccess.PUBLISH)))),
+            List.of(),
+            client.gates(),
+            client.channels());
+    final SystemModel model =
+        new SystemModel(
+            base.modelName(),
+            base.types(),
+            base.constants(),
+            base.interfaces(),
+            List.of(slower, base.tmos().get(1), base.tmos().get(2)),
+            List.of(
+                node("a", new Platform.Deployment("client", slower, HERE)), base.nodes().get(1)),
+            base.networks(),
+            base.systems());
+    final AnalysisReport report = SchedulingAnalysis.analyse(model);
+    assertEquals(-1, task(report, "client.sense").responseTimeNs());
+    assertFalse(report.holistic().converged());
+    assertEquals(1, report.holistic().iterations());
+    assertEquals(2, report.chains().size());
+    assertTrue(report.chains().stream().allMatch(c -> c.boundNs() == -1 && !c.meets()));
+    assertFalse(report.schedulable());
+  }
+}

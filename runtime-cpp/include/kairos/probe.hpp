@@ -1,0 +1,61 @@
+// The platform probe: what the schedulability analysis needs to know about the machine a node
+// runs on, measured through the runtime's own engine and KAL (`kairos probe`, a node's
+// `--probe FILE`). The figures go into a platform file (JSON, docs/cli.md#probe) that a `hardware`
+// of the model names, so that `kairos check` charges them to every method:
+//   - release lateness: how late the engine starts an SpM after its start window opens (the
+//     time trigger's timer, the hand-over to the lane, the lane's own timer), measured on an
+//     engine releasing an SpM every millisecond, as cyclictest measures a timer thread;
+//   - context switch: one hand-over between two threads of one CPU through a KAL event (the
+//     engine's wake-up path), half an event ping-pong;
+//   - ceiling lock: locking and unlocking an uncontended priority-ceiling mutex (an ODS segment);
+//   - clock read: one MonotonicClock::now().
+// Each figure is a distribution (samples, p50, p99, p99.9, max); the analysis uses the maxima.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+
+#include <kairos/kal/clock.hpp>
+#include <kairos/kal/error.hpp>
+
+namespace kairos::probe {
+
+struct ProbeOptions {
+  kal::Duration duration = std::chrono::seconds{10};  ///< release-lateness run; the rest is short
+  int cpu = -1;            ///< the CPU to measure on (-1: the first this process may use)
+  bool real_time = true;   ///< SCHED_FIFO where permitted, as a node runs
+  const char* label = "";  ///< who measured: a node's name, or empty for the probe program
+};
+
+/// One measured distribution, in nanoseconds.
+struct Distribution {
+  std::uint64_t samples = 0;
+  std::int64_t p50_ns = 0;
+  std::int64_t p99_ns = 0;
+  std::int64_t p999_ns = 0;
+  std::int64_t max_ns = 0;
+};
+
+struct ProbeResult {
+  Distribution release_lateness;
+  Distribution context_switch;
+  Distribution ceiling_lock;
+  Distribution clock_read;
+  bool real_time = false;  ///< whether the measuring threads ran with real-time priorities
+  int cpu = -1;
+};
+
+/// Measures the machine. Not on simulated time (kUnavailable: a simulated node has no
+/// overheads to measure); otherwise kOk or the KAL's error.
+kal::Status measure(const ProbeOptions& options, ProbeResult& result) noexcept;
+
+/// Writes the platform file for `result` (JSON; the format is docs/cli.md#probe's).
+void write_platform_file(std::FILE* out, const ProbeOptions& options,
+                         const ProbeResult& result) noexcept;
+
+/// The probe program's main and a node's `--probe FILE`: measures, prints a summary to
+/// standard output, writes the platform file to `path` ("-" for standard output); 0 on success,
+/// 1 when the measurement or the file failed (said on standard error).
+int run_probe(const ProbeOptions& options, const char* path) noexcept;
+
+}  // namespace kairos::probe

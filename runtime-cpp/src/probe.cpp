@@ -1,0 +1,349 @@
+#include <kairos/probe.hpp>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <kairos/engine.hpp>
+#include <kairos/kal/error.hpp>
+#include <kairos/kal/event.hpp>
+#include <kairos/kal/execution.hpp>
+#include <kairos/kal/mutex.hpp>
+#include <kairos/kal/thread.hpp>
+
+namespace kairos::probe {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// The bands the probe's threads run at: in the middle, as a node's lanes do, so that the
+// figures include what a lane pays (the ceiling lock raises to a band above).
+constexpr kal::PriorityBand kProbeBand = 20;
+constexpr kal::PriorityBand kCeilingBand = 30;
+constexpr int kSwitchRoundTrips = 20'000;
+constexpr int kLockBatches = 2'000;
+constexpr int kLockPairsPerBatch = 100;
+constexpr int kClockBatches = 2'000;
+constexpr int kClockReadsPerBatch = 1'000;
+
+Distribution distribution_of(std::vector<std::int64_t>& samples) {
+  Distribution d;
+  if (samples.empty()) {
+    return d;
+  }
+  std::sort(samples.begin(), samples.end());
+  auto at = [&](double quantile) {
+    const auto index = static_cast<std::size_t>(quantile * static_cast<double>(samples.size() - 1));
+    return samples[index];
+  };
+  d.samples = samples.size();
+  d.p50_ns = at(0.50);
+  d.p99_ns = at(0.99);
+  d.p999_ns = at(0.999);
+  d.max_ns = samples.back();
+  return d;
+}
+
+std::int64_t now_ns() noexcept {
+  return kal::to_nanoseconds(kal::MonotonicClock::now());
+}
+
+// ------------------------------------------------------------------ release lateness
+
+void empty_body(void*) {}
+
+void collect_lateness(void* context, const SpmEntry& entry, const ActivationRecord& record) {
+  if (record.ran()) {
+    static_cast<std::vector<std::int64_t>*>(context)->push_back(
+        record.start_ns - record.release_ns - entry.window_open.count());
+  }
+}
+
+kal::Status release_lateness(const ProbeOptions& options, int cpu, Distribution& out) {
+  static const SpmEntry kEveryMillisecond{"probe",
+                                          "release",
+                                          "kairos probe",
+                                          kal::Duration::zero(),
+                                          kForever,
+                                          1ms,
+                                          kal::Duration::zero(),
+                                          1ms,
+                                          1ms,
+                                          kal::Duration{10'000},
+                                          Criticality::kHard,
+                                          kProbeBand};
+  EngineOptions engine_options{Strategy::kRms};
+  engine_options.cpu = cpu;
+  engine_options.real_time = options.real_time;
+  auto engine = std::make_unique<Engine>(engine_options);
+  if (const kal::Status status = engine->add_spm(kEveryMillisecond, nullptr, &empty_body, nullptr);
+      status != kal::Status::kOk) {
+    return status;
+  }
+  std::vector<std::int64_t> lateness;
+  lateness.reserve(static_cast<std::size_t>(options.duration / 1ms) + 16);
+  if (const kal::Status status = engine->run_for(options.duration, &collect_lateness, &lateness);
+      status != kal::Status::kOk) {
+    return status;
+  }
+  out = distribution_of(lateness);
+  return kal::Status::kOk;
+}
+
+// ------------------------------------------------------------------ context switch
+
+struct PingPong {
+  kal::Event to_pong{kal::ResetMode::kAuto};
+  kal::Event to_ping{kal::ResetMode::kAuto};
+  std::vector<std::int64_t> half_round_trips;
+};
+
+void pong_main(void* context) noexcept {
+  auto& game = *static_cast<PingPong*>(context);
+  for (int i = 0; i < kSwitchRoundTrips; ++i) {
+    game.to_pong.wait();
+    game.to_ping.set();
+  }
+}
+
+void ping_main(void* context) noexcept {
+  auto& game = *static_cast<PingPong*>(context);
+  for (int i = 0; i < kSwitchRoundTrips; ++i) {
+    const std::int64_t start = now_ns();
+    game.to_pong.set();
+    game.to_ping.wait();
+    game.half_round_trips.push_back((now_ns() - start) / 2);
+  }
+}
+
+kal::Status context_switch(const ProbeOptions& options, int cpu, Distribution& out) {
+  auto game = std::make_unique<PingPong>();
+  game->half_round_trips.reserve(kSwitchRoundTrips);
+  kal::Thread pong;
+  kal::Thread ping;
+  kal::Status status =
+      pong.start({"kairos-probe-pong", kProbeBand, cpu, 256 * 1024, options.real_time}, &pong_main,
+                 game.get());
+  if (status == kal::Status::kOk) {
+    status = ping.start({"kairos-probe-ping", kProbeBand, cpu, 256 * 1024, options.real_time},
+                        &ping_main, game.get());
+    if (status == kal::Status::kOk) {
+      ping.join();
+    } else {
+      // Let the partner finish its rounds: answer each of them ourselves.
+      for (int i = 0; i < kSwitchRoundTrips; ++i) {
+        game->to_pong.set();
+        game->to_ping.wait();
+      }
+    }
+    pong.join();
+  }
+  out = distribution_of(game->half_round_trips);
+  return status;
+}
+
+// ------------------------------------------------------------------ ceiling lock, clock read
+
+struct Timing {
+  kal::CeilingMutex mutex;
+  std::vector<std::int64_t> lock_pairs;
+  std::vector<std::int64_t> clock_reads;
+};
+
+void timing_main(void* context) noexcept {
+  auto& timing = *static_cast<Timing*>(context);
+  for (int batch = 0; batch < kLockBatches; ++batch) {
+    const std::int64_t start = now_ns();
+    for (int i = 0; i < kLockPairsPerBatch; ++i) {
+      timing.mutex.lock();
+      timing.mutex.unlock();
+    }
+    timing.lock_pairs.push_back((now_ns() - start) / kLockPairsPerBatch);
+  }
+  std::int64_t sink = 0;
+  for (int batch = 0; batch < kClockBatches; ++batch) {
+    const std::int64_t start = now_ns();
+    for (int i = 0; i < kClockReadsPerBatch; ++i) {
+      sink += kal::MonotonicClock::now().time_since_epoch().count() & 1;
+    }
+    timing.clock_reads.push_back((now_ns() - start) / kClockReadsPerBatch);
+  }
+  if (sink < 0) {  // keeps the reads from being optimised away
+    timing.clock_reads.clear();
+  }
+}
+
+kal::Status lock_and_clock(const ProbeOptions& options, int cpu, Distribution& lock,
+                           Distribution& clock) {
+  auto timing = std::make_unique<Timing>();
+  timing->lock_pairs.reserve(kLockBatches);
+  timing->clock_reads.reserve(kClockBatches);
+  if (const kal::Status status = timing->mutex.init(kCeilingBand); status != kal::Status::kOk) {
+    return status;
+  }
+  kal::Thread thread;
+  const kal::Status status =
+      thread.start({"kairos-probe-time", kProbeBand, cpu, 256 * 1024, options.real_time},
+                   &timing_main, timing.get());
+  if (status != kal::Status::kOk) {
+    return status;
+  }
+  thread.join();
+  lock = distribution_of(timing->lock_pairs);
+  clock = distribution_of(timing->clock_reads);
+  return kal::Status::kOk;
+}
+
+// ------------------------------------------------------------------ the platform file
+
+std::string first_line_with(const char* path, const char* key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) {
+      const std::size_t colon = line.find(':');
+      if (colon != std::string::npos) {
+        const std::size_t start = line.find_first_not_of(" \t", colon + 1);
+        return start == std::string::npos ? "" : line.substr(start);
+      }
+    }
+  }
+  return "";
+}
+
+/// A JSON string's body: quotes, backslashes and control characters escaped.
+void write_string(std::FILE* out, const std::string& text) {
+  std::fputc('"', out);
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      std::fprintf(out, "\\%c", c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      std::fprintf(out, "\\u%04x", static_cast<unsigned>(c));
+    } else {
+      std::fputc(c, out);
+    }
+  }
+  std::fputc('"', out);
+}
+
+void write_distribution(std::FILE* out, const char* name, const Distribution& d, bool last) {
+  std::fprintf(out,
+               "  \"%s\": {\"samples\": %llu, \"p50\": %lld, \"p99\": %lld, \"p99.9\": %lld, "
+               "\"max\": %lld}%s\n",
+               name, static_cast<unsigned long long>(d.samples), static_cast<long long>(d.p50_ns),
+               static_cast<long long>(d.p99_ns), static_cast<long long>(d.p999_ns),
+               static_cast<long long>(d.max_ns), last ? "" : ",");
+}
+
+void print_summary(const char* what, const Distribution& d) {
+  std::printf("probe %-17s samples=%llu p50_us=%.1f p99_us=%.1f p99.9_us=%.1f max_us=%.1f\n", what,
+              static_cast<unsigned long long>(d.samples), static_cast<double>(d.p50_ns) / 1e3,
+              static_cast<double>(d.p99_ns) / 1e3, static_cast<double>(d.p999_ns) / 1e3,
+              static_cast<double>(d.max_ns) / 1e3);
+}
+
+/// The first CPU this process may use, for a probe that was given none: the figures are those
+/// of one CPU, as a node pinned to it sees them.
+int first_cpu() noexcept {
+  for (int cpu = 0; cpu < 1024; ++cpu) {
+    if (kal::cpu_available(cpu)) {
+      return cpu;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+kal::Status measure(const ProbeOptions& options, ProbeResult& result) noexcept {
+  if (kal::kSimulatedTime) {
+    return kal::Status::kUnavailable;
+  }
+  if (options.duration < 100ms) {
+    return kal::Status::kInvalidArgument;
+  }
+  result = ProbeResult{};
+  result.cpu = options.cpu >= 0 ? options.cpu : first_cpu();
+  if (result.cpu >= 0 && !kal::cpu_available(result.cpu)) {
+    return kal::Status::kInvalidArgument;
+  }
+  // The runs are short and sequential: nothing of one disturbs the next.
+  kal::Status status = lock_and_clock(options, result.cpu, result.ceiling_lock, result.clock_read);
+  if (status == kal::Status::kOk) {
+    status = context_switch(options, result.cpu, result.context_switch);
+  }
+  if (status == kal::Status::kOk) {
+    status = release_lateness(options, result.cpu, result.release_lateness);
+  }
+  result.real_time = options.real_time && kal::scheduling_mode() == kal::SchedulingMode::kRealTime;
+  return status;
+}
+
+void write_platform_file(std::FILE* out, const ProbeOptions& options,
+                         const ProbeResult& result) noexcept {
+  char date[32] = "";
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  if (gmtime_r(&now, &utc) != nullptr) {
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  }
+  utsname system{};
+  const bool named = uname(&system) == 0;
+  std::fprintf(out, "{\n  \"format\": \"kairos-platform/1\",\n  \"measured_at\": \"%s\",\n", date);
+  std::fprintf(out, "  \"measured_by\": ");
+  write_string(out, options.label[0] == '\0' ? std::string{"kairos-probe"} : options.label);
+  std::fprintf(out, ",\n  \"kernel\": ");
+  write_string(out, named ? std::string{system.sysname} + " " + system.release : std::string{});
+  std::fprintf(out, ",\n  \"cpu_model\": ");
+  write_string(out, first_line_with("/proc/cpuinfo", "model name"));
+  std::fprintf(out, ",\n  \"cpu\": %d,\n  \"scheduling\": \"%s\",\n  \"duration_ns\": %lld,\n",
+               result.cpu, result.real_time ? "real-time" : "best-effort",
+               static_cast<long long>(options.duration.count()));
+  write_distribution(out, "release_lateness_ns", result.release_lateness, false);
+  write_distribution(out, "context_switch_ns", result.context_switch, false);
+  write_distribution(out, "ceiling_lock_ns", result.ceiling_lock, false);
+  write_distribution(out, "clock_read_ns", result.clock_read, true);
+  std::fprintf(out, "}\n");
+}
+
+int run_probe(const ProbeOptions& options, const char* path) noexcept {
+  ProbeResult result;
+  if (const kal::Status status = measure(options, result); status != kal::Status::kOk) {
+    std::fprintf(stderr, "kairos probe: cannot measure: %s%s\n", kal::to_string(status),
+                 status == kal::Status::kUnavailable ? " (a simulated platform has no overheads)"
+                 : status == kal::Status::kInvalidArgument
+                     ? " (the CPU is not one this process may use, or the run is under 100 ms)"
+                     : "");
+    return 1;
+  }
+  std::printf("probe cpu=%d scheduling=%s\n", result.cpu,
+              result.real_time ? "real-time" : "best-effort");
+  print_summary("release_lateness", result.release_lateness);
+  print_summary("context_switch", result.context_switch);
+  print_summary("ceiling_lock", result.ceiling_lock);
+  print_summary("clock_read", result.clock_read);
+  const bool to_stdout = std::strcmp(path, "-") == 0;
+  std::FILE* out = to_stdout ? stdout : std::fopen(path, "w");
+  if (out == nullptr) {
+    std::fprintf(stderr, "kairos probe: cannot write %s: %s\n", path, std::strerror(errno));
+    return 1;
+  }
+  write_platform_file(out, options, result);
+  if (!to_stdout && std::fclose(out) != 0) {
+    std::fprintf(stderr, "kairos probe: cannot write %s: %s\n", path, std::strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace kairos::probe

@@ -1,0 +1,94 @@
+"""`kairos probe`: the machine's overheads, measured by the runtime, in a platform file.
+
+The probe program (kairos-probe, installed with the runtime) and a generated node's own binary
+(`--probe FILE`, what `kairos probe --node` runs) measure release lateness on an engine releasing
+an SpM every millisecond, a context switch, a ceiling lock and a clock read, and write the same
+documented JSON (docs/cli.md, `probe`). Figures vary with the machine: the test asserts the file's
+shape, counts and the order of percentiles, never their size.
+"""
+
+import json
+
+from conftest import build_node_project, copy_example, kairos, run
+
+DISTRIBUTIONS = ["release_lateness_ns", "context_switch_ns", "ceiling_lock_ns", "clock_read_ns"]
+
+
+def assert_platform_file(path, duration_ms, measured_by):
+    platform = json.loads(path.read_text(encoding="utf-8"))
+    assert platform["format"] == "kairos-platform/1"
+    assert platform["measured_by"] == measured_by
+    assert platform["scheduling"] in ("real-time", "best-effort")
+    assert platform["duration_ns"] == duration_ms * 1_000_000
+    assert platform["measured_at"].endswith("Z") and platform["kernel"].startswith("Linux")
+    for name in DISTRIBUTIONS:
+        d = platform[name]
+        assert d["samples"] > 0, name
+        assert 0 <= d["p50"] <= d["p99"] <= d["p99.9"] <= d["max"], (name, d)
+    # One release a millisecond: every one is measured, but for the first and last few.
+    assert duration_ms - 20 <= platform["release_lateness_ns"]["samples"] <= duration_ms + 1
+    return platform
+
+
+def test_kairos_probe_writes_a_platform_file(workdir):
+    out = workdir / "lab.platform.json"
+    probed = kairos("probe", "--duration", "500ms", "-o", out)
+    assert probed.returncode == 0, probed.stdout + probed.stderr
+    for what in ("release_lateness", "context_switch", "ceiling_lock", "clock_read"):
+        assert f"probe {what} " in probed.stdout
+    assert_platform_file(out, 500, "kairos-probe")
+
+
+def test_kairos_check_reads_the_platform_file_a_hardware_names(workdir):
+    probed = kairos("probe", "--duration", "200ms", "-o", workdir / "lab.platform.json")
+    assert probed.returncode == 0, probed.stderr
+    measured = json.loads((workdir / "lab.platform.json").read_text(encoding="utf-8"))
+    model = workdir / "lab.tmo"
+    model.write_text(
+        'hardware Lab { cores 1; speed 1.0; platform "lab.platform.json"; }\n'
+        "tmo T { spm a for t = from 0 s to forever every 10 ms start-during (t, t + 1 ms)"
+        " finish-by t + 10 ms wcet 1 ms; }\n"
+        "node n { hardware Lab os linux deploy T as t1 }\n", encoding="utf-8")
+    text = kairos("check", model, cwd=workdir / "..")
+    assert text.returncode == 0, text.stdout + text.stderr
+    assert "  platform lab.platform.json: measured " + measured["measured_at"] in text.stdout
+    checked = kairos("check", "--format", "json", model)
+    platform = json.loads(checked.stdout)["nodes"][0]["platform"]
+    assert platform["release_lateness_ns"] == measured["release_lateness_ns"]["max"]
+    assert platform["measured_by"] == "kairos-probe"
+
+    (workdir / "lab.platform.json").write_text('{"format": "kairos-platform/0"}')
+    broken = kairos("check", model)
+    assert broken.returncode == 1
+    assert "lab.tmo:1:1: error[kairos.platform-file]: platform file 'lab.platform.json' is not a" \
+        " platform file" in broken.stdout, broken.stdout
+
+
+def test_a_generated_node_measures_through_its_own_binary(workdir):
+    example = copy_example("hello", workdir)
+    generated = kairos("generate", example / "hello.tmo", "-o", workdir / "generated")
+    assert generated.returncode == 0, generated.stderr
+    build_node_project(workdir / "generated", workdir / "build")
+    node = workdir / "build" / "board"
+
+    out = workdir / "board.platform.json"
+    probed = kairos("probe", "--node", node, "--duration", "300ms", "-o", out)
+    assert probed.returncode == 0, probed.stdout + probed.stderr
+    assert "activation " not in probed.stdout  # measured, not run
+    assert_platform_file(out, 300, "board")
+
+    direct = run([node, "--probe", "-", "--duration", "200ms"], timeout=60)
+    assert json.loads(direct.stdout[direct.stdout.index("{"):])["measured_by"] == "board"
+    missing = run([node, "--probe"], check=False, timeout=60)
+    assert missing.returncode == 2 and "--probe needs the platform file" in missing.stderr
+
+
+def test_bad_probe_arguments_are_refused_with_a_reason(workdir):
+    for args, reason in ((["--duration", "10"], "is not a time with a unit"),
+                         (["--node", workdir / "none"], "is not an executable file"),
+                         (["--cpu", "-3"], "is not a CPU number"),
+                         (["--cpu", "4095"], "is not a CPU this process may use"),
+                         (["--duration", "10ms"], "at least 100ms")):
+        result = kairos("probe", *args)
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert reason in result.stderr, (args, result.stderr)
