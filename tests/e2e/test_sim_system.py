@@ -142,7 +142,7 @@ def test_the_system_program_explains_bad_arguments(avionics_on_sim):
 
 
 def test_navigations_track_channel_reaches_the_tracker_over_the_simulated_link(avionics_on_sim):
-    system, _ = avionics_on_sim
+    system, _, _ = avionics_on_sim
     ran = run([system, "--duration", f"{SECONDS}s", "--quiet"], timeout=120)
     channels = {}
     for line in ran.stdout.splitlines():
