@@ -689,6 +689,7 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   result.dispatch_ns = since(epoch_, activation.dispatched);
   result.start_ns = since(epoch_, kal::MonotonicClock::now());
   lock_segments(service.entry->segments);
+  const kal::Duration computed_before = kal::thread_cpu_time();
   // The modelled computation comes before the handler, not after it as for an SpM: the handler
   // of a remote request sends its reply, which must leave once the method has computed.
   if (options_.model_execution_time) {
@@ -699,7 +700,10 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   // after the claim, as for SpMs, and before the locks go.
   const bool decided_here = claim_decision(service.decided, activation.sequence);
   const kal::TimePoint finish = kal::MonotonicClock::now();
+  const kal::Duration executed = kal::thread_cpu_time() - computed_before;
   unlock_segments(service.entry->segments);
+  // Whoever serves a row holds its lane, so one thread at a time writes its timings.
+  svm_timings_[activation.spm].record(executed, finish - activation.release, service.entry->wcet);
   service.done.store(activation.sequence + 1, std::memory_order_release);
   result.finish_ns = since(epoch_, finish);
   const bool met = decided_here && finish <= activation.release + service.entry->gct;
@@ -860,6 +864,7 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
     return;
   }
   lock_segments(entry.segments);
+  const kal::Duration computed_before = kal::thread_cpu_time();
   binding.invoke(binding.servant);
   if (options_.model_execution_time) {
     kal::busy_for(entry.wcet);
@@ -872,7 +877,10 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
   const bool decided_here = binding.progress.compare_exchange_strong(
       running, progress_of(activation.sequence, kDecided), std::memory_order_acq_rel);
   const kal::TimePoint finish = kal::MonotonicClock::now();
+  const kal::Duration executed = kal::thread_cpu_time() - computed_before;
   unlock_segments(entry.segments);
+  // Only this row's lane runs it, so one thread writes its timings.
+  spm_timings_[activation.spm].record(executed, finish - activation.release, entry.wcet);
   binding.done.store(activation.sequence + 1, std::memory_order_release);
   result.finish_ns = since(epoch_, finish);
   const bool met = decided_here && finish <= activation.release + entry.deadline;
@@ -962,10 +970,23 @@ void Engine::drain_traces(ActivationObserver observer, void* context) noexcept {
 }
 
 EngineCounters Engine::counters() const noexcept {
-  return EngineCounters{
-      activations_.load(),      start_window_misses_.load(), deadline_misses_.load(),
-      overruns_.load(),         trace_drops_.load(),         requests_served_.load(),
-      requests_refused_.load(), gct_misses_.load(),          requests_served_at_once_.load()};
+  std::uint64_t wcet_overruns = 0;
+  for (std::size_t row = 0; row < binding_count_; ++row) {
+    wcet_overruns += spm_timings_[row].wcet_overruns.load(std::memory_order_relaxed);
+  }
+  for (std::size_t row = 0; row < service_count_; ++row) {
+    wcet_overruns += svm_timings_[row].wcet_overruns.load(std::memory_order_relaxed);
+  }
+  return EngineCounters{activations_.load(),
+                        start_window_misses_.load(),
+                        deadline_misses_.load(),
+                        overruns_.load(),
+                        trace_drops_.load(),
+                        requests_served_.load(),
+                        requests_refused_.load(),
+                        gct_misses_.load(),
+                        requests_served_at_once_.load(),
+                        wcet_overruns};
 }
 
 }  // namespace kairos

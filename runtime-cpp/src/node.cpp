@@ -6,8 +6,11 @@
 #include <cstdio>
 #include <limits>
 
+#include <sys/stat.h>
+
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/thread.hpp>
+#include <kairos/timings_report.hpp>
 #include <kairos/probe.hpp>
 
 namespace kairos {
@@ -17,7 +20,8 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
   std::fprintf(
       stream,
       "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--peer-wait <time>]\n"
-      "       [--clock-skew <time>] [--clock-log] [--probe <file>] [--quiet]\n"
+      "       [--clock-skew <time>] [--clock-log] [--probe <file>] [--timings <file>]\n"
+      "       [--quiet]\n"
       "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s)\n"
       "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
       "                     (releases are handed to lanes without a cross-CPU wake-up)\n"
@@ -35,6 +39,8 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "  --probe <file>     do not run: measure this machine's overheads (release lateness,\n"
       "                     context switch, ceiling lock) for --duration on --cpu and write\n"
       "                     the platform file a model's hardware names (kairos probe)\n"
+      "  --timings <file>   write each method's measured execution and response times\n"
+      "                     (JSON) to <file> at the end of the run and on SIGUSR1\n"
       "  --quiet            print only the summary line\n",
       static_cast<int>(node_name.size()), node_name.data());
 }
@@ -87,6 +93,35 @@ void explain_unavailable(std::string_view node_name, const char* option, std::st
                "%.*s: error: %s %.*s: CPU %d is not available to this node (available: %s)\n",
                static_cast<int>(node_name.size()), node_name.data(), option,
                static_cast<int>(value.size()), value.data(), cpu, available.data());
+}
+
+/// True when `path` can be a file to write: not a directory, in a directory that exists.
+/// Otherwise says why and returns false, so that a run is not wasted on a file it cannot write.
+bool check_writable_path(std::string_view node_name, const char* path) noexcept {
+  struct stat status {};
+  if (stat(path, &status) == 0 && S_ISDIR(status.st_mode)) {
+    std::fprintf(stderr, "%.*s: error: --timings %s: is a directory\n",
+                 static_cast<int>(node_name.size()), node_name.data(), path);
+    return false;
+  }
+  const std::string_view text(path);
+  const std::size_t slash = text.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) {
+    return true;  // the working directory, or the root
+  }
+  std::array<char, 4096> directory{};
+  if (slash >= directory.size()) {
+    std::fprintf(stderr, "%.*s: error: --timings: the path is too long\n",
+                 static_cast<int>(node_name.size()), node_name.data());
+    return false;
+  }
+  text.copy(directory.data(), slash);
+  if (stat(directory.data(), &status) != 0 || !S_ISDIR(status.st_mode)) {
+    std::fprintf(stderr, "%.*s: error: --timings %s: no such directory %s\n",
+                 static_cast<int>(node_name.size()), node_name.data(), path, directory.data());
+    return false;
+  }
+  return true;
 }
 }  // namespace
 
@@ -276,6 +311,19 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
                      static_cast<int>(value.size()), value.data());
         return NodeCommand::kUsageError;
       }
+    } else if (arg == "--timings") {
+      const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+      if (value == nullptr || value[0] == '\0' || value[0] == '-') {
+        std::fprintf(stderr,
+                     "%.*s: error: --timings needs a file to write, e.g. --timings run.json\n",
+                     static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      if (!check_writable_path(node_name, value)) {
+        return NodeCommand::kUsageError;
+      }
+      options.timings = value;
+      ++i;
     } else {
       std::fprintf(stderr, "%.*s: error: unknown argument '%.*s'\n",
                    static_cast<int>(node_name.size()), node_name.data(),
@@ -342,6 +390,16 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
   // standing where its lane runs may serve a request at once on the lane's behalf
   // (Engine::serve_here), saving two thread wake-ups per request.
   options.orb_cpu = options.cpu_count > 0 ? options.cpus[0] : options.cpu;
+  // Before set_up starts any thread: they inherit the mask that keeps SIGUSR1 for the writer.
+  TimingsOnSignal timings_on_signal;
+  const bool writes_timings = options.timings != nullptr && program.engine != nullptr;
+  if (writes_timings) {
+    timings_on_signal.start(options.timings, program.name, program.engine);
+  } else if (options.timings != nullptr) {
+    kal::report(kal::Severity::kWarning, program.name,
+                "this node program measures no timings (generated by an older kairos); "
+                "--timings is ignored");
+  }
   if (!program.set_up(options)) {
     return 1;
   }
@@ -355,11 +413,14 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
   const kal::Status status =
       program.run(options.duration, options.quiet ? nullptr : &print_activation, nullptr);
   program.finish();
+  timings_on_signal.stop();
+  const bool timings_written =
+      !writes_timings || write_timings_file(options.timings, program.name, *program.engine(), true);
   if (status != kal::Status::kOk) {
     kal::report(kal::Severity::kError, program.name, kal::to_string(status));
     return 1;
   }
-  return 0;
+  return timings_written ? 0 : 1;
 }
 
 namespace {
@@ -439,7 +500,8 @@ std::size_t format_summary(std::span<char> out, std::string_view node_name,
   return written(std::snprintf(out.data(), out.size(),
                                "summary node=%.*s activations=%llu start_window_misses=%llu "
                                "deadline_misses=%llu overruns=%llu trace_drops=%llu scheduling=%s "
-                               "requests_served=%llu requests_refused=%llu gct_misses=%llu\n",
+                               "requests_served=%llu requests_refused=%llu gct_misses=%llu "
+                               "wcet_overruns=%llu\n",
                                static_cast<int>(node_name.size()), node_name.data(),
                                static_cast<unsigned long long>(counters.activations),
                                static_cast<unsigned long long>(counters.start_window_misses),
@@ -448,7 +510,8 @@ std::size_t format_summary(std::span<char> out, std::string_view node_name,
                                static_cast<unsigned long long>(counters.trace_drops), scheduling,
                                static_cast<unsigned long long>(counters.requests_served),
                                static_cast<unsigned long long>(counters.requests_refused),
-                               static_cast<unsigned long long>(counters.gct_misses)),
+                               static_cast<unsigned long long>(counters.gct_misses),
+                               static_cast<unsigned long long>(counters.wcet_overruns)),
                  out);
 }
 

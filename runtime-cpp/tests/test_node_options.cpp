@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -158,6 +159,35 @@ TEST_CASE("an activation line of a node among several names the node", "[unit][n
   REQUIRE(alone.rfind("activation instance=nav method=update core=0 seq=0 ", 0) == 0);
   const std::string named(line.data(), kairos::format_activation(line, "mission1", entry, record));
   REQUIRE(named == "activation node=mission1 " + alone.substr(std::string("activation ").size()));
+}
+
+TEST_CASE("the --timings option names a file in a directory that exists", "[unit][node]") {
+  // The system's temporary directory, as this run finds it: a directory, so not a file to write.
+  const std::string directory = std::filesystem::temp_directory_path().string();
+  const std::string in_directory = directory + "/kairos-node-options-timings.json";
+  const std::string in_no_directory = directory + "/kairos-no-such-directory/run.json";
+
+  kairos::NodeOptions options;
+  const char* good[] = {"node", "--timings", "run.json"};
+  REQUIRE(kairos::parse_node_options(3, good, "node", options) == kairos::NodeCommand::kRun);
+  REQUIRE(std::string{options.timings} == "run.json");
+  const char* inside[] = {"node", "--timings", in_directory.c_str()};
+  REQUIRE(kairos::parse_node_options(3, inside, "node", options) == kairos::NodeCommand::kRun);
+
+  kairos::NodeOptions fresh;
+  const char* missing[] = {"node", "--timings"};
+  REQUIRE(kairos::parse_node_options(2, missing, "node", fresh) ==
+          kairos::NodeCommand::kUsageError);
+  const char* option_instead[] = {"node", "--timings", "--quiet"};
+  REQUIRE(kairos::parse_node_options(3, option_instead, "node", fresh) ==
+          kairos::NodeCommand::kUsageError);
+  const char* a_directory[] = {"node", "--timings", directory.c_str()};
+  REQUIRE(kairos::parse_node_options(3, a_directory, "node", fresh) ==
+          kairos::NodeCommand::kUsageError);
+  const char* no_directory[] = {"node", "--timings", in_no_directory.c_str()};
+  REQUIRE(kairos::parse_node_options(3, no_directory, "node", fresh) ==
+          kairos::NodeCommand::kUsageError);
+  REQUIRE(fresh.timings == nullptr);
 }
 
 TEST_CASE("a node option gives its clock a signed skew with a unit, and asks for a round log",

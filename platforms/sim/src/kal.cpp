@@ -7,6 +7,7 @@
 #include <kairos/kal/thread.hpp>
 #include <kairos/kal/timer.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <new>
@@ -36,9 +37,22 @@ Duration clock_precision() noexcept {
 
 const bool kSimulatedTime = true;
 
+namespace {
+// What the calling thread has computed in busy_for: code takes no virtual time otherwise, so this
+// is its modelled processor time (preempted or not, a computation consumes all of its duration).
+thread_local std::int64_t computed_ns = 0;
+}  // namespace
+
 void busy_for(Duration duration) noexcept {
-  auto lock = sim::enter();
-  sim::consume(lock, sim::current(lock), duration.count());
+  {
+    auto lock = sim::enter();
+    sim::consume(lock, sim::current(lock), duration.count());
+  }
+  computed_ns += std::max<std::int64_t>(duration.count(), 0);
+}
+
+Duration thread_cpu_time() noexcept {
+  return Duration{computed_ns};
 }
 
 // ---------------------------------------------------------------- memory

@@ -17,6 +17,7 @@
 #include <kairos/kal/event.hpp>
 #include <kairos/kal/mutex.hpp>
 #include <kairos/kal/thread.hpp>
+#include <kairos/method_timings.hpp>
 #include <kairos/mpmc_queue.hpp>
 #include <kairos/ready_queue.hpp>
 #include <kairos/schedule.hpp>
@@ -144,6 +145,9 @@ struct EngineCounters {
   std::uint64_t gct_misses = 0;        ///< served requests that completed after their GCT
   /// Of the served requests, those served at once on the thread that took them in (serve_here).
   std::uint64_t requests_served_at_once = 0;
+  /// Runs of any method (SpM or SvM) that took longer than its row's WCET: the sum of the rows'
+  /// MethodTimings::wcet_overruns, not an outcome (such a run may still meet its deadline).
+  std::uint64_t wcet_overruns = 0;
 };
 
 using MethodInvoker = void (*)(void* servant);
@@ -249,6 +253,18 @@ class Engine {
                       void* observer_context) noexcept;
 
   EngineCounters counters() const noexcept;
+
+  /// The SpM rows registered (add_spm), numbered in the order they were added.
+  std::size_t spm_count() const noexcept { return binding_count_; }
+  const SpmEntry& spm(std::size_t row) const noexcept { return *bindings_[row].entry; }
+  /// The SvM rows registered (add_svm), numbered in the order they were added.
+  std::size_t svm_count() const noexcept { return service_count_; }
+  const SvmEntry& svm(std::size_t row) const noexcept { return *services_[row].entry; }
+  /// What SpM row `row` measured of its runs so far: execution and response times, and the
+  /// executions longer than its WCET. Readable from any thread, during the run and after it.
+  const MethodTimings& spm_timings(std::size_t row) const noexcept { return spm_timings_[row]; }
+  /// The same for SvM row `row` (the response of a request runs from its arrival).
+  const MethodTimings& svm_timings(std::size_t row) const noexcept { return svm_timings_[row]; }
 
  private:
   struct Activation {
@@ -391,6 +407,10 @@ class Engine {
   kal::Event start_gate_;
   std::atomic<bool> abandoned_{false};
   std::atomic<bool> releases_done_{false};
+
+  // Written by the thread that runs each row (its lane, or the thread the lane is lent to).
+  std::array<MethodTimings, kMaxSpms> spm_timings_{};
+  std::array<MethodTimings, kMaxSvms> svm_timings_{};
 
   std::atomic<std::uint64_t> activations_{0};
   std::atomic<std::uint64_t> start_window_misses_{0};

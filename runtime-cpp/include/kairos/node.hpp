@@ -45,6 +45,9 @@ struct NodeOptions {
   /// command line: a node's own executable owns its process; nodes of a system run in one
   /// process (run_system) keep their global times apart.
   bool sets_process_clock = true;
+  /// `--timings`: where the node writes what it measured of each method (JSON, at the end of the
+  /// run and on SIGUSR1); nullptr when not asked for. Points into the command line.
+  const char* timings = nullptr;
 
   std::span<const int> core_cpus() const noexcept { return {cpus.data(), cpu_count}; }
 };
@@ -67,18 +70,24 @@ struct NodeProgram {
                      void* observer_context) noexcept = nullptr;
   /// After the run: stops the ORB and prints the node's summary line and a line per gate.
   void (*finish)() noexcept = nullptr;
+  /// The node's engine once set up (nullptr before): what it measured of each method, for the
+  /// `--timings` file.
+  const Engine* (*engine)() noexcept = nullptr;
 };
 
 /// The main of a node's own executable: parses its command line (parse_node_options), sets the
 /// node up, meets its peers for at most `--peer-wait`, runs it, printing an activation line per
-/// record unless `--quiet`, and finishes it. Returns the exit code: 0; 1 when the node could not
-/// be set up or its run failed; 2 on a usage error.
+/// record unless `--quiet`, and finishes it; with `--timings FILE` it writes the file at the end
+/// and whenever SIGUSR1 arrives during the run (kairos/timings_report.hpp). Returns the exit
+/// code: 0; 1 when the node could not be set up, its run failed or its timings could not be
+/// written; 2 on a usage error.
 int run_node(const NodeProgram& program, int argc, const char* const* argv) noexcept;
 
 enum class NodeCommand { kRun, kHelp, kUsageError };
 
 /// Parses `--duration <time>` (e.g. 2s, 1500ms), `--cpu <n>` (single-core nodes), `--cpus <list>`
-/// (one CPU per core, e.g. 2,3), `--peer-wait <time>`, `--quiet` and `--help`, for a node of
+/// (one CPU per core, e.g. 2,3), `--peer-wait <time>`, `--timings <file>` (in an existing
+/// directory), `--quiet` and `--help`, for a node of
 /// `options.cores` cores. It first provisions a machine of that many processors
 /// (kal::provision_processors: on sim, one virtual processor per core), so that CPUs are checked
 /// against the machine the node runs on. Problems are explained on stderr; the caller exits with 2
@@ -116,7 +125,8 @@ std::size_t format_activation(std::span<char> out, const SpmEntry& entry,
 /// Writes the closing `summary ...` line into `out` as format_activation does. Its counts are
 /// those of the lines: `activations` all of them, `start_window_misses` those with
 /// `window=missed`, `overruns` those with `window=overrun`, `deadline_misses` those with
-/// `deadline=missed`.
+/// `deadline=missed`; `wcet_overruns` (last) counts runs longer than their WCET, as the
+/// `--timings` file does per method.
 std::size_t format_summary(std::span<char> out, std::string_view node_name,
                            const EngineCounters& counters) noexcept;
 

@@ -14,4 +14,10 @@ extern const bool kSimulatedTime;
 /// benchmarks use it to give methods a known execution time.
 void busy_for(Duration duration) noexcept;
 
+/// The processor time the calling thread has consumed so far: its CPU time on a real platform
+/// (CLOCK_THREAD_CPUTIME_ID on Linux), the virtual time it computed in busy_for on the simulated
+/// one. The difference of two readings around a method's body is its execution time, without
+/// the time it spent preempted or blocked.
+Duration thread_cpu_time() noexcept;
+
 }  // namespace kairos::kal

@@ -73,8 +73,13 @@ void finish() noexcept {
   ::kairos::print_summary(kNode, node_runtime->engine.counters());
 }
 
+// What the engine measured of each method, for --timings (none before set_up).
+const ::kairos::Engine* running_engine() noexcept {
+  return node_runtime != nullptr ? &node_runtime->engine : nullptr;
+}
+
 }  // namespace
 
 // The node's steps, in the order its own main (kairos::run_node) and its system's main
 // (kairos::run_system) take them.
-const ::kairos::NodeProgram board_node::kProgram{.name = kNode, .cores = board_node::kCores, .set_up = &set_up, .meet_peers = nullptr, .run = &run, .finish = &finish};
+const ::kairos::NodeProgram board_node::kProgram{.name = kNode, .cores = board_node::kCores, .set_up = &set_up, .meet_peers = nullptr, .run = &run, .finish = &finish, .engine = &running_engine};

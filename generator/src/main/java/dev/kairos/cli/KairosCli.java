@@ -55,6 +55,7 @@ import picocli.CommandLine.Spec;
       KairosCli.Generate.class,
       KairosCli.Format.class,
       KairosCli.Diagram.class,
+      CalibrateCommand.class,
       ProbeCommand.class,
       CommandLine.HelpCommand.class
     })

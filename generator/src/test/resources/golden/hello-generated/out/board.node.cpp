@@ -77,6 +77,11 @@ void finish() noexcept {
   ::kairos::print_summary(kNode, node_runtime->engine.counters());
 }
 
+// What the engine measured of each method, for --timings (none before set_up).
+const ::kairos::Engine* running_engine() noexcept {
+  return node_runtime != nullptr ? &node_runtime->engine : nullptr;
+}
+
 }  // namespace
 
 // The node's steps, in the order its own main (kairos::run_node) and its system's main
@@ -86,4 +91,5 @@ const ::kairos::NodeProgram board_node::kProgram{.name = kNode,
                                                  .set_up = &set_up,
                                                  .meet_peers = nullptr,
                                                  .run = &run,
-                                                 .finish = &finish};
+                                                 .finish = &finish,
+                                                 .engine = &running_engine};

@@ -679,7 +679,7 @@ public final class SchedulingAnalysis {
   }
 
   /** WCET on this hardware: the reference WCET divided by the relative speed, rounded up. */
-  static long scale(long wcetNs, BigDecimal speed) {
+  public static long scale(long wcetNs, BigDecimal speed) {
     if (speed.compareTo(BigDecimal.ONE) == 0) {
       return wcetNs;
     }

@@ -136,13 +136,18 @@ final class NodeProgramEmitter {
     }
     ChannelEmitter.summaries(w, system, node);
     w.close("}").blank();
+    w.comment("What the engine measured of each method, for --timings (none before set_up).");
+    w.open("const ::kairos::Engine* running_engine() noexcept {");
+    w.line("return node_runtime != nullptr ? &node_runtime->engine : nullptr;");
+    w.close("}").blank();
     w.line("}  // namespace").blank();
     w.comment(
         "The node's steps, in the order its own main (kairos::run_node) and its system's main"
             + " (kairos::run_system) take them.");
     w.line(
         "const ::kairos::NodeProgram $ns$::kProgram{.name = kNode, .cores = $cores$,"
-            + " .set_up = &set_up, .meet_peers = $meet$, .run = &run, .finish = &finish};",
+            + " .set_up = &set_up, .meet_peers = $meet$, .run = &run, .finish = &finish,"
+            + " .engine = &running_engine};",
         "ns",
         ns,
         "cores",

@@ -24,6 +24,45 @@ public record SystemModel(
     List<Platform.DistributedSystem> systems) {
 
   /**
+   * The same system with every TMO class replaced by {@code replace}'s answer, in the class list
+   * and in every node's deployments alike (calibration swaps WCETs this way).
+   */
+  public SystemModel withTmos(java.util.function.UnaryOperator<TmoClass> replace) {
+    final java.util.Map<TmoClass, TmoClass> replaced = new java.util.IdentityHashMap<>();
+    tmos.forEach(tmo -> replaced.put(tmo, replace.apply(tmo)));
+    final List<Node> movedNodes =
+        nodes.stream()
+            .map(
+                node ->
+                    new Node(
+                        node.name(),
+                        node.os(),
+                        node.strategy(),
+                        node.hardware(),
+                        node.endpoint(),
+                        node.deployments().stream()
+                            .map(
+                                d ->
+                                    new Platform.Deployment(
+                                        d.instance(),
+                                        replaced.computeIfAbsent(d.tmo(), replace),
+                                        d.core(),
+                                        d.source()))
+                            .toList(),
+                        node.source()))
+            .toList();
+    return new SystemModel(
+        modelName,
+        types,
+        constants,
+        interfaces,
+        tmos.stream().map(replaced::get).toList(),
+        movedNodes,
+        networks,
+        systems);
+  }
+
+  /**
    * The system whose clock synchronisation node {@code node} takes part in: the first system with a
    * {@code clock-sync} that lists it (validation allows no node in two).
    */

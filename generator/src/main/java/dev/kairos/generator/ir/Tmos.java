@@ -119,6 +119,25 @@ public final class Tmos {
     public boolean periodic() {
       return periodNs > 0;
     }
+
+    /** The same method with another WCET (calibration with measured figures). */
+    public Spm withWcet(long wcet) {
+      return new Spm(
+          name,
+          firstReleaseNs,
+          lastReleaseNs,
+          periodNs,
+          windowOpenNs,
+          windowCloseNs,
+          deadlineNs,
+          wcet,
+          criticality,
+          importance,
+          uses,
+          calls,
+          channelUses,
+          source);
+    }
   }
 
   /**
@@ -183,6 +202,22 @@ public final class Tmos {
           minInterArrivalNs,
           uses,
           List.of(),
+          signature,
+          source);
+    }
+
+    /** The same method with another WCET (calibration with measured figures). */
+    public Svm withWcet(long wcet) {
+      return new Svm(
+          name,
+          gctNs,
+          wcet,
+          criticality,
+          importance,
+          minInterArrivalNs,
+          uses,
+          calls,
+          channelUses,
           signature,
           source);
     }

@@ -1,0 +1,209 @@
+#include <kairos/timings_report.hpp>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+
+#include <kairos/kal/error.hpp>
+#include <kairos/kal/execution.hpp>
+#include <kairos/kal/thread.hpp>
+
+namespace kairos {
+
+namespace {
+// Set by the handler, taken by the writer: the one thing a signal handler may safely do here.
+std::atomic<bool> timings_wanted{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler stores a flag");
+
+extern "C" void on_timings_signal(int /*signal*/) {
+  timings_wanted.store(true, std::memory_order_relaxed);
+}
+
+// How often the writer looks at the flag when no signal wakes it; the signal itself interrupts
+// its sleep, so this bounds only how long stop() waits.
+constexpr long kWriterPollNs = 50'000'000;
+
+/// Writes `text` as a JSON string (model paths are plain, but a file name may hold a quote).
+void write_string(std::FILE* out, std::string_view text) noexcept {
+  std::fputc('"', out);
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      std::fputc('\\', out);
+      std::fputc(c, out);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      std::fprintf(out, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+    } else {
+      std::fputc(c, out);
+    }
+  }
+  std::fputc('"', out);
+}
+
+void write_histogram(std::FILE* out, const char* name, const TimingHistogram& histogram) noexcept {
+  std::fprintf(out,
+               "      \"%s\": {\"count\": %llu, \"max_ns\": %llu, \"p99_ns\": %llu, "
+               "\"p999_ns\": %llu}",
+               name, static_cast<unsigned long long>(histogram.count()),
+               static_cast<unsigned long long>(histogram.max()),
+               static_cast<unsigned long long>(histogram.percentile(kP99)),
+               static_cast<unsigned long long>(histogram.percentile(kP999)));
+}
+
+struct MethodRow {
+  std::string_view instance;
+  std::string_view method;
+  const char* kind;
+  std::string_view source;
+  unsigned core;
+  Criticality criticality;
+  kal::Duration wcet;
+  kal::Duration deadline;
+  const MethodTimings& timings;
+};
+
+void write_method(std::FILE* out, const MethodRow& row, bool last) noexcept {
+  std::fputs("    {\n      \"instance\": ", out);
+  write_string(out, row.instance);
+  std::fputs(",\n      \"method\": ", out);
+  write_string(out, row.method);
+  std::fprintf(out, ",\n      \"kind\": \"%s\",\n      \"source\": ", row.kind);
+  write_string(out, row.source);
+  std::fprintf(
+      out,
+      ",\n      \"core\": %u,\n      \"criticality\": \"%s\",\n      \"wcet_ns\": %lld,\n"
+      "      \"deadline_ns\": %lld,\n      \"wcet_overruns\": %llu,\n",
+      row.core, row.criticality == Criticality::kHard ? "hard" : "soft",
+      static_cast<long long>(row.wcet.count()), static_cast<long long>(row.deadline.count()),
+      static_cast<unsigned long long>(row.timings.wcet_overruns.load(std::memory_order_relaxed)));
+  write_histogram(out, "execution", row.timings.execution);
+  std::fputs(",\n", out);
+  write_histogram(out, "response", row.timings.response);
+  std::fprintf(out, "\n    }%s\n", last ? "" : ",");
+}
+}  // namespace
+
+void write_timings_json(std::FILE* out, std::string_view node_name, const Engine& engine,
+                        bool complete) noexcept {
+  const char* scheduling = "best-effort";
+  switch (kal::scheduling_mode()) {
+    case kal::SchedulingMode::kRealTime:
+      scheduling = "real-time";
+      break;
+    case kal::SchedulingMode::kBestEffort:
+      break;
+    case kal::SchedulingMode::kSimulated:
+      scheduling = "simulated";
+      break;
+  }
+  std::fputs("{\n  \"format\": \"kairos-timings\",\n  \"version\": 1,\n  \"node\": ", out);
+  write_string(out, node_name);
+  std::fprintf(out,
+               ",\n  \"complete\": %s,\n  \"execution_clock\": \"%s\",\n  \"scheduling\": \"%s\","
+               "\n  \"methods\": [\n",
+               complete ? "true" : "false", kal::kSimulatedTime ? "modelled" : "thread-cpu",
+               scheduling);
+  const std::size_t spms = engine.spm_count();
+  const std::size_t svms = engine.svm_count();
+  for (std::size_t row = 0; row < spms; ++row) {
+    const SpmEntry& entry = engine.spm(row);
+    write_method(out,
+                 MethodRow{entry.instance, entry.method, "spm", entry.source, entry.core,
+                           entry.criticality, entry.wcet, entry.deadline, engine.spm_timings(row)},
+                 row + 1 == spms && svms == 0);
+  }
+  for (std::size_t row = 0; row < svms; ++row) {
+    const SvmEntry& entry = engine.svm(row);
+    write_method(out,
+                 MethodRow{entry.instance, entry.method, "svm", entry.source, entry.core,
+                           entry.criticality, entry.wcet, entry.gct, engine.svm_timings(row)},
+                 row + 1 == svms);
+  }
+  std::fputs("  ]\n}\n", out);
+}
+
+bool write_timings_file(const char* path, std::string_view node_name, const Engine& engine,
+                        bool complete) noexcept {
+  std::array<char, 4096> temporary{};
+  const int length = std::snprintf(temporary.data(), temporary.size(), "%s.tmp", path);
+  if (length < 0 || static_cast<std::size_t>(length) >= temporary.size()) {
+    kal::report(kal::Severity::kError, "timings", "the --timings path is too long");
+    return false;
+  }
+  std::FILE* out = std::fopen(temporary.data(), "w");
+  if (out == nullptr) {
+    kal::report(kal::Severity::kError, "timings", std::strerror(errno));
+    return false;
+  }
+  write_timings_json(out, node_name, engine, complete);
+  const bool written = std::ferror(out) == 0;
+  if (std::fclose(out) != 0 || !written || std::rename(temporary.data(), path) != 0) {
+    kal::report(kal::Severity::kError, "timings", "cannot write the --timings file");
+    std::remove(temporary.data());
+    return false;
+  }
+  return true;
+}
+
+void TimingsOnSignal::start(const char* path, std::string_view node_name,
+                            const Engine* (*engine)() noexcept) noexcept {
+  if (started_) {
+    return;
+  }
+  path_ = path;
+  node_name_ = node_name;
+  engine_ = engine;
+  stopping_.store(false);
+  timings_wanted.store(false);
+  sigset_t usr1{};
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
+  struct sigaction action {};
+  action.sa_handler = &on_timings_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGUSR1, &action, nullptr);  // no SA_RESTART: the signal cuts the writer's sleep
+  started_ = pthread_create(&writer_, nullptr, &TimingsOnSignal::writer_main, this) == 0;
+  if (!started_) {
+    kal::report(kal::Severity::kWarning, "timings",
+                "no thread to write timings on SIGUSR1; they are written at the end only");
+  }
+}
+
+void TimingsOnSignal::stop() noexcept {
+  if (!started_) {
+    return;
+  }
+  stopping_.store(true, std::memory_order_release);
+  pthread_join(writer_, nullptr);
+  started_ = false;
+}
+
+void* TimingsOnSignal::writer_main(void* self) noexcept {
+  static_cast<TimingsOnSignal*>(self)->serve();
+  return nullptr;
+}
+
+void TimingsOnSignal::serve() noexcept {
+  // The one thread SIGUSR1 reaches: every other thread of the node blocks it.
+  sigset_t usr1{};
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_UNBLOCK, &usr1, nullptr);
+  for (;;) {
+    if (timings_wanted.exchange(false, std::memory_order_relaxed)) {
+      const Engine* engine = engine_();
+      if (engine != nullptr) {
+        write_timings_file(path_, node_name_, *engine, false);
+      }
+    }
+    if (stopping_.load(std::memory_order_acquire)) {
+      return;
+    }
+    const timespec pause{0, kWriterPollNs};
+    nanosleep(&pause, nullptr);  // EINTR when the signal comes: written at once
+  }
+}
+
+}  // namespace kairos
