@@ -10,8 +10,8 @@
 
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/thread.hpp>
-#include <kairos/timings_report.hpp>
 #include <kairos/probe.hpp>
+#include <kairos/timings_report.hpp>
 
 namespace kairos {
 
