@@ -381,21 +381,9 @@ final class DdsEmitter {
     }
   }
 
+  /** idlc's C types for primitives are the fixed-width types Kairos's own C++ uses. */
   private static String cPrimitive(TypeUse.Primitive primitive) {
-    return switch (primitive.kind()) {
-      case OCTET, UINT8 -> "::std::uint8_t";
-      case BOOL -> "bool";
-      case CHAR -> "char";
-      case INT8 -> "::std::int8_t";
-      case INT16 -> "::std::int16_t";
-      case UINT16 -> "::std::uint16_t";
-      case INT32 -> "::std::int32_t";
-      case UINT32 -> "::std::uint32_t";
-      case INT64 -> "::std::int64_t";
-      case UINT64 -> "::std::uint64_t";
-      case FLOAT -> "float";
-      case DOUBLE -> "double";
-    };
+    return CppNames.primitive(primitive.kind());
   }
 
   /** The C type of a sequence's element (never a string or a sequence: not in the subset). */
