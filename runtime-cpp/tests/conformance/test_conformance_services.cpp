@@ -2,6 +2,7 @@
 // conflicting SpM runs, and only when it can finish before the next conflicting window opens.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -318,6 +319,9 @@ struct Borrower {
   kairos::kal::Event cue;
   int token = 0;
   int cues = 0;
+  /// Cues posted by the engine; counted because two cues may come before a slow machine lets
+  /// the reader run once, and an auto-reset event would merge them.
+  std::atomic<int> cues_posted{0};
   std::atomic<int> cues_seen{0};
   std::atomic<int> served_here{0};
   std::atomic<int> queued{0};
@@ -331,9 +335,13 @@ struct Borrower {
 void borrow(void* context) noexcept {
   auto& borrower = *static_cast<Borrower*>(context);
   borrower.id = std::this_thread::get_id();
+  // Generous: the engine's start-up (mlockall, threads, lead) comes before the first cue.
+  const auto give_up = kairos::kal::MonotonicClock::now() + unit() * 1000;
   for (int i = 0; i < borrower.cues; ++i) {
-    if (!borrower.cue.wait_until(kairos::kal::MonotonicClock::now() + unit() * 40)) {
-      return;
+    while (borrower.cues_posted.load() <= i) {
+      if (!borrower.cue.wait_until(give_up)) {
+        return;
+      }
     }
     borrower.cues_seen.fetch_add(1);
     kairos::set_current_lane({0, static_cast<kairos::kal::PriorityBand>(borrower.band + 1), false,
@@ -353,7 +361,9 @@ void borrow(void* context) noexcept {
 }
 
 void cue_borrower(void* servant) {
-  static_cast<Borrower*>(servant)->cue.set();
+  auto* borrower = static_cast<Borrower*>(servant);
+  borrower->cues_posted.fetch_add(1);
+  borrower->cue.set();
 }
 
 struct ServedOn {
@@ -450,8 +460,8 @@ TEST_CASE("the reader of a band serves a request at once on its idle lane's beha
   REQUIRE(services.records[0].sequence == 0);
   REQUIRE(services.records[1].sequence == 1);
   // Served at once: on the reader's own thread, never beside the conflicting SpM.
-  REQUIRE((served.threads[0] == borrower.id) == (borrower.served_here == 1));
-  REQUIRE(served.threads[1] != borrower.id);
+  REQUIRE(std::count(served.threads.begin(), served.threads.end(), borrower.id) ==
+          borrower.served_here);
   for (const auto& svm : services.records) {
     for (const auto& spm : outcome.of(0)) {
       REQUIRE_FALSE((svm.start_ns < spm.finish_ns && spm.start_ns < svm.finish_ns));
@@ -467,6 +477,8 @@ TEST_CASE("the reader of a band serves a request at once on its idle lane's beha
       return static_cast<double>(ns) / static_cast<double>(unit().count());
     };
     REQUIRE(borrower.served_here == 1);
+    REQUIRE(served.threads[0] == borrower.id);
+    REQUIRE(served.threads[1] != borrower.id);
     REQUIRE(units(services.records[0].release_ns) == 4.0);
     REQUIRE(services.records[0].dispatch_ns == services.records[0].release_ns);
     REQUIRE(units(services.records[0].start_ns) == 4.0);
