@@ -486,17 +486,7 @@ std::size_t format_activation(std::span<char> out, std::string_view node_name,
 
 std::size_t format_summary(std::span<char> out, std::string_view node_name,
                            const EngineCounters& counters) noexcept {
-  const char* scheduling = "best-effort";
-  switch (kal::scheduling_mode()) {
-    case kal::SchedulingMode::kRealTime:
-      scheduling = "real-time";
-      break;
-    case kal::SchedulingMode::kBestEffort:
-      break;
-    case kal::SchedulingMode::kSimulated:
-      scheduling = "simulated";
-      break;
-  }
+  const char* scheduling = kal::to_string(kal::scheduling_mode());
   return written(std::snprintf(out.data(), out.size(),
                                "summary node=%.*s activations=%llu start_window_misses=%llu "
                                "deadline_misses=%llu overruns=%llu trace_drops=%llu scheduling=%s "

@@ -221,6 +221,12 @@ std::string first_line_with(const char* path, const char* key) {
   return "";
 }
 
+/// Whether the probe's threads got real-time priorities, as platform files name it.
+const char* scheduling_name(const ProbeResult& result) {
+  return kal::to_string(result.real_time ? kal::SchedulingMode::kRealTime
+                                         : kal::SchedulingMode::kBestEffort);
+}
+
 /// A JSON string's body: quotes, backslashes and control characters escaped.
 void write_string(std::FILE* out, const std::string& text) {
   std::fputc('"', out);
@@ -307,7 +313,7 @@ void write_platform_file(std::FILE* out, const ProbeOptions& options,
   std::fprintf(out, ",\n  \"cpu_model\": ");
   write_string(out, first_line_with("/proc/cpuinfo", "model name"));
   std::fprintf(out, ",\n  \"cpu\": %d,\n  \"scheduling\": \"%s\",\n  \"duration_ns\": %lld,\n",
-               result.cpu, result.real_time ? "real-time" : "best-effort",
+               result.cpu, scheduling_name(result),
                static_cast<long long>(options.duration.count()));
   write_distribution(out, "release_lateness_ns", result.release_lateness, false);
   write_distribution(out, "context_switch_ns", result.context_switch, false);
@@ -326,8 +332,7 @@ int run_probe(const ProbeOptions& options, const char* path) noexcept {
                      : "");
     return 1;
   }
-  std::printf("probe cpu=%d scheduling=%s\n", result.cpu,
-              result.real_time ? "real-time" : "best-effort");
+  std::printf("probe cpu=%d scheduling=%s\n", result.cpu, scheduling_name(result));
   print_summary("release_lateness", result.release_lateness);
   print_summary("context_switch", result.context_switch);
   print_summary("ceiling_lock", result.ceiling_lock);

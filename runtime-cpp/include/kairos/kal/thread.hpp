@@ -21,6 +21,19 @@ enum class SchedulingMode {
   kSimulated,   ///< strict priorities on a simulated processor, in virtual time
 };
 
+/// The mode as reports and files name it: "real-time", "best-effort" or "simulated".
+constexpr const char* to_string(SchedulingMode mode) noexcept {
+  switch (mode) {
+    case SchedulingMode::kRealTime:
+      return "real-time";
+    case SchedulingMode::kBestEffort:
+      return "best-effort";
+    case SchedulingMode::kSimulated:
+      return "simulated";
+  }
+  return "best-effort";
+}
+
 struct ThreadAttributes {
   const char* name = "kairos";  ///< shown by the OS (truncated to its limit)
   PriorityBand band = kLowestBand;
