@@ -689,7 +689,7 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   result.dispatch_ns = since(epoch_, activation.dispatched);
   result.start_ns = since(epoch_, kal::MonotonicClock::now());
   lock_segments(service.entry->segments);
-  const kal::Duration computed_before = kal::thread_cpu_time();
+  const kal::Duration computed_before = cpu_time_if_measured();
   // The modelled computation comes before the handler, not after it as for an SpM: the handler
   // of a remote request sends its reply, which must leave once the method has computed.
   if (options_.model_execution_time) {
@@ -700,10 +700,11 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   // after the claim, as for SpMs, and before the locks go.
   const bool decided_here = claim_decision(service.decided, activation.sequence);
   const kal::TimePoint finish = kal::MonotonicClock::now();
-  const kal::Duration executed = kal::thread_cpu_time() - computed_before;
+  const kal::Duration executed = cpu_time_if_measured() - computed_before;
   unlock_segments(service.entry->segments);
   // Whoever serves a row holds its lane, so one thread at a time writes its timings.
-  svm_timings_[activation.spm].record(executed, finish - activation.release, service.entry->wcet);
+  record_timings(svm_timings_[activation.spm], executed, finish - activation.release,
+                 service.entry->wcet);
   service.done.store(activation.sequence + 1, std::memory_order_release);
   result.finish_ns = since(epoch_, finish);
   const bool met = decided_here && finish <= activation.release + service.entry->gct;
@@ -864,7 +865,7 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
     return;
   }
   lock_segments(entry.segments);
-  const kal::Duration computed_before = kal::thread_cpu_time();
+  const kal::Duration computed_before = cpu_time_if_measured();
   binding.invoke(binding.servant);
   if (options_.model_execution_time) {
     kal::busy_for(entry.wcet);
@@ -877,10 +878,10 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
   const bool decided_here = binding.progress.compare_exchange_strong(
       running, progress_of(activation.sequence, kDecided), std::memory_order_acq_rel);
   const kal::TimePoint finish = kal::MonotonicClock::now();
-  const kal::Duration executed = kal::thread_cpu_time() - computed_before;
+  const kal::Duration executed = cpu_time_if_measured() - computed_before;
   unlock_segments(entry.segments);
   // Only this row's lane runs it, so one thread writes its timings.
-  spm_timings_[activation.spm].record(executed, finish - activation.release, entry.wcet);
+  record_timings(spm_timings_[activation.spm], executed, finish - activation.release, entry.wcet);
   binding.done.store(activation.sequence + 1, std::memory_order_release);
   result.finish_ns = since(epoch_, finish);
   const bool met = decided_here && finish <= activation.release + entry.deadline;
@@ -986,7 +987,8 @@ EngineCounters Engine::counters() const noexcept {
                         requests_refused_.load(),
                         gct_misses_.load(),
                         requests_served_at_once_.load(),
-                        wcet_overruns};
+                        wcet_overruns,
+                        options_.measure_execution_time};
 }
 
 }  // namespace kairos

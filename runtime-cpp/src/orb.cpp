@@ -581,15 +581,22 @@ CallStatus Orb::transmit(Call& call, std::size_t body_size, kal::TimePoint deadl
   }
   CallSlot* pending = nullptr;
   if (!oneway) {
-    // Collect what has come in meanwhile first: it may free a slot.
-    if (!take_replies(connection)) {
-      return end(CallStatus::kDisconnected);
-    }
-    for (CallSlot& slot : connection.pending) {
-      if (!slot.in_use) {
-        pending = &slot;
-        break;
+    auto free_slot = [&connection]() -> CallSlot* {
+      for (CallSlot& slot : connection.pending) {
+        if (!slot.in_use) {
+          return &slot;
+        }
       }
+      return nullptr;
+    };
+    pending = free_slot();
+    if (pending == nullptr) {
+      // Collect what has come in meanwhile: it may free a slot. (Only then: a read that finds
+      // nothing is a system call on every call's path. Late replies wait for the next read.)
+      if (!take_replies(connection)) {
+        return end(CallStatus::kDisconnected);
+      }
+      pending = free_slot();
     }
     if (pending == nullptr) {
       return end(CallStatus::kBusy);
@@ -627,13 +634,16 @@ CallStatus Orb::transmit(Call& call, std::size_t body_size, kal::TimePoint deadl
   return CallStatus::kPending;
 }
 
-bool Orb::take_replies(ClientConnection& connection) noexcept {
+bool Orb::take_replies(ClientConnection& connection, kal::TimePoint wait_until) noexcept {
   if (!connection.connected) {
     return false;
   }
   std::byte* buffer = connection.receive_buffer.get();
-  const std::int64_t got = connection.socket.receive(
-      {buffer + connection.received, kReceiveCapacity - connection.received});
+  const std::span<std::byte> free{buffer + connection.received,
+                                  kReceiveCapacity - connection.received};
+  const std::int64_t got = wait_until == kal::TimePoint::min()
+                               ? connection.socket.receive(free)
+                               : connection.socket.receive_within(free, wait_until);
   if (got < 0) {
     disconnect(connection);
     return false;
@@ -724,14 +734,17 @@ CallStatus Orb::invoke(Call& call, std::size_t body_size, kal::TimePoint deadlin
   CallSlot& pending = *call.pending_;
   // Wait on read: this lane owns the connection, so it reads its reply itself.
   while (!pending.answered) {
-    if (!connection.socket.wait_readable(pending.deadline)) {
-      if (kal::MonotonicClock::now() >= pending.deadline) {
+    if (!take_replies(connection, pending.deadline)) {
+      if (!pending.answered) {  // disconnect() answers the calls it finds pending
         pending.answered = true;
-        pending.outcome = CallStatus::kDeadlineExpired;
+        pending.outcome = CallStatus::kDisconnected;
       }
-      continue;
+      break;
     }
-    take_replies(connection);
+    if (!pending.answered && kal::MonotonicClock::now() >= pending.deadline) {
+      pending.answered = true;
+      pending.outcome = CallStatus::kDeadlineExpired;
+    }
   }
   finish(call);
   return call.status_;

@@ -49,6 +49,17 @@ int open_socket(Endpoint::Kind kind, Transfer transfer) {
   return ::socket(domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
+/// The scheduler tick, which socket timeouts count in: the resolution of the coarse clock, which
+/// the kernel advances once per tick (10 ms if it cannot be read, the longest usual tick).
+Duration scheduler_tick() {
+  timespec resolution{};
+  if (::clock_getres(CLOCK_MONOTONIC_COARSE, &resolution) != 0 || resolution.tv_sec != 0 ||
+      resolution.tv_nsec <= 0) {
+    return std::chrono::milliseconds{10};
+  }
+  return std::chrono::nanoseconds{resolution.tv_nsec};
+}
+
 /// Whole milliseconds from now until `deadline`, rounded up (0 once it has passed).
 int milliseconds_until(TimePoint deadline) {
   const auto remaining = deadline - MonotonicClock::now();
@@ -86,6 +97,8 @@ Socket::~Socket() {
 }
 
 void Socket::close() noexcept {
+  blocking_receive_ = false;
+  receive_timeout_ = Duration::zero();
   if (shared_memory()) {
     shm::close(handle_, link_);
     return;
@@ -226,6 +239,54 @@ void Socket::shutdown() noexcept {
   if (handle_ >= 0) {
     ::shutdown(handle_, SHUT_RDWR);
   }
+}
+
+std::int64_t Socket::receive_within(std::span<std::byte> buffer, TimePoint deadline) noexcept {
+  if (!shared_memory() && kind_ != Endpoint::Kind::kUdp && !buffer.empty()) {
+    // A blocking recv under SO_RCVTIMEO wakes with the data in one system call, where ppoll and
+    // recv take two. SO_RCVTIMEO counts scheduler ticks, rounded up, so it only covers the wait
+    // up to a guard of one tick and a millisecond before the deadline; the last stretch is
+    // waited with ppoll, whose timer keeps the deadline to the nanosecond. The timeout is set
+    // again only when the one in force would reach into the guard, so calls with similar
+    // budgets set it once.
+    static const Duration tick_guard = scheduler_tick() + std::chrono::milliseconds{1};
+    for (;;) {
+      const Duration blocking_for = deadline - MonotonicClock::now() - tick_guard;
+      if (blocking_for < std::chrono::milliseconds{1}) {
+        break;
+      }
+      if (!blocking_receive_) {
+        const int flags = ::fcntl(handle_, F_GETFL);
+        if (flags < 0 || ::fcntl(handle_, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+          break;
+        }
+        blocking_receive_ = true;
+      }
+      if (receive_timeout_ == Duration::zero() || receive_timeout_ > blocking_for) {
+        const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(blocking_for);
+        const timeval value{static_cast<time_t>(timeout.count() / 1'000'000),
+                            static_cast<suseconds_t>(timeout.count() % 1'000'000)};
+        if (::setsockopt(handle_, SOL_SOCKET, SO_RCVTIMEO, &value, sizeof value) != 0) {
+          break;
+        }
+        receive_timeout_ = timeout;
+      }
+      const ssize_t received = ::recv(handle_, buffer.data(), buffer.size(), 0);
+      if (received > 0) {
+        return received;
+      }
+      if (received == 0) {
+        return -1;  // the peer closed the stream
+      }
+      if (errno != EAGAIN && errno != EINTR) {
+        return -1;
+      }
+    }
+  }
+  if (!wait_readable(deadline)) {
+    return 0;
+  }
+  return receive(buffer);
 }
 
 bool Socket::wait_readable(TimePoint deadline) noexcept {

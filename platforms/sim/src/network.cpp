@@ -677,6 +677,14 @@ void Socket::shutdown() noexcept {
   notify(lock, self, sim::virtual_now_ns());  // a thread of this process reading it sees it
 }
 
+std::int64_t Socket::receive_within(std::span<std::byte> buffer, TimePoint deadline) noexcept {
+  // Virtual time charges no system calls: wait, then read.
+  if (!wait_readable(deadline)) {
+    return 0;
+  }
+  return receive(buffer);
+}
+
 bool Socket::wait_readable(TimePoint deadline) noexcept {
   auto lock = sim::enter();
   sim::SimThread* self = sim::current(lock);

@@ -15,6 +15,7 @@
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/event.hpp>
+#include <kairos/kal/execution.hpp>
 #include <kairos/kal/mutex.hpp>
 #include <kairos/kal/thread.hpp>
 #include <kairos/method_timings.hpp>
@@ -67,6 +68,12 @@ struct EngineOptions {
   /// CPU this process cannot use. On sim, run_for first provisions one virtual processor per
   /// core (kal::provision_processors), so cores 0..cores-1 run on processors 0..cores-1.
   std::span<const int> core_cpus{};
+  /// Measure each method's execution time (the CPU time of its thread around the body) into its
+  /// MethodTimings, and count the runs longer than the WCET. On Linux that reads the thread's
+  /// CPU clock twice a run, a system call each (0.6 us apiece on the reference machine), so it
+  /// is off unless asked for (a node's --timings); on a simulated platform it costs nothing and
+  /// is on. Response times are measured either way.
+  bool measure_execution_time = kal::kSimulatedTime;
 };
 
 /// Which worker lane the calling thread is: code inside a method body (a generated stub calling a
@@ -148,6 +155,9 @@ struct EngineCounters {
   /// Runs of any method (SpM or SvM) that took longer than its row's WCET: the sum of the rows'
   /// MethodTimings::wcet_overruns, not an outcome (such a run may still meet its deadline).
   std::uint64_t wcet_overruns = 0;
+  /// Whether execution times were measured (EngineOptions::measure_execution_time); without
+  /// them `wcet_overruns` is 0 because nothing was compared.
+  bool execution_time_measured = false;
 };
 
 using MethodInvoker = void (*)(void* servant);
@@ -356,6 +366,18 @@ class Engine {
   static void reclaim(Lane& lane) noexcept;
   static void give_back(Lane& lane) noexcept;
   void serve_request(Lane& lane, const Activation& activation) noexcept;
+  /// The calling thread's CPU time where execution times are measured, else zero (no clock read).
+  kal::Duration cpu_time_if_measured() const noexcept {
+    return options_.measure_execution_time ? kal::thread_cpu_time() : kal::Duration{};
+  }
+  void record_timings(MethodTimings& timings, kal::Duration executed, kal::Duration response,
+                      kal::Duration wcet) const noexcept {
+    if (options_.measure_execution_time) {
+      timings.record(executed, response, wcet);
+    } else {
+      timings.record_response(response);
+    }
+  }
   void report_gct_miss(ServiceBinding& service, std::uint64_t sequence, kal::TimePoint arrival,
                        kal::TimePoint observed) noexcept;
   void lock_segments(std::uint64_t segments) noexcept;

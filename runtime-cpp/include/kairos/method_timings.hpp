@@ -147,6 +147,10 @@ struct MethodTimings {
                           std::memory_order_relaxed);
     }
   }
+  /// Records one run whose execution time was not measured (EngineOptions).
+  void record_response(kal::Duration response_time) noexcept {
+    response.record(response_time.count());
+  }
 };
 
 }  // namespace kairos

@@ -126,7 +126,8 @@ std::size_t format_activation(std::span<char> out, const SpmEntry& entry,
 /// those of the lines: `activations` all of them, `start_window_misses` those with
 /// `window=missed`, `overruns` those with `window=overrun`, `deadline_misses` those with
 /// `deadline=missed`; `wcet_overruns` (last) counts runs longer than their WCET, as the
-/// `--timings` file does per method.
+/// `--timings` file does per method, or says `unmeasured` when execution times were not measured
+/// (EngineOptions::measure_execution_time).
 std::size_t format_summary(std::span<char> out, std::string_view node_name,
                            const EngineCounters& counters) noexcept;
 

@@ -115,8 +115,9 @@ TEST_CASE("each run's execution and response time is measured and runs past the 
                                       kairos::Criticality::kHard,
                                       1};
   Uneven uneven{unit() * 2};
-  auto engine = std::make_unique<kairos::Engine>(
-      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  kairos::EngineOptions options{kairos::Strategy::kRms, conformance::kOneCpu, false};
+  options.measure_execution_time = true;  // off by default on Linux: it reads the CPU clock
+  auto engine = std::make_unique<kairos::Engine>(options);
   REQUIRE(engine->add_spm(entry, &uneven, &uneven_work, nullptr) == kairos::kal::Status::kOk);
   conformance::Outcome outcome;
   REQUIRE(engine->run_for(unit() * 60, &conformance::collect, &outcome) ==
@@ -154,6 +155,37 @@ TEST_CASE("each run's execution and response time is measured and runs past the 
   }
 }
 
+TEST_CASE("without measured execution times only responses are recorded, and no overrun counted",
+          "[conformance][timings]") {
+  // The same uneven body as above, whose every second run computes past its WCET.
+  static const kairos::SpmEntry entry{"conformance",
+                                      "unmeasured",
+                                      "scenario.tmo:8",
+                                      0ms,
+                                      kairos::kForever,
+                                      unit() * 10,
+                                      0ms,
+                                      unit() * 2,
+                                      unit() * 9,
+                                      unit() * 2,
+                                      kairos::Criticality::kHard,
+                                      1};
+  Uneven uneven{unit() * 2};
+  kairos::EngineOptions options{kairos::Strategy::kRms, conformance::kOneCpu, false};
+  options.measure_execution_time = false;
+  auto engine = std::make_unique<kairos::Engine>(options);
+  REQUIRE(engine->add_spm(entry, &uneven, &uneven_work, nullptr) == kairos::kal::Status::kOk);
+  REQUIRE(engine->run_for(unit() * 40, nullptr, nullptr) == kairos::kal::Status::kOk);
+  const kairos::MethodTimings& timings = engine->spm_timings(0);
+  REQUIRE(uneven.runs >= 2);
+  REQUIRE(timings.response.count() == static_cast<std::uint64_t>(uneven.runs));
+  REQUIRE(timings.execution.count() == 0);
+  REQUIRE(timings.wcet_overruns.load() == 0);
+  const kairos::EngineCounters counters = engine->counters();
+  REQUIRE_FALSE(counters.execution_time_measured);
+  REQUIRE(counters.wcet_overruns == 0);
+}
+
 TEST_CASE("a modelled execution is the row's WCET and never an overrun", "[conformance][timings]") {
   static const kairos::SpmEntry entry{"conformance",
                                       "modelled",
@@ -168,8 +200,9 @@ TEST_CASE("a modelled execution is the row's WCET and never an overrun", "[confo
                                       kairos::Criticality::kHard,
                                       1};
   Worker worker;  // the body computes nothing: the engine models the WCET
-  auto engine = std::make_unique<kairos::Engine>(
-      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, true});
+  kairos::EngineOptions options{kairos::Strategy::kRms, conformance::kOneCpu, true};
+  options.measure_execution_time = true;  // off by default on Linux: it reads the CPU clock
+  auto engine = std::make_unique<kairos::Engine>(options);
   REQUIRE(engine->add_spm(entry, &worker, &conformance::work, nullptr) == kairos::kal::Status::kOk);
   REQUIRE(engine->run_for(unit() * 30, nullptr, nullptr) == kairos::kal::Status::kOk);
   const kairos::MethodTimings& timings = engine->spm_timings(0);

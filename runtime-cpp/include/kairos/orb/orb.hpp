@@ -243,8 +243,10 @@ class Orb {
   void disconnect(ClientConnection& connection) noexcept;
   CallStatus transmit(Call& call, std::size_t body_size, kal::TimePoint deadline,
                       bool oneway) noexcept;
-  /// Reads and files every complete reply on `connection`; false if the connection failed.
-  bool take_replies(ClientConnection& connection) noexcept;
+  /// Reads and files every complete reply on `connection` (waiting for one until `wait_until`,
+  /// if given); false if the connection failed.
+  bool take_replies(ClientConnection& connection,
+                    kal::TimePoint wait_until = kal::TimePoint::min()) noexcept;
   void finish(Call& call) noexcept;
 
   void accept_connections() noexcept;
