@@ -1,4 +1,4 @@
-"""docs/tutorial.md, run as a new user would follow it: every file it shows is written, every edit
+"""The tutorials (docs/tutorial.md, docs/timing-tutorial.md), run as a new user would follow them: every file it shows is written, every edit
 applied and every command run, in order, in an empty directory, with the installed `kairos` on the
 PATH; the output each command prints must match what the tutorial shows.
 
@@ -17,9 +17,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT
 
-TUTORIAL = ROOT / "docs" / "tutorial.md"
+TUTORIALS = [ROOT / "docs" / "tutorial.md", ROOT / "docs" / "timing-tutorial.md"]
 PREFIX_BIN = ROOT / "build" / "prefix" / "bin"
 STEP_TIMEOUT_S = 600
 FENCE = re.compile(r"^```(\S*)(.*)$")
@@ -34,8 +36,8 @@ class Step:
     exit_code: int = 0
 
 
-def tutorial_steps() -> list[Step]:
-    steps, lines, number = [], TUTORIAL.read_text().splitlines(), 0
+def tutorial_steps(tutorial: Path) -> list[Step]:
+    steps, lines, number = [], tutorial.read_text().splitlines(), 0
     while number < len(lines):
         fence = FENCE.match(lines[number])
         number += 1
@@ -95,11 +97,12 @@ def matches(expected: list[str], actual: list[str]) -> bool:
     return skipping or position == len(actual)
 
 
-def test_every_command_of_the_tutorial_runs_as_shown(tmp_path):
+@pytest.mark.parametrize("tutorial", TUTORIALS, ids=[t.name for t in TUTORIALS])
+def test_every_command_of_the_tutorial_runs_as_shown(tutorial, tmp_path):
     assert (PREFIX_BIN / "kairos").is_file(), "make cpp installs kairos into build/prefix"
     env = dict(os.environ, PATH=f"{PREFIX_BIN}{os.pathsep}{os.environ['PATH']}")
     env.pop("CMAKE_PREFIX_PATH", None)
-    steps = tutorial_steps()
+    steps = tutorial_steps(tutorial)
     assert [s.kind for s in steps].count("console") >= 6, "the tutorial lost its commands"
     cwd = tmp_path
     for step in steps:
@@ -122,6 +125,6 @@ def test_every_command_of_the_tutorial_runs_as_shown(tmp_path):
         result = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, timeout=STEP_TIMEOUT_S)
         printed = result.stdout.splitlines()
-        where = f"tutorial line {step.line}: {commands}"
+        where = f"{tutorial.name} line {step.line}: {commands}"
         assert result.returncode == step.exit_code, f"{where} exited {result.returncode}:\n" + "\n".join(printed)
         assert matches(expected, printed), f"{where} printed:\n" + "\n".join(printed)

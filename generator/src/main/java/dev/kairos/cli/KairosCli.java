@@ -338,7 +338,7 @@ public final class KairosCli implements Callable<Integer> {
             new Diagnostic(
                 file.source().file(),
                 file.source().line(),
-                1,
+                file.source().column(),
                 Diagnostic.Severity.ERROR,
                 PlatformFiles.message(file),
                 PlatformFiles.PLATFORM_FILE));

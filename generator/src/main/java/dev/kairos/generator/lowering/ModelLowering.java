@@ -528,10 +528,14 @@ public final class ModelLowering {
   /** Where one clause of an element is written: its line, or the element's without it. */
   private SourceRef at(EObject object, EStructuralFeature clause) {
     final List<INode> nodes = NodeModelUtils.findNodesForFeature(object, clause);
-    return nodes.isEmpty()
-        ? at(object)
-        : new SourceRef(
-            displayName.apply(object.eResource().getURI()), nodes.get(0).getStartLine());
+    if (nodes.isEmpty()) {
+      return at(object);
+    }
+    final INode node = nodes.get(0);
+    return new SourceRef(
+        displayName.apply(object.eResource().getURI()),
+        node.getStartLine(),
+        NodeModelUtils.getLineAndColumn(node, node.getOffset()).getColumn());
   }
 
   private SourceRef at(EObject object) {
