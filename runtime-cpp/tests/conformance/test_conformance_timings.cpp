@@ -93,6 +93,13 @@ struct Uneven {
   int runs = 0;
 };
 
+/// Period 10, WCET 2, window (t, t + 2), deadline t + 9: room for the uneven body's 4 units.
+kairos::SpmEntry uneven_entry(const char* method, const char* source) {
+  return {
+      "conformance", method,     source,     0ms,        kairos::kForever,           unit() * 10,
+      0ms,           unit() * 2, unit() * 9, unit() * 2, kairos::Criticality::kHard, 1};
+}
+
 void uneven_work(void* servant) {
   auto* uneven = static_cast<Uneven*>(servant);
   kairos::kal::busy_for(uneven->runs++ % 2 == 1 ? uneven->wcet * 2 : uneven->wcet / 2);
@@ -102,18 +109,7 @@ void uneven_work(void* servant) {
 TEST_CASE("each run's execution and response time is measured and runs past the WCET are counted",
           "[conformance][timings]") {
   // Period 10, WCET 2; the body computes for 1 or 4 units in turn: runs 1, 3, 5 overrun.
-  static const kairos::SpmEntry entry{"conformance",
-                                      "uneven",
-                                      "scenario.tmo:7",
-                                      0ms,
-                                      kairos::kForever,
-                                      unit() * 10,
-                                      0ms,
-                                      unit() * 2,
-                                      unit() * 9,
-                                      unit() * 2,
-                                      kairos::Criticality::kHard,
-                                      1};
+  static const kairos::SpmEntry entry = uneven_entry("uneven", "scenario.tmo:7");
   Uneven uneven{unit() * 2};
   kairos::EngineOptions options{kairos::Strategy::kRms, conformance::kOneCpu, false};
   options.measure_execution_time = true;  // off by default on Linux: it reads the CPU clock
@@ -158,18 +154,7 @@ TEST_CASE("each run's execution and response time is measured and runs past the 
 TEST_CASE("without measured execution times only responses are recorded, and no overrun counted",
           "[conformance][timings]") {
   // The same uneven body as above, whose every second run computes past its WCET.
-  static const kairos::SpmEntry entry{"conformance",
-                                      "unmeasured",
-                                      "scenario.tmo:8",
-                                      0ms,
-                                      kairos::kForever,
-                                      unit() * 10,
-                                      0ms,
-                                      unit() * 2,
-                                      unit() * 9,
-                                      unit() * 2,
-                                      kairos::Criticality::kHard,
-                                      1};
+  static const kairos::SpmEntry entry = uneven_entry("unmeasured", "scenario.tmo:8");
   Uneven uneven{unit() * 2};
   kairos::EngineOptions options{kairos::Strategy::kRms, conformance::kOneCpu, false};
   options.measure_execution_time = false;
