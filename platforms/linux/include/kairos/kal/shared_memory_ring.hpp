@@ -110,13 +110,19 @@ class MessageRing {
     // The CAS fails only when another producer reserved meanwhile; a bound keeps a peer that
     // keeps rewriting `head` from holding a sender here.
     constexpr int kAttempts = 1000;
+    bool inconsistent = false;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
       // The consumer's position first: read after it, `head` is never behind it.
       const std::uint64_t consumed = tail.load(std::memory_order_acquire);
       std::uint64_t position = head.load(std::memory_order_relaxed);
       if (position - consumed > kRingCapacity) {
-        return PushResult::kCorrupt;  // the consumer's position is not behind ours
+        // More than a ring apart. A producer preempted between the two loads sees a tail that
+        // the consumer has since left behind while other producers filled the ring again: look
+        // again. Only a peer that keeps the words so makes the ring corrupt.
+        inconsistent = true;
+        continue;
       }
+      inconsistent = false;
       const std::uint64_t offset = position % kRingCapacity;
       const std::uint64_t padding = offset + size > kRingCapacity ? kRingCapacity - offset : 0;
       if (position + padding + size - consumed > kRingCapacity) {
@@ -134,7 +140,7 @@ class MessageRing {
       commit(position, message.size(), RecordKind::kMessage);
       return PushResult::kOk;
     }
-    return PushResult::kFull;
+    return inconsistent ? PushResult::kCorrupt : PushResult::kFull;
   }
 
   /// Consumer: the message at `position` (skipping padding), if one is committed there.
