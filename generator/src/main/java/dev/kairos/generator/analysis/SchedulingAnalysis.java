@@ -219,12 +219,14 @@ public final class SchedulingAnalysis {
    */
   static NodeReport analyseProcessor(Node node, java.util.Map<String, Long> arrivalJitterNs) {
     final BigDecimal speed = node.hardware().speed();
+    final PlatformOverheads overheads = PlatformOverheads.of(node);
     final List<Draft> drafts = new ArrayList<>();
     final List<Finding> notes = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
         final long wait = gateWait(deployment, spm.name(), spm.calls(), notes);
-        drafts.add(
+        final java.util.Set<String> segments = segmentsOf(deployment.instance(), spm.uses());
+        final Draft draft =
             new Draft(
                 deployment.instance(),
                 spm.name(),
@@ -232,15 +234,19 @@ public final class SchedulingAnalysis {
                 spm.criticality(),
                 spm.periodNs(),
                 scale(spm.wcetNs(), speed) + wait,
+                overheads.chargedNs(scale(spm.wcetNs(), speed), segments.size()) + wait,
                 spm.deadlineNs() - spm.windowOpenNs(),
                 spm.source(),
-                segmentsOf(deployment.instance(), spm.uses())));
+                segments);
+        draft.jitterNs = overheads.releaseJitterNs();
+        drafts.add(draft);
       }
       for (Svm svm : deployment.tmo().svms()) {
         if (svm.minInterArrivalNs() == 0) {
           notes.add(new Finding.UnboundedServiceLoad(deployment.instance() + "." + svm.name()));
         }
         final long wait = gateWait(deployment, svm.name(), svm.calls(), notes);
+        final java.util.Set<String> segments = segmentsOf(deployment.instance(), svm.uses());
         final Draft service =
             new Draft(
                 deployment.instance(),
@@ -249,9 +255,10 @@ public final class SchedulingAnalysis {
                 svm.criticality(),
                 svm.minInterArrivalNs(),
                 scale(svm.wcetNs(), speed) + wait,
+                overheads.chargedNs(scale(svm.wcetNs(), speed), segments.size()) + wait,
                 svm.gctNs(),
                 svm.source(),
-                segmentsOf(deployment.instance(), svm.uses()));
+                segments);
         service.jitterNs =
             arrivalJitterNs.getOrDefault(deployment.instance() + "." + svm.name(), 0L);
         drafts.add(service);
@@ -285,7 +292,10 @@ public final class SchedulingAnalysis {
     // Each SvM's response once admitted: the room BCC admission reserves for it (its slot).
     final java.util.Map<String, Long> admittedResponses = new java.util.HashMap<>();
     for (Draft task : drafts) {
-      final long response = interference.responseTime(task);
+      final long busy = interference.responseTime(task);
+      // An SpM released up to J late (the platform's release lateness) finishes J + w after t.
+      final long response =
+          busy < 0 || task.kind != TaskReport.Kind.SPM ? busy : Math.addExact(busy, task.jitterNs);
       if (task.kind == TaskReport.Kind.SVM) {
         admittedResponses.put(task.instance + "." + task.method, response);
       }
@@ -305,7 +315,7 @@ public final class SchedulingAnalysis {
               task.kind,
               task.criticality,
               task.periodNs,
-              task.wcetNs,
+              task.declaredWcetNs,
               task.deadlineNs,
               task.band,
               response,
@@ -849,14 +859,23 @@ public final class SchedulingAnalysis {
     final TaskReport.Kind kind;
     final dev.kairos.generator.ir.Tmos.Criticality criticality;
     final long periodNs;
+
+    /** The WCET the model gives (scaled to the hardware, with its gates' waits): reported. */
+    final long declaredWcetNs;
+
+    /** What the analysis charges a job: the declared WCET plus the platform's overheads. */
     final long wcetNs;
+
     final long deadlineNs;
     final dev.kairos.generator.ir.SourceRef source;
     final java.util.Set<String> segments;
     int band;
     long blockingNs;
 
-    /** Release jitter: how much later than its nominal arrival a request may come (0 for SpMs). */
+    /**
+     * Release jitter: how much later than its nominal arrival a request may come (a chain's, for
+     * service methods), or an SpM be released (the platform's release lateness).
+     */
     long jitterNs;
 
     Draft(
@@ -865,7 +884,8 @@ public final class SchedulingAnalysis {
         TaskReport.Kind kind,
         dev.kairos.generator.ir.Tmos.Criticality criticality,
         long periodNs,
-        long wcetNs,
+        long declaredWcetNs,
+        long chargedWcetNs,
         long deadlineNs,
         dev.kairos.generator.ir.SourceRef source,
         java.util.Set<String> segments) {
@@ -874,7 +894,8 @@ public final class SchedulingAnalysis {
       this.kind = kind;
       this.criticality = criticality;
       this.periodNs = periodNs;
-      this.wcetNs = wcetNs;
+      this.declaredWcetNs = declaredWcetNs;
+      this.wcetNs = chargedWcetNs;
       this.deadlineNs = deadlineNs;
       this.source = source;
       this.segments = segments;

@@ -7,6 +7,7 @@ import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis;
 import dev.kairos.generator.analysis.Finding;
 import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.analysis.PlatformOverheads;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Durations;
 import dev.kairos.generator.ir.Platform;
@@ -30,20 +31,34 @@ public final class CheckReports {
     }
   }
 
-  /** What the platform file the node's hardware names says of the machine. */
+  /**
+   * What the platform file the node's hardware names says of the machine, and what the analysis
+   * charges for it (PlatformOverheads).
+   */
   private static String platformLine(Platform.PlatformFile file, Platform.Overheads o) {
     return String.format(
         Locale.ROOT,
-        "  platform %s: measured %s by %s on %s (%s): release lateness %s, context switch %s,"
-            + " ceiling lock %s (not yet charged to the methods)%n",
+        "  platform %s: measured %s by %s on %s (%s); charged: SpM release jitter %s,"
+            + " %d context switches of %s per job, %s per segment lock%n",
         file.path(),
         o.measuredAt(),
         o.measuredBy(),
         o.cpuModel().isEmpty() ? "an unnamed CPU" : o.cpuModel(),
         o.scheduling(),
         Durations.format(o.releaseLatenessNs()),
+        PlatformOverheads.SWITCHES_PER_JOB,
         Durations.format(o.contextSwitchNs()),
         Durations.format(o.ceilingLockNs()));
+  }
+
+  /**
+   * How the node's header says where its overheads come from: a real platform without a platform
+   * file is analysed as an ideal processor, and the report says so (a simulated one has none).
+   */
+  private static String overheadsClause(Platform.Node node) {
+    return node.os() != Platform.OperatingSystem.SIM && PlatformOverheads.measured(node).isEmpty()
+        ? ", zero platform overheads assumed"
+        : "";
   }
 
   private static JsonObject platformJson(String path, Platform.Overheads o) {
@@ -56,6 +71,13 @@ public final class CheckReports {
     p.addProperty("release_lateness_ns", o.releaseLatenessNs());
     p.addProperty("context_switch_ns", o.contextSwitchNs());
     p.addProperty("ceiling_lock_ns", o.ceilingLockNs());
+    // What the analysis charged for them (PlatformOverheads).
+    final JsonObject charged = new JsonObject();
+    charged.addProperty("spm_release_jitter_ns", o.releaseLatenessNs());
+    charged.addProperty("context_switches_per_job", PlatformOverheads.SWITCHES_PER_JOB);
+    charged.addProperty("context_switch_ns", o.contextSwitchNs());
+    charged.addProperty("ceiling_lock_ns_per_segment", o.ceilingLockNs());
+    p.add("charged", charged);
     return p;
   }
 
@@ -65,14 +87,15 @@ public final class CheckReports {
       out.append(
           String.format(
               Locale.ROOT,
-              "node %s (%s): os %s, scheduling %s, hardware %s x%s%s%n",
+              "node %s (%s): os %s, scheduling %s, hardware %s x%s%s%s%n",
               node.node().name(),
               node.node().source(),
               node.node().os().name().toLowerCase(Locale.ROOT),
               strategy(node),
               node.node().hardware().name(),
               node.node().hardware().speed().toPlainString(),
-              node.multicore() ? ", " + node.cores().size() + " cores, partitioned" : ""));
+              node.multicore() ? ", " + node.cores().size() + " cores, partitioned" : "",
+              overheadsClause(node.node())));
       node.node()
           .hardware()
           .platform()
@@ -228,6 +251,13 @@ public final class CheckReports {
                 file ->
                     file.overheads()
                         .ifPresent(o -> n.add("platform", platformJson(file.path(), o))));
+        // Where the analysis's overheads come from: `measured` (the platform object), `none` (a
+        // simulated node has none) or `assumed-zero` (a real one without a platform file).
+        n.addProperty(
+            "overheads",
+            PlatformOverheads.measured(node.node()).isPresent()
+                ? "measured"
+                : node.node().os() == Platform.OperatingSystem.SIM ? "none" : "assumed-zero");
         n.addProperty("schedulable", node.schedulable());
         final JsonArray tasks = new JsonArray();
         for (TaskReport task : node.tasks()) {

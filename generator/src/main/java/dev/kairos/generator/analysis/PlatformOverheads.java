@@ -1,0 +1,57 @@
+package dev.kairos.generator.analysis;
+
+import dev.kairos.generator.ir.Platform;
+import dev.kairos.generator.ir.Platform.Node;
+import java.util.Optional;
+
+/**
+ * What the platform file of a node's hardware (measured by {@code kairos probe}) charges to every
+ * job the analysis considers, in the standard way (Burns and Wellings, <i>Real-Time Systems and
+ * Programming Languages</i>, 4th ed., §11.14 "Incorporating system overheads"; Audsley, Burns,
+ * Richardson, Tindell and Wellings, "Applying new scheduling theory to static priority pre-emptive
+ * scheduling", Software Engineering Journal 8(5), 1993):
+ *
+ * <ul>
+ *   <li>each job's computation C becomes C + 2·cs + k·lock: a context switch to it and one away
+ *       from it (a preempting job's own two switches cover the preemption), and one lock and unlock
+ *       of a priority-ceiling mutex for each of the k ODS segments it uses;
+ *   <li>an SpM is released up to J late, J being the largest release lateness measured (timer,
+ *       hand-over to the lane, the lane's own timer): J enters the interference it causes as
+ *       release jitter, ⌈(w + J)/T⌉, and its own response, R = J + w; the EDF demand test takes J
+ *       off its deadline. Service requests arrive by message, not by timer: they get no lateness.
+ * </ul>
+ *
+ * The largest value of each distribution is charged, never a percentile: the bound is a bound on
+ * what was measured. Without a platform file every term is zero, which is the analysis's assumption
+ * of an ideal processor, and the report says so.
+ */
+public record PlatformOverheads(long releaseJitterNs, long contextSwitchNs, long ceilingLockNs) {
+  /** Context switches charged to each job. */
+  public static final int SWITCHES_PER_JOB = 2;
+
+  public static final PlatformOverheads NONE = new PlatformOverheads(0, 0, 0);
+
+  /** The overheads the node's hardware platform file gives, or {@link #NONE}. */
+  public static PlatformOverheads of(Node node) {
+    return measured(node).map(PlatformOverheads::of).orElse(NONE);
+  }
+
+  /** The measured figures of the node's platform file, when it names one that could be read. */
+  public static Optional<Platform.Overheads> measured(Node node) {
+    return node.hardware().platform().flatMap(Platform.PlatformFile::overheads);
+  }
+
+  static PlatformOverheads of(Platform.Overheads measured) {
+    return new PlatformOverheads(
+        measured.releaseLatenessNs(), measured.contextSwitchNs(), measured.ceilingLockNs());
+  }
+
+  /** A job's computation with its switches and the locks of its {@code segments} segments. */
+  public long chargedNs(long wcetNs, int segments) {
+    return Math.addExact(
+        wcetNs,
+        Math.addExact(
+            Math.multiplyExact(SWITCHES_PER_JOB, contextSwitchNs),
+            Math.multiplyExact(segments, ceilingLockNs)));
+  }
+}
