@@ -56,11 +56,18 @@ def test_kairos_check_reads_the_platform_file_a_hardware_names(workdir):
     platform = json.loads(checked.stdout)["nodes"][0]["platform"]
     assert platform["release_lateness_ns"] == measured["release_lateness_ns"]["max"]
     assert platform["measured_by"] == "kairos-probe"
+    # What the analysis charged: the largest switch twice per job, the largest lateness as jitter.
+    assert platform["charged"] == {
+        "spm_release_jitter_ns": measured["release_lateness_ns"]["max"],
+        "context_switches_per_job": 2,
+        "context_switch_ns": measured["context_switch_ns"]["max"],
+        "ceiling_lock_ns_per_segment": measured["ceiling_lock_ns"]["max"]}
+    assert json.loads(checked.stdout)["nodes"][0]["overheads"] == "measured"
 
     (workdir / "lab.platform.json").write_text('{"format": "kairos-platform/0"}')
     broken = kairos("check", model)
     assert broken.returncode == 1
-    assert "lab.tmo:1:1: error[kairos.platform-file]: platform file 'lab.platform.json' is not a" \
+    assert "lab.tmo:1:45: error[kairos.platform-file]: platform file 'lab.platform.json' is not a" \
         " platform file" in broken.stdout, broken.stdout
 
 
