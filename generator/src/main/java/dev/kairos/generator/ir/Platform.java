@@ -43,8 +43,8 @@ public final class Platform {
       String path, SourceRef source, java.util.Optional<Overheads> overheads, String problem) {}
 
   /**
-   * What `kairos probe` measured on a machine (the largest of each distribution, nanoseconds), and
-   * when, by what, on which CPU, with which scheduling.
+   * What `kairos probe` measured on a machine (nanoseconds: the largest of each distribution, and
+   * the p99.9 of the per-job costs), and when, by what, on which CPU, with which scheduling.
    */
   public record Overheads(
       String measuredAt,
@@ -53,7 +53,9 @@ public final class Platform {
       String scheduling,
       long releaseLatenessNs,
       long contextSwitchNs,
-      long ceilingLockNs) {}
+      long ceilingLockNs,
+      long contextSwitchP999Ns,
+      long ceilingLockP999Ns) {}
 
   /**
    * A TMO deployed on a node, on the core the model names ({@code core >= 0}) or, with {@link

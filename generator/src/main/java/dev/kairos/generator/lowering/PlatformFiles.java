@@ -76,9 +76,11 @@ public final class PlatformFiles {
                   text(platform, "measured_by"),
                   text(platform, "cpu_model"),
                   text(platform, "scheduling"),
-                  largest(platform, "release_lateness_ns"),
-                  largest(platform, "context_switch_ns"),
-                  largest(platform, "ceiling_lock_ns"))),
+                  figure(platform, "release_lateness_ns", "max"),
+                  figure(platform, "context_switch_ns", "max"),
+                  figure(platform, "ceiling_lock_ns", "max"),
+                  figure(platform, "context_switch_ns", "p99.9"),
+                  figure(platform, "ceiling_lock_ns", "p99.9"))),
           "");
     } catch (JsonParseException | IllegalStateException | UnsupportedOperationException e) {
       final Throwable reason = e.getCause() != null ? e.getCause() : e;
@@ -112,24 +114,26 @@ public final class PlatformFiles {
   }
 
   /** The largest measured value of a distribution: what the analysis charges. */
-  private static long largest(JsonObject platform, String key) throws MissingFigure {
+  /** One figure (`max`, `p99.9`) of a distribution the file gives, in whole nanoseconds. */
+  private static long figure(JsonObject platform, String key, String which) throws MissingFigure {
     final JsonElement distribution = platform.get(key);
     if (distribution == null
         || !distribution.isJsonObject()
-        || !distribution.getAsJsonObject().has("max")
-        || !distribution.getAsJsonObject().get("max").isJsonPrimitive()) {
-      throw new MissingFigure("has no " + key + " with a max (run kairos probe again)");
+        || !distribution.getAsJsonObject().has(which)
+        || !distribution.getAsJsonObject().get(which).isJsonPrimitive()) {
+      throw new MissingFigure("has no " + key + " with a " + which + " (run kairos probe again)");
     }
-    final long max;
+    final long value;
     try {
-      max = distribution.getAsJsonObject().get("max").getAsBigDecimal().longValueExact();
+      value = distribution.getAsJsonObject().get(which).getAsBigDecimal().longValueExact();
     } catch (NumberFormatException | ArithmeticException e) {
-      throw new MissingFigure("has a " + key + ".max that is not a whole number of nanoseconds");
+      throw new MissingFigure(
+          "has a " + key + "." + which + " that is not a whole number of nanoseconds");
     }
-    if (max < 0) {
-      throw new MissingFigure("has a negative " + key + ".max");
+    if (value < 0) {
+      throw new MissingFigure("has a negative " + key + "." + which);
     }
-    return max;
+    return value;
   }
 
   private static String firstLine(String message) {

@@ -47,6 +47,8 @@ class PlatformOverheadsTest {
             "a CPU",
             "real-time",
             releaseNs,
+            10 * switchNs, // the largest seen: a stall, not what every job pays
+            10 * lockNs,
             switchNs,
             lockNs);
     return new Platform.Hardware(

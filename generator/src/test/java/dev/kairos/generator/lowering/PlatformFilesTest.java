@@ -54,7 +54,9 @@ class PlatformFilesTest {
                 "real-time",
                 149_922,
                 35_862,
-                4_518)),
+                4_518,
+                17_387,
+                4_370)),
         file.overheads());
     assertEquals(CLAUSE, file.source());
   }
