@@ -23,20 +23,11 @@ class PlatformOverheadsTest {
   private static final long US = 1_000L;
   private static final SourceRef HERE = new SourceRef("test.tmo", 1);
 
-  private static Tmos.Spm spm(String name, long wcetNs, long periodMs, List<String> segments) {
-    return new Tmos.Spm(
-        name,
-        0,
-        Tmos.FOREVER,
-        periodMs * MS,
-        0,
-        periodMs * MS,
-        periodMs * MS,
-        wcetNs,
-        Tmos.Criticality.HARD,
-        0,
-        segments.stream().map(s -> new Tmos.SegmentAccess(s, Tmos.Access.WRITE)).toList(),
-        HERE);
+  /** A hard SpM of the shared test sets: window and deadline its period, using `segments`. */
+  private static Tmos.Spm spm(String name, long wcetMs, long periodMs, List<String> segments) {
+    return SchedulingAnalysisTest.withUses(
+        SchedulingAnalysisTest.spm(name, wcetMs, periodMs),
+        segments.stream().map(s -> new Tmos.SegmentAccess(s, Tmos.Access.WRITE)).toList());
   }
 
   private static Platform.Hardware measured(long releaseNs, long switchNs, long lockNs) {
@@ -103,9 +94,9 @@ class PlatformOverheadsTest {
    */
   @Test
   void overheadsTurnAnExactlySchedulableSetIntoAMiss() {
-    final Tmos.Spm a = spm("a", 3 * MS, 7, List.of());
-    final Tmos.Spm b = spm("b", 3 * MS, 12, List.of());
-    final Tmos.Spm c = spm("c", 5 * MS, 20, List.of());
+    final Tmos.Spm a = spm("a", 3, 7, List.of());
+    final Tmos.Spm b = spm("b", 3, 12, List.of());
+    final Tmos.Spm c = spm("c", 5, 20, List.of());
 
     final NodeReport ideal = analyse(Platform.Strategy.RMS, Platform.REFERENCE, a, b, c);
     assertEquals(20 * MS, task(ideal, "c").responseTimeNs());
@@ -131,9 +122,9 @@ class PlatformOverheadsTest {
         analyse(
             Platform.Strategy.RMS,
             measured(0, 0, 10 * US),
-            spm("fast", 1 * MS, 10, List.of("data")),
-            spm("slow", 3 * MS, 100, List.of("data")),
-            spm("middle", 1 * MS, 50, List.of()));
+            spm("fast", 1, 10, List.of("data")),
+            spm("slow", 3, 100, List.of("data")),
+            spm("middle", 1, 50, List.of()));
     assertEquals(4_020 * US, task(report, "fast").responseTimeNs());
     assertEquals(5_020 * US, task(report, "middle").responseTimeNs());
   }
@@ -145,8 +136,8 @@ class PlatformOverheadsTest {
    */
   @Test
   void overheadsEnterTheEdfDemandTest() {
-    final Tmos.Spm x = spm("x", 2 * MS, 4, List.of());
-    final Tmos.Spm y = spm("y", 3 * MS, 6, List.of());
+    final Tmos.Spm x = spm("x", 2, 4, List.of());
+    final Tmos.Spm y = spm("y", 3, 6, List.of());
     assertTrue(analyse(Platform.Strategy.EDF, Platform.REFERENCE, x, y).schedulable());
     assertFalse(analyse(Platform.Strategy.EDF, measured(0, 5 * US, 0), x, y).schedulable());
   }

@@ -17,7 +17,7 @@ class SchedulingAnalysisTest {
   private static final long MS = 1_000_000L;
   private static final SourceRef HERE = new SourceRef("test.tmo", 1);
 
-  private static Tmos.Spm spm(String name, long wcetMs, long periodMs) {
+  static Tmos.Spm spm(String name, long wcetMs, long periodMs) {
     return new Tmos.Spm(
         name,
         0,
@@ -317,7 +317,7 @@ class SchedulingAnalysisTest {
     assertEquals(3, report.segments().get(0).ceiling()); // the band of 'fast'
   }
 
-  private static Tmos.Spm withUses(Tmos.Spm spm, List<Tmos.SegmentAccess> uses) {
+  static Tmos.Spm withUses(Tmos.Spm spm, List<Tmos.SegmentAccess> uses) {
     return new Tmos.Spm(
         spm.name(),
         spm.firstReleaseNs(),
