@@ -164,7 +164,7 @@ def inversion_svg(data):
 
 
 STRATEGY_STYLES = {"rms": ("#d1495b", ""), "muf": ("#2e8b57", ""), "rms+mlf": ("#1b6ca8", "6,3"),
-                   "edf": ("#e08e0b", ""), "mlf": ("#8e44ad", "2,3")}
+                   "np-edf": ("#e08e0b", ""), "edf": ("#e08e0b", "4,2"), "mlf": ("#8e44ad", "2,3")}
 
 
 def kokyu_svg(data):

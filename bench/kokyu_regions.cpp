@@ -97,7 +97,8 @@ std::vector<Method> methods_of(const Region& r) {
 }
 
 /// The strategy's priority bands, as `kairos check` assigns them (SchedulingAnalysis.assignBands):
-/// RMS by rate; EDF and MLF one band; MUF hard above soft; RMS+MLF hard by rate above the soft.
+/// RMS by rate; EDF (either) and MLF one band; MUF hard above soft; RMS+MLF hard by rate above the
+/// soft.
 std::vector<kairos::kal::PriorityBand> bands_of(kairos::Strategy strategy,
                                                 const std::vector<Method>& methods) {
   auto by_rate = [](Duration period, int lowest) {
@@ -110,6 +111,7 @@ std::vector<kairos::kal::PriorityBand> bands_of(kairos::Strategy strategy,
     const bool hard = m.criticality == kairos::Criticality::kHard;
     switch (strategy) {
       case kairos::Strategy::kEdf:
+      case kairos::Strategy::kNpEdf:
       case kairos::Strategy::kMlf:
         bands.push_back(1);
         break;
@@ -197,7 +199,7 @@ struct Options {
   std::uint32_t seed = 2003;
   int cpu = -1;
   std::vector<kairos::Strategy> strategies{kairos::Strategy::kRms, kairos::Strategy::kMuf,
-                                           kairos::Strategy::kRmsMlf, kairos::Strategy::kEdf,
+                                           kairos::Strategy::kRmsMlf, kairos::Strategy::kNpEdf,
                                            kairos::Strategy::kMlf};
   const char* json = nullptr;
 };
@@ -208,6 +210,8 @@ const char* name_of(kairos::Strategy strategy) {
       return "rms";
     case kairos::Strategy::kEdf:
       return "edf";
+    case kairos::Strategy::kNpEdf:
+      return "np-edf";
     case kairos::Strategy::kMlf:
       return "mlf";
     case kairos::Strategy::kMuf:
@@ -316,7 +320,7 @@ bool parse_strategies(std::string_view list, std::vector<kairos::Strategy>& stra
     bool known = false;
     for (const auto strategy :
          {kairos::Strategy::kRms, kairos::Strategy::kMuf, kairos::Strategy::kRmsMlf,
-          kairos::Strategy::kEdf, kairos::Strategy::kMlf}) {
+          kairos::Strategy::kNpEdf, kairos::Strategy::kMlf, kairos::Strategy::kEdf}) {
       if (word == name_of(strategy)) {
         strategies.push_back(strategy);
         known = true;
@@ -362,8 +366,9 @@ void print_rt_throttling() {
 int usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s [--samples N] [--seed N] [--cpu N] [--strategies LIST] [--json FILE]\n"
-               "  plays Kokyu's operating regions 0..11 under each strategy (rms,muf,rms+mlf,edf,"
-               "mlf)\n"
+               "  plays Kokyu's operating regions 0..11 under each strategy (rms,muf,rms+mlf,"
+               "np-edf,mlf;\n"
+               "  also edf, preemptive: Kokyu's EDF is np-edf)\n"
                "  --samples N   one-second samples per region (default 20)\n"
                "  --seed N      seed of the execution-time draws, the same for every strategy\n"
                "  --cpu N       pin the engine to CPU N (Linux)\n"

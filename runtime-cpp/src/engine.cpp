@@ -103,8 +103,8 @@ kal::Status Engine::set_release_table(std::span<const ReleaseEntry> table,
 }
 
 kal::Status Engine::add_lane_for(std::uint8_t core, kal::PriorityBand band, Criticality criticality,
-                                 std::size_t& lane) noexcept {
-  lane = 0;
+                                 bool dedicated, std::size_t& lane) noexcept {
+  lane = dedicated ? lane_count_ : 0;
   while (lane < lane_count_ && (lanes_[lane].core != core || lanes_[lane].band != band)) {
     ++lane;
   }
@@ -123,13 +123,28 @@ kal::Status Engine::add_lane_for(std::uint8_t core, kal::PriorityBand band, Crit
 
 kal::Status Engine::assign_lanes() noexcept {
   // Thread-per-priority on each core: one lane for every distinct (core, band), SpMs and SvMs
-  // alike.
+  // alike. Under preemptive EDF a lane per row of its band instead, each scheduled by its jobs'
+  // deadlines.
+  srp_ceiling_.fill(kal::Duration::max());
+  auto raise_ceilings = [&](std::uint64_t segments, kal::Duration relative_deadline) {
+    for (std::size_t k = 0; k < segment_count_; ++k) {
+      if ((segments >> k & 1U) != 0) {
+        srp_ceiling_[k] = std::min(srp_ceiling_[k], relative_deadline);
+      }
+    }
+  };
   for (std::size_t i = 0; i < binding_count_; ++i) {
     const SpmEntry& entry = *bindings_[i].entry;
+    const bool by_deadline = runs_by_deadline(options_.strategy, entry.band);
     if (const auto status =
-            add_lane_for(entry.core, entry.band, entry.criticality, bindings_[i].lane);
+            add_lane_for(entry.core, entry.band, entry.criticality, by_deadline, bindings_[i].lane);
         status != kal::Status::kOk) {
       return status;
+    }
+    if (by_deadline) {
+      const kal::Duration relative_deadline = entry.deadline - entry.window_open;
+      reserve_for_deadline(lanes_[bindings_[i].lane], entry.wcet, relative_deadline, entry.period);
+      raise_ceilings(entry.segments, relative_deadline);
     }
   }
   for (std::size_t i = 0; i < service_count_; ++i) {
@@ -139,13 +154,107 @@ kal::Status Engine::assign_lanes() noexcept {
         return kal::Status::kInvalidArgument;  // BCC admission holds within one core
       }
     }
+    const bool by_deadline = runs_by_deadline(options_.strategy, entry.band);
     if (const auto status =
-            add_lane_for(entry.core, entry.band, entry.criticality, services_[i].lane);
+            add_lane_for(entry.core, entry.band, entry.criticality, by_deadline, services_[i].lane);
         status != kal::Status::kOk) {
       return status;
     }
+    if (by_deadline) {
+      // A request is due its GCT after it arrives; requests of one SvM come at most once per
+      // GCT for the reservation's sake (the model's max-rate is analysed, not known here).
+      reserve_for_deadline(lanes_[services_[i].lane], entry.wcet, entry.gct, entry.gct);
+      raise_ceilings(entry.segments, entry.gct);
+    }
   }
   return kal::Status::kOk;
+}
+
+void Engine::reserve_for_deadline(Lane& lane, kal::Duration wcet, kal::Duration relative_deadline,
+                                  kal::Duration period) noexcept {
+  lane.by_deadline = true;
+  lane.relative_deadline = relative_deadline;
+  // The kernel needs runtime <= deadline <= period. The runtime covers the WCET plus the lane's
+  // own work around each job (a quarter more and 50 us): a job that overruns that is throttled
+  // until its next period, and misses its deadline rather than taking others' time.
+  const kal::Duration deadline = std::max(relative_deadline, kal::Duration{1});
+  const kal::Duration runtime = std::min(deadline, wcet + wcet / 4 + std::chrono::microseconds{50});
+  lane.reservation = kal::DeadlineReservation{runtime, deadline, std::max(period, deadline)};
+}
+
+void Engine::srp_enter(Lane& lane, std::uint64_t segments) noexcept {
+  std::atomic<std::uint64_t>& held = srp_held_[lane.core];
+  std::atomic<std::uint32_t>& waiting = srp_waiting_[lane.core];
+  const std::uint32_t me = 1U << static_cast<std::uint32_t>(&lane - lanes_.data());
+  auto admitted = [&](std::uint64_t held_now) {
+    for (std::size_t k = 0; k < segment_count_; ++k) {
+      if ((held_now >> k & 1U) != 0 && srp_ceiling_[k] <= lane.relative_deadline) {
+        return false;
+      }
+    }
+    return true;
+  };
+  for (;;) {
+    std::uint64_t seen = held.load(std::memory_order_acquire);
+    while (admitted(seen)) {
+      if (held.compare_exchange_weak(seen, seen | segments, std::memory_order_acq_rel)) {
+        return;
+      }
+    }
+    // Blocked: say so, look again (a release between the two would not have woken it), then
+    // wait for the next release on this core.
+    waiting.fetch_or(me, std::memory_order_acq_rel);
+    if (admitted(held.load(std::memory_order_acquire))) {
+      waiting.fetch_and(~me, std::memory_order_acq_rel);
+      continue;
+    }
+    lane.srp_turn.wait();
+    waiting.fetch_and(~me, std::memory_order_acq_rel);
+  }
+}
+
+void Engine::srp_exit(const Lane& lane, std::uint64_t segments) noexcept {
+  srp_held_[lane.core].fetch_and(~segments, std::memory_order_acq_rel);
+  // Wakes the waiting lanes most urgent job first (by deadline, then readiness, then lane): the
+  // first woken may preempt this lane at once, and must be the one the scheduler would choose
+  // from all of them.
+  auto job_before = [](const Lane& a, const Lane& b) {
+    const std::int64_t a_deadline = a.job_deadline_ns.load(std::memory_order_relaxed);
+    const std::int64_t b_deadline = b.job_deadline_ns.load(std::memory_order_relaxed);
+    if (a_deadline != b_deadline) {
+      return a_deadline < b_deadline;
+    }
+    return a.job_ready_ns.load(std::memory_order_relaxed) <
+           b.job_ready_ns.load(std::memory_order_relaxed);
+  };
+  std::uint32_t waiting = srp_waiting_[lane.core].load(std::memory_order_acquire);
+  while (waiting != 0) {
+    std::size_t first = lane_count_;
+    for (std::size_t l = 0; l < lane_count_; ++l) {
+      if ((waiting >> l & 1U) == 0) {
+        continue;
+      }
+      if (first == lane_count_ || job_before(lanes_[l], lanes_[first])) {
+        first = l;
+      }
+    }
+    if (first == lane_count_) {
+      break;
+    }
+    waiting &= ~(1U << first);
+    lanes_[first].srp_turn.set();
+  }
+}
+
+void Engine::take_job(Lane& lane, kal::TimePoint deadline, kal::TimePoint ready) noexcept {
+  lane.job_deadline_ns.store(deadline.time_since_epoch().count(), std::memory_order_relaxed);
+  lane.job_ready_ns.store(ready.time_since_epoch().count(), std::memory_order_relaxed);
+  lane.thread.set_job_deadline(deadline, ready);
+}
+
+kal::TimePoint Engine::deadline_of(const Activation& activation) const noexcept {
+  return activation.service ? activation.release + services_[activation.spm].entry->gct
+                            : activation.release + bindings_[activation.spm].entry->deadline;
 }
 
 kal::Status Engine::add_segment(const SegmentEntry& entry) noexcept {
@@ -257,9 +366,9 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
     Lane& lane = lanes_[i];
     std::snprintf(lane.name.data(), lane.name.size(), "kairos-lane%u",
                   static_cast<unsigned>(i & 0xFFU));  // kMaxLanes <= 32
-    status = lane.thread.start(
-        {lane.name.data(), lane.band, core_cpu_[lane.core], 256 * 1024, options_.real_time},
-        &Engine::lane_main, &lane);
+    status = lane.thread.start({lane.name.data(), lane.band, core_cpu_[lane.core], 256 * 1024,
+                                options_.real_time, lane.reservation},
+                               &Engine::lane_main, &lane);
   }
   if (status == kal::Status::kOk) {
     status = time_trigger_.start(
@@ -505,6 +614,9 @@ void Engine::release_all() noexcept {
       activation.due = now;
       activation.sequence = waiting.sequence;
       if (lane.inbox.try_push(activation)) {
+        if (lane.by_deadline) {
+          lane.thread.offer_job_deadline(deadline_of(activation), activation.due);
+        }
         lanes_to_wake |= 1U << service.lane;
       } else {
         pending[kept++] = waiting;
@@ -524,6 +636,9 @@ void Engine::release_all() noexcept {
       activation.dispatched = kal::MonotonicClock::now();
       activation.due = next_release[i] + binding.entry->window_open;
       if (lane.inbox.try_push(activation)) {
+        if (lane.by_deadline) {
+          lane.thread.offer_job_deadline(deadline_of(activation), activation.due);
+        }
         lanes_to_wake |= 1U << binding.lane;
       } else {
         // Dropped, and recorded as such here: it never reaches its lane.
@@ -614,7 +729,8 @@ bool Engine::serve_here(std::size_t svm, void* request) noexcept {
   Lane& lane = lanes_[service.lane];
   const LaneIdentity caller = current_lane();
   const int lane_cpu = core_cpu_[lane.core];
-  if (caller.on_lane || caller.band != lane.band || caller.cpu != lane_cpu ||
+  // Under preemptive EDF only the lane's own thread carries the request's deadline.
+  if (lane.by_deadline || caller.on_lane || caller.band != lane.band || caller.cpu != lane_cpu ||
       (lane_cpu < 0 && options_.cores > 1)) {
     return false;
   }
@@ -687,8 +803,13 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   result.sequence = activation.sequence;
   result.release_ns = since(epoch_, activation.release);
   result.dispatch_ns = since(epoch_, activation.dispatched);
+  if (lane.by_deadline) {
+    srp_enter(lane, service.entry->segments);  // started once admitted under SRP
+  }
   result.start_ns = since(epoch_, kal::MonotonicClock::now());
-  lock_segments(service.entry->segments);
+  if (!lane.by_deadline) {
+    lock_segments(service.entry->segments);
+  }
   const kal::Duration computed_before = cpu_time_if_measured();
   // The modelled computation comes before the handler, not after it as for an SpM: the handler
   // of a remote request sends its reply, which must leave once the method has computed.
@@ -701,7 +822,11 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   const bool decided_here = claim_decision(service.decided, activation.sequence);
   const kal::TimePoint finish = kal::MonotonicClock::now();
   const kal::Duration executed = cpu_time_if_measured() - computed_before;
-  unlock_segments(service.entry->segments);
+  if (lane.by_deadline) {
+    srp_exit(lane, service.entry->segments);
+  } else {
+    unlock_segments(service.entry->segments);
+  }
   // Whoever serves a row holds its lane, so one thread at a time writes its timings.
   record_timings(svm_timings_[activation.spm], executed, finish - activation.release,
                  service.entry->wcet);
@@ -810,6 +935,9 @@ void Engine::serve(Lane& lane) noexcept {
       lane.early_count -= promoted;
     }
     if (lane.ready.pop(activation)) {
+      if (lane.by_deadline) {
+        take_job(lane, deadline_of(activation), activation.due);
+      }
       if (activation.service) {
         serve_request(lane, activation);
       } else {
@@ -826,9 +954,16 @@ void Engine::serve(Lane& lane) noexcept {
     // once on its reader's thread meanwhile (serve_here). Taken back before anything runs.
     lane.state.store(kLaneIdle, std::memory_order_release);
     if (waiting_for_window) {
-      // Sleep until the next start window opens (or something more arrives).
+      // Sleep until the next start window opens (or something more arrives), due by that
+      // activation's deadline when it wakes.
+      if (lane.by_deadline) {
+        take_job(lane, deadline_of(lane.early[0]), lane.early[0].due);
+      }
       lane.wakeup.wait_until(lane.early[0].due);
     } else {
+      if (lane.by_deadline) {
+        take_job(lane, kal::TimePoint::max(), kal::TimePoint::max());  // no job: the least urgent
+      }
       lane.wakeup.wait();
     }
     reclaim(lane);
@@ -845,6 +980,10 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
   result.release_ns = since(epoch_, activation.release);
   result.dispatch_ns = since(epoch_, activation.dispatched);
 
+  if (lane.by_deadline) {
+    // Under SRP a job starts only when admitted, holding its segments from then on.
+    srp_enter(lane, entry.segments);
+  }
   const kal::TimePoint start = kal::MonotonicClock::now();
   result.start_ns = since(epoch_, start);
   if (start > activation.release + entry.window_close ||
@@ -856,6 +995,9 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
       report_miss(binding, activation.sequence, MissKind::kStartWindow, activation.release, start);
     }
     binding.done.store(activation.sequence + 1, std::memory_order_release);
+    if (lane.by_deadline) {
+      srp_exit(lane, entry.segments);
+    }
     result.outcome = ActivationOutcome::kStartWindowMissed;
     if (service_count_ > 0) {
       trigger_wakeup_.set();  // BCC admission looks at unfinished activations
@@ -864,7 +1006,9 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
     record(lane.trace, result);
     return;
   }
-  lock_segments(entry.segments);
+  if (!lane.by_deadline) {
+    lock_segments(entry.segments);
+  }
   const kal::Duration computed_before = cpu_time_if_measured();
   binding.invoke(binding.servant);
   if (options_.model_execution_time) {
@@ -879,7 +1023,11 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
       running, progress_of(activation.sequence, kDecided), std::memory_order_acq_rel);
   const kal::TimePoint finish = kal::MonotonicClock::now();
   const kal::Duration executed = cpu_time_if_measured() - computed_before;
-  unlock_segments(entry.segments);
+  if (lane.by_deadline) {
+    srp_exit(lane, entry.segments);
+  } else {
+    unlock_segments(entry.segments);
+  }
   // Only this row's lane runs it, so one thread writes its timings.
   record_timings(spm_timings_[activation.spm], executed, finish - activation.release, entry.wcet);
   binding.done.store(activation.sequence + 1, std::memory_order_release);

@@ -38,7 +38,7 @@ def by_strategy(data):
 def test_rms_loses_hard_deadlines_from_region_7_while_muf_and_rms_mlf_keep_them(tmp_path):
     table, data = play(tmp_path, "regions")
     regions = by_strategy(data)
-    assert list(regions) == ["rms", "muf", "rms+mlf", "edf", "mlf"]
+    assert list(regions) == ["rms", "muf", "rms+mlf", "np-edf", "mlf"]
     for strategy in regions.values():
         assert [r["region"] for r in strategy] == list(range(12))
         assert all(r["samples"] == 20 for r in strategy)

@@ -1,7 +1,7 @@
 """Property test: what `kairos check` concludes about a task set, the engine bears out on sim.
 
-Thousands of random periodic task sets (seeded), each one node with `os sim` under RMS, EDF,
-MLF, MUF or RMS+MLF (the last three mixing hard and soft methods with importances, and twins
+Thousands of random periodic task sets (seeded), each one node with `os sim` under RMS, EDF
+(preemptive), NP-EDF (Kokyu's non-preemptive queue), MLF, MUF or RMS+MLF (the last three mixing hard and soft methods with importances, and twins
 of equal timing so that ties decide),
 go into one model and one `kairos check --format json`. The same sets, with the priority bands
 the analysis assigned, are then played on the real engine over the simulated platform for one
@@ -9,13 +9,15 @@ hyperperiod, every method taking exactly its WCET (runtime-cpp/tests/sim/taskset
 once as a simulated node dispatches and once 200 us ahead as a real one does, walking the
 release table as generated nodes do. Every set is
 synchronous (all tasks released at 0); most have implicit deadlines, a quarter constrained ones
-(start window and deadline both t + D, C <= D <= P). For each set and each run:
+(start window and deadline both t + D, C <= D <= P). Every other EDF and NP-EDF set has about
+half its methods write one ODS segment: under EDF the Stack Resource Policy arbitrates it, in the
+release table as on the engine. For each set and each run:
 
 - schedulable => no miss (deadline, start window or overrun), every deadline miss reported at
   the deadline, no response longer than the analysed one; under RMS the analysed response is
   also reached in every band (synchronous release is the critical instant);
-- not schedulable => at least one miss wherever the analysis is exact: under EDF (the release
-  table plays the synchronous schedule), and under RMS for implicit deadlines or when a task
+- not schedulable => at least one miss wherever the analysis is exact: under either EDF (the
+  release table plays the synchronous schedule, preemptive or not), and under RMS for implicit deadlines or when a task
   found late has its band to itself. RTA counts the other tasks of a band (same period) as
   interference, since their lane may serve them first; with constrained deadlines FIFO may in
   fact serve the tight one first, so such verdicts are counted, not failed.
@@ -49,11 +51,14 @@ RUNNER = Path(
     )
 )
 
-STRATEGIES = ("rms", "edf", "mlf", "muf", "rms+mlf")
+STRATEGIES = ("rms", "edf", "mlf", "muf", "rms+mlf", "np-edf")
 # Criticality-aware strategies guarantee the hard set; their sets mix hard and soft methods.
 CRITICALITY_AWARE = ("mlf", "muf", "rms+mlf")
 # Strategies whose "not schedulable" must show as a miss (see TaskSet.exact).
-EXACT_STRATEGIES = ("rms", "edf")
+EXACT_STRATEGIES = ("rms", "edf", "np-edf")
+# Strategies whose sets may share an ODS segment: those the release table plays exactly with one
+# (response-time analysis with ceiling blocking is a bound, not the synchronous schedule).
+SEGMENT_STRATEGIES = ("edf", "np-edf")
 TASKS = (2, 8)
 UTILIZATION = (0.5, 1.05)
 # Divisors of 200 ms: every hyperperiod is at most 200 ms, a few hundred activations.
@@ -86,6 +91,7 @@ class Task:
     deadline_ns: int
     soft: bool = False
     importance: int = 0
+    writes: bool = False  # writes the set's one ODS segment
 
 
 @dataclass
@@ -113,7 +119,7 @@ class TaskSet:
         """Whether a "not schedulable" verdict must show as a miss on a synchronous run."""
         alone = [self.bands.count(band) == 1 for band in self.bands]
         return self.strategy in EXACT_STRATEGIES and (
-            self.strategy == "edf"
+            self.strategy in ("edf", "np-edf")
             or self.implicit
             or any(late and own for late, own in zip(self.late, alone))
         )
@@ -132,20 +138,35 @@ class TaskSet:
             f" start-during (t, t + {t.deadline_ns // 1_000} us)"
             f" finish-by t + {t.deadline_ns // 1_000} us"
             f" wcet {t.wcet_ns // 1_000} us criticality {'soft' if t.soft else 'hard'}"
-            f" importance {t.importance};\n"
+            f" importance {t.importance}{' uses s write' if t.writes else ''};\n"
             for i, t in enumerate(self.tasks)
         )
+        ods = "  ods { segment s { double x; } }\n" if self.shares_segment else ""
         return (
-            f"tmo S{self.index} {{\n{spms}}}\n"
+            f"tmo S{self.index} {{\n{ods}{spms}}}\n"
             f"node n{self.index} {{ os sim scheduling {self.strategy}"
             f" deploy S{self.index} as {self.name} }}\n"
         )
 
+    @property
+    def shares_segment(self) -> bool:
+        return any(t.writes for t in self.tasks)
+
     def runner_line(self) -> str:
-        tasks = " ".join(
-            f"{t.period_ns}:{t.wcet_ns}:{t.deadline_ns}:{band}:{int(t.soft)}:{t.importance}"
-            for t, band in zip(self.tasks, self.bands)
-        )
+        if self.shares_segment:
+            # The segment's priority ceiling is the highest band of its users (under preemptive
+            # EDF the engine derives its SRP ceiling from their relative deadlines instead).
+            ceiling = max(band for t, band in zip(self.tasks, self.bands) if t.writes)
+            tasks = f"seg:{ceiling} " + " ".join(
+                f"spm:{t.period_ns}:{t.wcet_ns}:0:{t.deadline_ns}:{t.deadline_ns}:{band}"
+                f":{int(t.writes)}"
+                for t, band in zip(self.tasks, self.bands)
+            )
+        else:
+            tasks = " ".join(
+                f"{t.period_ns}:{t.wcet_ns}:{t.deadline_ns}:{band}:{int(t.soft)}:{t.importance}"
+                for t, band in zip(self.tasks, self.bands)
+            )
         return f"{self.name} {self.strategy} {tasks}"
 
 
@@ -191,6 +212,11 @@ def generate(seed: int, index: int) -> TaskSet:
             if len(tasks) < TASKS[1] and rng.random() < 0.3:
                 tasks.append(Task(task.period_ns, task.wcet_ns, task.deadline_ns,
                                   rng.random() < 0.4, rng.randint(0, 3)))
+    if strategy in SEGMENT_STRATEGIES and (index // len(STRATEGIES)) % 2 == 1:
+        # Every other such set: about half its methods write one shared segment, which the
+        # Stack Resource Policy (edf) or the lane's run to completion (np-edf) arbitrates.
+        for task in tasks:
+            task.writes = rng.random() < 0.5
     return TaskSet(index, strategy, tasks)
 
 

@@ -65,6 +65,7 @@ test("keywords, names, quantities and comments of a TMO get their scopes", async
       "  svm greet gct 2 ms wcet 200 us criticality soft max-rate 10 Hz;",
       "}",
       'node board { os linux scheduling rms+mlf endpoint "uds:/tmp/x" deploy Greeter as greeter }',
+      "node spare { os sim scheduling np-edf }",
     ].join("\n"),
   );
   assert.deepEqual(scopeOf(all, "// a comment with tmo in it"), [
@@ -81,6 +82,7 @@ test("keywords, names, quantities and comments of a TMO get their scopes", async
   assert.deepEqual(scopeOf(all, "Hz"), ["keyword.other.unit.kairos"]);
   assert.deepEqual(scopeOf(all, "hard"), ["constant.language.kairos"]);
   assert.deepEqual(scopeOf(all, "rms+mlf"), ["constant.language.kairos"]);
+  assert.deepEqual(scopeOf(all, "np-edf"), ["constant.language.kairos"]);
   assert.deepEqual(scopeOf(all, "write"), ["storage.modifier.kairos"]);
   assert.deepEqual(scopeOf(all, "greeter"), ["variable.other.kairos"]);
   assert.ok(scopeOf(all, '"uds:/tmp/x"').length + scopeOf(all, "uds:/tmp/x").length > 0);

@@ -5,11 +5,15 @@
 
 #include "priority.hpp"
 
+#include <linux/sched.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
+#include <cstring>
 
 #include <cstddef>
 
@@ -21,6 +25,46 @@ namespace {
 constexpr int kFifoPriorityOfLowestBand = 20;
 
 std::atomic<bool> fell_back_to_best_effort{false};
+std::atomic<bool> deadline_refused{false};
+
+/// The kernel's `struct sched_attr` as of SCHED_ATTR_SIZE_VER0 (glibc has no wrapper for
+/// sched_setattr).
+struct SchedAttr {
+  std::uint32_t size;
+  std::uint32_t sched_policy;
+  std::uint64_t sched_flags;
+  std::int32_t sched_nice;
+  std::uint32_t sched_priority;
+  std::uint64_t sched_runtime;
+  std::uint64_t sched_deadline;
+  std::uint64_t sched_period;
+};
+
+/// Puts the calling thread under SCHED_DEADLINE. The kernel refuses a thread whose affinity is
+/// narrower than its root domain (EPERM) and a reservation that would exceed the bandwidth it
+/// admits (EBUSY): then the thread keeps its band's fixed priority, and a warning says why, once.
+void apply_deadline_reservation(const NativeThread& native) noexcept {
+  SchedAttr attr{};
+  attr.size = sizeof(attr);
+  attr.sched_policy = SCHED_DEADLINE;
+  attr.sched_runtime = native.deadline_runtime_ns;
+  attr.sched_deadline = native.deadline_ns;
+  attr.sched_period = native.deadline_period_ns;
+  if (syscall(SYS_sched_setattr, 0, &attr, 0U) == 0) {
+    return;
+  }
+  const int error = errno;
+  if (!deadline_refused.exchange(true)) {
+    char why[200];
+    std::snprintf(
+        why, sizeof why,
+        "SCHED_DEADLINE refused (%s%s); the lanes of this EDF node run at their band's "
+        "fixed priority, not by deadline",
+        std::strerror(error),
+        error == EBUSY ? ": the reservations exceed the bandwidth the kernel admits" : "");
+    report(Severity::kWarning, "threads", why);
+  }
+}
 
 void warn_best_effort_once() noexcept {
   if (!fell_back_to_best_effort.exchange(true)) {
@@ -51,6 +95,9 @@ void* Thread::run(void* self) noexcept {
   // Timer slack defaults to 50 us for SCHED_OTHER threads; a release must not be smeared.
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   auto* thread = static_cast<Thread*>(self);
+  if (thread->native_.deadline_runtime_ns > 0) {
+    apply_deadline_reservation(thread->native_);
+  }
   thread->entry_(thread->context_);
   return nullptr;
 }
@@ -61,6 +108,12 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
   }
   entry_ = entry;
   context_ = context;
+  const DeadlineReservation& reservation = attributes.reservation;
+  const bool by_deadline = attributes.real_time && reservation.runtime > Duration::zero();
+  native_.deadline_runtime_ns =
+      by_deadline ? static_cast<std::uint64_t>(reservation.runtime.count()) : 0;
+  native_.deadline_ns = static_cast<std::uint64_t>(reservation.deadline.count());
+  native_.deadline_period_ns = static_cast<std::uint64_t>(reservation.period.count());
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   const auto stack_bytes = attributes.stack_bytes < static_cast<std::size_t>(PTHREAD_STACK_MIN)
@@ -89,7 +142,9 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
   }
   started_ = true;
   pthread_setname_np(native_.handle, attributes.name);
-  if (attributes.cpu >= 0) {
+  // The kernel admits SCHED_DEADLINE only for threads that may run on every CPU of their root
+  // domain, so a thread scheduled by deadline is not pinned (docs/architecture.md#preemptive-edf).
+  if (attributes.cpu >= 0 && !by_deadline) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(static_cast<std::size_t>(attributes.cpu), &set);
@@ -105,8 +160,18 @@ void Thread::join() noexcept {
   }
 }
 
+void Thread::set_job_deadline(TimePoint /*deadline*/, TimePoint /*ready_since*/) noexcept {
+  // The kernel's constant bandwidth server gives each job the deadline wake-up + deadline.
+}
+
+void Thread::offer_job_deadline(TimePoint /*deadline*/, TimePoint /*ready_since*/) noexcept {}
+
 SchedulingMode scheduling_mode() noexcept {
   return fell_back_to_best_effort.load() ? SchedulingMode::kBestEffort : SchedulingMode::kRealTime;
+}
+
+bool deadline_scheduling_granted() noexcept {
+  return !deadline_refused.load();
 }
 
 bool cpu_available(int cpu) noexcept {

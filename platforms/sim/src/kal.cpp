@@ -177,6 +177,8 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
   }
   native_.thread->name = attributes.name;
   native_.thread->band = attributes.band;
+  native_.thread->by_deadline = attributes.reservation.runtime > Duration::zero();
+  native_.thread->absolute_deadline = INT64_MAX;  // no job yet
   native_.thread->processor = attributes.cpu < 0 ? 0 : attributes.cpu;
 
   auto lock = sim::enter();
@@ -205,8 +207,28 @@ void Thread::join() noexcept {
   started_ = false;
 }
 
+void Thread::set_job_deadline(TimePoint deadline, TimePoint ready_since) noexcept {
+  if (!started_) {
+    return;
+  }
+  auto lock = sim::enter();
+  sim::take_job(lock, sim::current(lock), to_nanoseconds(deadline), to_nanoseconds(ready_since));
+}
+
+void Thread::offer_job_deadline(TimePoint deadline, TimePoint ready_since) noexcept {
+  if (!started_) {
+    return;
+  }
+  auto lock = sim::enter();
+  sim::offer_job(lock, native_.thread, to_nanoseconds(deadline), to_nanoseconds(ready_since));
+}
+
 SchedulingMode scheduling_mode() noexcept {
   return SchedulingMode::kSimulated;
+}
+
+bool deadline_scheduling_granted() noexcept {
+  return true;  // the simulation kernel schedules by deadline exactly
 }
 
 bool cpu_available(int cpu) noexcept {

@@ -40,16 +40,44 @@ void record(TraceKind kind, const SimThread* thread) {
   }
 }
 
-/// The most urgent ready thread of processor `processor`: highest band, then earliest ready
-/// order.
+/// Whether `a` takes the processor from `b`: a higher band, or in the same band, both scheduled by
+/// deadline, a strictly earlier absolute deadline (on a tie the holder keeps it).
+bool outranks(const SimThread* a, const SimThread* b) {
+  if (a->band != b->band) {
+    return a->band > b->band;
+  }
+  return a->by_deadline && b->by_deadline && a->absolute_deadline < b->absolute_deadline;
+}
+
+/// Whether ready thread `a` goes before ready thread `b`: the higher band; in a band, threads
+/// scheduled by deadline by their jobs' earliest absolute deadline, then a preempted (started)
+/// job first, then the job ready first, then the thread registered first; others first in, first
+/// out (a preempted thread has ready order 0: it resumes first).
+bool goes_before(const SimThread* a, const SimThread* b) {
+  if (a->band != b->band) {
+    return a->band > b->band;
+  }
+  if (a->by_deadline && b->by_deadline) {
+    if (a->absolute_deadline != b->absolute_deadline) {
+      return a->absolute_deadline < b->absolute_deadline;
+    }
+    if ((a->ready_order == 0) != (b->ready_order == 0)) {
+      return a->ready_order == 0;
+    }
+    return a->job_ready_since < b->job_ready_since;
+  }
+  return a->ready_order < b->ready_order;
+}
+
+/// The most urgent ready thread of processor `processor` (goes_before; `threads` is in
+/// registration order, so the first registered wins what goes_before leaves tied).
 SimThread* pick(int processor) {
   SimThread* best = nullptr;
   for (SimThread* t : threads) {
     if (t->state != State::kReady || t->processor != processor) {
       continue;
     }
-    if (best == nullptr || t->band > best->band ||
-        (t->band == best->band && t->ready_order < best->ready_order)) {
+    if (best == nullptr || goes_before(t, best)) {
       best = t;
     }
   }
@@ -67,11 +95,14 @@ std::int64_t next_timeout() {
   return earliest;
 }
 
-/// Readies every thread whose timed wait ends at or before the current virtual time, in the
-/// deterministic order of their registration.
-void expire_timeouts() {
+/// Readies every thread (or only those scheduled by deadline) whose timed wait ends at or before
+/// the current virtual time, in the deterministic order of their registration.
+void expire_timeouts(bool deadline_threads_only = false) {
   const std::int64_t now = detail::now_ns.load();
   for (SimThread* t : threads) {
+    if (deadline_threads_only && !t->by_deadline) {
+      continue;
+    }
     if (t->state == State::kBlocked && t->wake_at >= 0 && t->wake_at <= now) {
       t->wake_at = -1;
       t->timed_out = true;
@@ -122,7 +153,7 @@ void settle() {
     SimThread* holder = running[static_cast<std::size_t>(p)];
     if (holder == nullptr) {
       start_on(p, best);
-    } else if (best->band > holder->band) {
+    } else if (outranks(best, holder)) {
       preempt(holder);
       start_on(p, best);
     }
@@ -225,6 +256,35 @@ void make_ready(std::unique_lock<std::mutex>& lock, SimThread* thread) {
 }
 
 void yield_to_more_urgent(std::unique_lock<std::mutex>& lock, SimThread* self) {
+  settle_then_continue(lock, self);
+}
+
+void take_job(std::unique_lock<std::mutex>& lock, SimThread* self, std::int64_t deadline,
+              std::int64_t ready_since) {
+  self->absolute_deadline = deadline;
+  self->job_ready_since = ready_since;
+  // A choice made now includes the jobs that become ready now: those of other threads scheduled
+  // by deadline whose timed wait for a start window ends now. (Other timed waits ending now, the
+  // time trigger's, still come after the computations that end now.)
+  expire_timeouts(/*deadline_threads_only=*/true);
+  // Not started yet: it steps back among the ready threads and is picked again only if no ready
+  // job goes before its own.
+  running[static_cast<std::size_t>(self->processor)] = nullptr;
+  self->state = State::kReady;
+  self->ready_order = next_ready_order++;
+  settle_then_continue(lock, self);
+}
+
+void offer_job(std::unique_lock<std::mutex>& lock, SimThread* thread, std::int64_t deadline,
+               std::int64_t ready_since) {
+  SimThread* self = current(lock);
+  if (thread->absolute_deadline == INT64_MAX) {
+    thread->absolute_deadline = deadline;
+    thread->job_ready_since = ready_since;
+    if (thread->state == State::kReady) {
+      thread->ready_order = next_ready_order++;  // preempted while it had no job: not started
+    }
+  }
   settle_then_continue(lock, self);
 }
 

@@ -19,6 +19,11 @@ struct SimThread {
   int processor = 0;  ///< the virtual processor it runs on (its affinity; 0 without one)
   State state = State::kReady;
   std::uint64_t ready_order = 0;  ///< FIFO position within a band
+  /// Scheduled by deadline within its band (a kal::DeadlineReservation): such threads of one band
+  /// run earliest absolute deadline first, and a strictly earlier one preempts.
+  bool by_deadline = false;
+  std::int64_t absolute_deadline = 0;  ///< virtual ns; its job's (INT64_MAX: no job)
+  std::int64_t job_ready_since = 0;    ///< virtual ns; when its job became ready
   std::condition_variable turn;
   std::int64_t wake_at = -1;  ///< virtual time of a timed wait, or -1
   bool timed_out = false;
@@ -50,8 +55,21 @@ bool provision(std::unique_lock<std::mutex>& lock, int count);
 /// thread (which may be the caller: then the caller waits for its turn again).
 void make_ready(std::unique_lock<std::mutex>& lock, SimThread* thread);
 
-/// After the caller's band dropped: hands its processor to a more urgent ready thread.
+/// After the caller's band dropped (or its deadline moved later): hands its processor to a more
+/// urgent ready thread.
 void yield_to_more_urgent(std::unique_lock<std::mutex>& lock, SimThread* self);
+
+/// The caller, scheduled by deadline, takes a job ready since `ready_since` and due at `deadline`
+/// (virtual ns; INT64_MAX for none): it competes for its processor as a ready job not yet started,
+/// and goes on only if it is the most urgent.
+void take_job(std::unique_lock<std::mutex>& lock, SimThread* self, std::int64_t deadline,
+              std::int64_t ready_since);
+
+/// A job is offered to `thread`, scheduled by deadline, before it is woken: a thread without a
+/// job competes as that job from now on (not yet started); one with a job keeps it. The caller
+/// yields if `thread` now outranks it.
+void offer_job(std::unique_lock<std::mutex>& lock, SimThread* thread, std::int64_t deadline,
+               std::int64_t ready_since);
 
 /// Blocks the caller (its state already set up) until the kernel hands it the processor again.
 void block(std::unique_lock<std::mutex>& lock, SimThread* self);

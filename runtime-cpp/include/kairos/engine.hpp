@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -338,6 +339,18 @@ class Engine {
     std::uint8_t core = 0;
     kal::PriorityBand band = kal::kLowestBand;
     QueueDiscipline discipline = QueueDiscipline::kFifo;
+    /// Preemptive EDF: the lane runs one row's jobs on a thread scheduled by deadline, and
+    /// starts each only when the Stack Resource Policy admits it (srp_enter).
+    bool by_deadline = false;
+    /// Its row's relative deadline from a job's arrival (window opening, or a request's
+    /// arrival): the row's SRP preemption level, shorter is higher.
+    kal::Duration relative_deadline{};
+    kal::DeadlineReservation reservation{};
+    kal::Event srp_turn;  ///< set when segments held on its core are released
+    /// The job it holds (take_job): its absolute deadline and when it became ready, in ns of the
+    /// monotonic clock (max: none). Written by the lane's thread, read by srp_exit.
+    std::atomic<std::int64_t> job_deadline_ns{std::numeric_limits<std::int64_t>::max()};
+    std::atomic<std::int64_t> job_ready_ns{std::numeric_limits<std::int64_t>::max()};
     kal::Thread thread;
     kal::Event wakeup;
     std::atomic<bool> stopping{false};
@@ -382,8 +395,24 @@ class Engine {
                        kal::TimePoint observed) noexcept;
   void lock_segments(std::uint64_t segments) noexcept;
   void unlock_segments(std::uint64_t segments) noexcept;
+  /// The lane of (core, band), created if need be; `dedicated` always creates one (a row's own
+  /// lane under preemptive EDF).
   kal::Status add_lane_for(std::uint8_t core, kal::PriorityBand band, Criticality criticality,
-                           std::size_t& lane) noexcept;
+                           bool dedicated, std::size_t& lane) noexcept;
+  /// Preemptive EDF: gives the lane's row a thread scheduled by deadline and its SRP level.
+  void reserve_for_deadline(Lane& lane, kal::Duration wcet, kal::Duration relative_deadline,
+                            kal::Duration period) noexcept;
+  /// The Stack Resource Policy (Baker, 1991) with preemption levels by relative deadline: waits
+  /// until the lane's level is above the ceiling of every segment held on its core, then holds
+  /// `segments` (atomically with that check, so no two jobs ever hold one segment). Replaces the
+  /// ceiling locks: a job admitted this way never waits for a segment while it runs.
+  void srp_enter(Lane& lane, std::uint64_t segments) noexcept;
+  void srp_exit(const Lane& lane, std::uint64_t segments) noexcept;
+  /// Preemptive EDF: the lane's thread takes a job ready since `ready` and due at `deadline`
+  /// (both max: none) and competes for its core as that job.
+  static void take_job(Lane& lane, kal::TimePoint deadline, kal::TimePoint ready) noexcept;
+  /// The absolute deadline of an activation: release + deadline, or arrival + GCT.
+  kal::TimePoint deadline_of(const Activation& activation) const noexcept;
   bool shares_across_cores(std::string_view instance, std::uint64_t segments,
                            std::uint8_t core) const noexcept;
   kal::Status place_cores() noexcept;
@@ -403,6 +432,11 @@ class Engine {
   std::array<Binding, kMaxSpms> bindings_{};
   std::array<ServiceBinding, kMaxSvms> services_{};
   std::array<kal::CeilingMutex, kMaxSegments> segment_locks_{};
+  /// Preemptive EDF: each segment's SRP ceiling, the shortest relative deadline of its users;
+  /// per core, the segments held by started jobs and the lanes waiting for them to be released.
+  std::array<kal::Duration, kMaxSegments> srp_ceiling_{};
+  std::array<std::atomic<std::uint64_t>, kMaxCores> srp_held_{};
+  std::array<std::atomic<std::uint32_t>, kMaxCores> srp_waiting_{};
   std::size_t segment_count_ = 0;
   std::size_t service_count_ = 0;
   MpmcQueue<Request, kRequestCapacity> requests_;

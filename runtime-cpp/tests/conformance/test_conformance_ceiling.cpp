@@ -114,3 +114,90 @@ TEST_CASE("rows naming unregistered segments are refused", "[conformance][ceilin
   REQUIRE(engine->add_spm(stray, &worker, &conformance::work, nullptr) ==
           kairos::kal::Status::kInvalidArgument);
 }
+
+TEST_CASE("under preemptive EDF segments follow the Stack Resource Policy",
+          "[conformance][ceiling][edf]") {
+  // The same three jobs under preemptive EDF (Baker's SRP, levels by relative deadline):
+  // 'low' (due 20) holds segment 0 from 0 to 3; 'high' (due 4 after its release at 1) needs the
+  // segment, so the segment's ceiling is level 4; 'medium' (due 6 after 1) needs nothing. By
+  // deadline 'medium' would preempt 'low' at 1, and 'high' would then wait for both; under SRP
+  // neither may start while the ceiling is at or above its level, so 'low' is never preempted,
+  // and 'high' waits for one critical section only.
+  static const kairos::SegmentEntry shared{"store", "data", 1};
+  static const kairos::SpmEntry low{"store",
+                                    "low",
+                                    "scenario",
+                                    0ms,
+                                    0ms,
+                                    0ms,
+                                    0ms,
+                                    unit(),
+                                    unit() * 20,
+                                    unit() * 3,
+                                    kairos::Criticality::kHard,
+                                    1,
+                                    0,
+                                    /*segments=*/0b1};
+  static const kairos::SpmEntry high{"store",
+                                     "high",
+                                     "scenario",
+                                     unit(),
+                                     unit(),
+                                     0ms,
+                                     0ms,
+                                     unit() * 4,
+                                     unit() * 4,
+                                     unit(),
+                                     kairos::Criticality::kHard,
+                                     1,
+                                     0,
+                                     /*segments=*/0b1};
+  static const kairos::SpmEntry medium{"store",
+                                       "medium",
+                                       "scenario",
+                                       unit(),
+                                       unit(),
+                                       0ms,
+                                       0ms,
+                                       unit() * 6,
+                                       unit() * 6,
+                                       unit(),
+                                       kairos::Criticality::kHard,
+                                       1};
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kEdf, conformance::kOneCpu, false});
+  REQUIRE(engine->add_segment(shared) == kairos::kal::Status::kOk);
+  conformance::Worker low_worker;
+  low_worker.work = unit() * 3;
+  conformance::Worker high_worker;
+  high_worker.work = unit();
+  conformance::Worker medium_worker;
+  medium_worker.work = unit();
+  REQUIRE(engine->add_spm(low, &low_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(high, &high_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(medium, &medium_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 12, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+
+  const auto l = outcome.of(0).at(0);
+  const auto h = outcome.of(1).at(0);
+  const auto m = outcome.of(2).at(0);
+  // The policy itself, on any platform: neither started while 'low' held the segment, and
+  // 'medium' (below the ceiling while 'high' held it) not before 'high' was done.
+  REQUIRE(h.start_ns >= l.finish_ns);
+  REQUIRE(m.start_ns >= l.finish_ns);
+  REQUIRE(m.start_ns >= h.finish_ns);
+  if (kSimulatedTime) {
+    REQUIRE(l.finish_ns == (unit() * 3).count());  // never preempted
+    REQUIRE(h.start_ns == (unit() * 3).count());
+    REQUIRE(h.finish_ns == (unit() * 4).count());  // due at 5
+    REQUIRE(m.finish_ns == (unit() * 5).count());  // due at 7
+    REQUIRE(outcome.counters.deadline_misses == 0);
+  }
+  REQUIRE(l.outcome == kairos::ActivationOutcome::kMet);
+}

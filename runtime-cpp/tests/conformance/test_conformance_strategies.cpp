@@ -58,7 +58,8 @@ TEST_CASE("RMS meets every deadline of {(1,4),(2,6),(3,10)} above the Liu-Laylan
 }
 
 TEST_CASE("a set with U = 1 misses under RMS and not under EDF", "[conformance][strategy][edf]") {
-  // {(2,4),(3,6)}: under RMS the second task needs 7 > 6; EDF orders by deadline and fits.
+  // {(2,4),(3,6)}: under RMS the second task needs 7 > 6; EDF orders by deadline and fits,
+  // preemptive or not.
   const std::vector<Task> rms_tasks{{"a", 2, 4, Criticality::kHard, 2},
                                     {"b", 3, 6, Criticality::kHard, 1}};
   const auto rms = run(Strategy::kRms, rms_tasks, 24);
@@ -68,11 +69,40 @@ TEST_CASE("a set with U = 1 misses under RMS and not under EDF", "[conformance][
                                     {"b", 3, 6, Criticality::kHard, 1}};
   const auto edf = run(Strategy::kEdf, edf_tasks, 24);
   require_complete_and_ordered(edf, edf_tasks, 24);
+  const auto np_edf = run(Strategy::kNpEdf, edf_tasks, 24);
+  require_complete_and_ordered(np_edf, edf_tasks, 24);
   if (kSimulatedTime) {
     REQUIRE(rms.misses(1) > 0);
     REQUIRE(rms.misses(0) == 0);
+    for (const auto* outcome : {&edf, &np_edf}) {
+      REQUIRE(outcome->counters.deadline_misses == 0);
+      REQUIRE(outcome->counters.start_window_misses == 0);
+    }
+  }
+}
+
+TEST_CASE("a long job makes non-preemptive EDF miss where preemptive EDF meets every deadline",
+          "[conformance][strategy][edf]") {
+  // {(1,2),(3,8)}, U = 0.875. Non-preemptive (Kokyu's queue): 'long' runs [1,4) once started,
+  // so 'short' released at 2 (due 4) runs [4,5) and misses. Preemptive: an earlier deadline
+  // takes the processor, 'long' runs in [1,2), [3,4), [5,6) and completes at 6 (due 8).
+  const std::vector<Task> tasks{{"short", 1, 2, Criticality::kHard, 1},
+                                {"long", 3, 8, Criticality::kHard, 1}};
+  const auto np_edf = run(Strategy::kNpEdf, tasks, 16);
+  require_complete_and_ordered(np_edf, tasks, 16);
+  const auto edf = run(Strategy::kEdf, tasks, 16);
+  require_complete_and_ordered(edf, tasks, 16);
+  if (kSimulatedTime) {
+    REQUIRE(np_edf.misses(0) > 0);
+    REQUIRE(np_edf.of(0)[1].finish_ns == (conformance::unit() * 5).count());
     REQUIRE(edf.counters.deadline_misses == 0);
     REQUIRE(edf.counters.start_window_misses == 0);
+    for (const auto& r : edf.of(0)) {
+      REQUIRE(response_units(r) == 1);  // never waits: its deadline is always the earliest
+    }
+    REQUIRE(edf.of(1)[0].start_ns == conformance::unit().count());
+    REQUIRE(edf.of(1)[0].finish_ns == (conformance::unit() * 6).count());
+    REQUIRE(edf.of(1)[1].finish_ns == (conformance::unit() * 14).count());
   }
 }
 
@@ -130,15 +160,15 @@ TEST_CASE("MUF breaks laxity ties by importance", "[conformance][strategy][muf]"
   REQUIRE(muf.of(1)[0].start_ns < muf.of(0)[0].start_ns);
 }
 
-TEST_CASE("EDF sees a release that falls due just as the running method completes",
-          "[conformance][strategy][edf]") {
+TEST_CASE("non-preemptive EDF sees a release that falls due just as the running method completes",
+          "[conformance][strategy][np-edf]") {
   // One band, non-preemptive: at 4, 'a' (released at 0) completes just as 'b' is released
   // again. The choice at 4 must include it: b (deadline 8) before c (deadline 20), or b waits
   // out all of c and misses. Textbook non-preemptive EDF, and what `kairos check` assumes.
   const std::vector<Task> tasks{{"a", 3, 12, Criticality::kHard, 1},
                                 {"b", 1, 4, Criticality::kHard, 1},
                                 {"c", 4, 20, Criticality::kHard, 1}};
-  const auto edf = run(Strategy::kEdf, tasks, 60);
+  const auto edf = run(Strategy::kNpEdf, tasks, 60);
   require_complete_and_ordered(edf, tasks, 60);
   if (kSimulatedTime) {
     REQUIRE(edf.counters.deadline_misses == 0);

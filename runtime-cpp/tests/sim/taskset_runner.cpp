@@ -4,7 +4,7 @@
 // priority bands `kairos check` analysed, and compares the outcome with the verdicts.
 //
 // Input (a file, or standard input), one set per line; `#` starts a comment line:
-//   <name> <rms|edf|mlf|muf|rms+mlf> <task> ...
+//   <name> <rms|edf|np-edf|mlf|muf|rms+mlf> <task> ...
 // where each task is one of
 //   <period_ns>:<wcet_ns>:<deadline_ns>:<band>[:<soft>:<importance>]
 //       an SpM released at 0, then every period; its start window is (t, t + deadline); hard
@@ -118,11 +118,9 @@ bool parse_strategy(const std::string& word, kairos::Strategy& strategy) {
   static constexpr struct {
     const char* name;
     kairos::Strategy strategy;
-  } kStrategies[] = {{"rms", kairos::Strategy::kRms},
-                     {"edf", kairos::Strategy::kEdf},
-                     {"mlf", kairos::Strategy::kMlf},
-                     {"muf", kairos::Strategy::kMuf},
-                     {"rms+mlf", kairos::Strategy::kRmsMlf}};
+  } kStrategies[] = {{"rms", kairos::Strategy::kRms},      {"edf", kairos::Strategy::kEdf},
+                     {"np-edf", kairos::Strategy::kNpEdf}, {"mlf", kairos::Strategy::kMlf},
+                     {"muf", kairos::Strategy::kMuf},      {"rms+mlf", kairos::Strategy::kRmsMlf}};
   for (const auto& known : kStrategies) {
     if (word == known.name) {
       strategy = known.strategy;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 
+#include <kairos/kal/clock.hpp>
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/native_thread.hpp>
 
@@ -34,6 +35,18 @@ constexpr const char* to_string(SchedulingMode mode) noexcept {
   return "best-effort";
 }
 
+/// Earliest-deadline-first scheduling for a thread that runs one method's jobs (a lane of a
+/// preemptive EDF node). On Linux: a SCHED_DEADLINE reservation of `runtime` every `period`, each
+/// job due `deadline` after it wakes (the kernel's constant bandwidth server; a thread that uses
+/// up its runtime waits for its next period). On a simulated platform: among the threads of its
+/// band, the one whose job has the earliest absolute deadline (Thread::set_job_deadline) runs,
+/// preempting one whose deadline is later.
+struct DeadlineReservation {
+  Duration runtime{};  ///< zero: no reservation (fixed priority at the thread's band)
+  Duration deadline{};
+  Duration period{};
+};
+
 struct ThreadAttributes {
   const char* name = "kairos";  ///< shown by the OS (truncated to its limit)
   PriorityBand band = kLowestBand;
@@ -45,6 +58,8 @@ struct ThreadAttributes {
   std::size_t stack_bytes = 256 * 1024;
   /// Ask for a real-time priority (false: time-shared, e.g. to measure the difference).
   bool real_time = true;
+  /// Schedule the thread by deadline instead of by its band alone (needs `real_time`).
+  DeadlineReservation reservation{};
 };
 
 /// A platform thread. Start-up may fail (returns an error); running it costs nothing.
@@ -64,6 +79,21 @@ class Thread {
   /// Waits for the thread to return from its entry function.
   void join() noexcept;
 
+  /// Called by the thread itself (one started with a DeadlineReservation) as it takes a job that
+  /// became ready at `ready_since` and is due at `deadline` (both TimePoint::max() while it has
+  /// none): it competes for the processor as that job, not yet started. Exact on a simulated
+  /// platform, where it decides at once which thread runs: the earliest deadline, a started job
+  /// before one not started on a tie, then the job ready first, then the thread started first.
+  /// On Linux the kernel sets each job's deadline itself when the thread wakes (wake-up time plus
+  /// the reservation's deadline), so this does nothing there.
+  void set_job_deadline(TimePoint deadline, TimePoint ready_since) noexcept;
+
+  /// Called by a thread that hands this one a job (ready since `ready_since`, due at `deadline`)
+  /// before waking it: a thread without a job competes as that job from now on, so that it wakes
+  /// as urgent as the job it is given; one with a job keeps it. Does nothing on Linux, as
+  /// set_job_deadline.
+  void offer_job_deadline(TimePoint deadline, TimePoint ready_since) noexcept;
+
   bool joinable() const noexcept { return started_; }
 
  private:
@@ -78,6 +108,10 @@ class Thread {
 /// The mode threads started so far obtained (real time until a start had to fall back; always
 /// simulated on a simulated platform).
 SchedulingMode scheduling_mode() noexcept;
+
+/// Whether every thread started with a DeadlineReservation so far was given it (false once the
+/// OS refused one: that thread runs at its band's fixed priority, and a warning says why).
+bool deadline_scheduling_granted() noexcept;
 
 /// True when this process may run threads on processor `cpu` (ThreadAttributes::cpu): on Linux,
 /// when it is in the process's affinity mask; on a simulated platform, when the simulated machine

@@ -3,10 +3,16 @@
 
 #include <pthread.h>
 
+#include <cstdint>
+
 namespace kairos::kal {
 
 struct NativeThread {
   pthread_t handle{};
+  /// The SCHED_DEADLINE reservation the thread applies to itself as it starts (runtime 0: none).
+  std::uint64_t deadline_runtime_ns = 0;
+  std::uint64_t deadline_ns = 0;
+  std::uint64_t deadline_period_ns = 0;
 };
 
 }  // namespace kairos::kal

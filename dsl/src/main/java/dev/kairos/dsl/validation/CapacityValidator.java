@@ -5,14 +5,16 @@ import dev.kairos.dsl.kairos.KairosPackage.Literals;
 import dev.kairos.dsl.kairos.Method;
 import dev.kairos.dsl.kairos.Node;
 import dev.kairos.dsl.kairos.Spm;
+import dev.kairos.dsl.kairos.Strategy;
 import dev.kairos.dsl.kairos.Svm;
 import dev.kairos.dsl.kairos.Tmo;
 import dev.kairos.dsl.runtime.RuntimeCapacities;
 import org.eclipse.xtext.validation.Check;
 
 /**
- * A node holds no more than the runtime's tables do: SpMs, SvMs and ODS segments. (Priority bands
- * need no check: the scheduling analysis folds them into the lanes there are.)
+ * A node holds no more than the runtime's tables do: SpMs, SvMs and ODS segments, and under
+ * preemptive EDF a lane per method. (Priority bands need no check: the scheduling analysis folds
+ * them into the lanes there are.)
  */
 public class CapacityValidator extends ConcernValidator {
 
@@ -21,16 +23,19 @@ public class CapacityValidator extends ConcernValidator {
     int spms = 0;
     int svms = 0;
     int segments = 0;
+    boolean callsGates = false;
     for (Deployment deployment : node.getDeployments()) {
       final Tmo tmo = deployment.getTmo();
       if (tmo == null || tmo.eIsProxy()) {
         continue;
       }
       for (Method method : tmo.getMethods()) {
-        if (method instanceof Spm) {
+        if (method instanceof Spm spm) {
           spms++;
-        } else if (method instanceof Svm) {
+          callsGates |= !spm.getCalls().isEmpty();
+        } else if (method instanceof Svm svm) {
           svms++;
+          callsGates |= !svm.getCalls().isEmpty();
         }
       }
       if (tmo.getOds() != null) {
@@ -40,6 +45,33 @@ public class CapacityValidator extends ConcernValidator {
     exceeds(node, spms, RuntimeCapacities.SPMS, "spontaneous methods");
     exceeds(node, svms, RuntimeCapacities.SVMS, "service methods");
     exceeds(node, segments, RuntimeCapacities.SEGMENTS, "ODS segments");
+    if (node.getScheduling() == Strategy.EDF) {
+      // Preemptive EDF runs every method on a lane of its own, scheduled by deadline.
+      if (spms + svms > RuntimeCapacities.LANES) {
+        error(
+            "node '"
+                + node.getName()
+                + "' is scheduled by preemptive edf, which runs each of its "
+                + (spms + svms)
+                + " methods on a lane of its own; the runtime has at most "
+                + RuntimeCapacities.LANES
+                + " lanes per node: use np-edf, or deploy some of its TMOs on another node",
+            Literals.NODE__SCHEDULING,
+            IssueCodes.NODE_EXCEEDS_RUNTIME);
+      }
+      if (callsGates) {
+        // The ORB keeps one connection per calling lane band, and a preemptive EDF node's lanes
+        // all share one band: two of its methods could interleave calls on one connection.
+        error(
+            "node '"
+                + node.getName()
+                + "' is scheduled by preemptive edf, whose methods cannot call gates yet (its"
+                + " lanes would share one ORB connection per peer): use np-edf, rms, mlf, muf or"
+                + " rms+mlf for a node whose methods call gates",
+            Literals.NODE__SCHEDULING,
+            IssueCodes.EDF_GATE_CALL);
+      }
+    }
   }
 
   /** A machine with more cores than the runtime schedules on one node. */

@@ -1,14 +1,27 @@
 package dev.kairos.generator.analysis;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The processor-demand test for EDF as the runtime executes it: all methods in one band, earliest
- * deadline first, a started method not preempted by another of the band (Kokyu's dispatching).
- * Schedulable iff utilization <= 1 and, at every absolute deadline t up to the hyperperiod, the
- * demand of jobs due by t plus the longest job due later (which may have just started; George,
- * Rivierre and Spuri, 1996) fits in t.
+ * The processor-demand tests for EDF as the runtime executes it, both exact for sporadic loads with
+ * constrained deadlines: schedulable iff utilization <= 1 and, at every absolute deadline t up to
+ * the hyperperiod (plus the longest deadline), the demand of the jobs due by t plus a blocking term
+ * B(t) fits in t (Baruah, Rosier and Howell, 1990).
+ *
+ * <ul>
+ *   <li>{@link Dispatch#NON_PREEMPTIVE} ({@code np-edf}, Kokyu's EDF queue: one band in deadline
+ *       order, a started method never preempted): B(t) is the longest job due later than t, which
+ *       may have started just before (George, Rivierre and Spuri, 1996).
+ *   <li>{@link Dispatch#PREEMPTIVE} ({@code edf}): a method holds its segments from start to
+ *       finish, under the Stack Resource Policy (Baker, 1991) with preemption levels ordered by
+ *       relative deadline; B(t) is the longest job due later than t that uses a segment which some
+ *       job due by t also uses (Baruah, "Resource sharing in EDF-scheduled systems: a closer look",
+ *       RTSS 2006). Without shared segments that is 0, and for implicit deadlines the test reduces
+ *       to U <= 1 (Liu and Layland, 1973).
+ * </ul>
  */
 public final class EdfDemandTest {
   /** Deadlines examined at most; beyond, the sufficient density test decides. */
@@ -16,12 +29,30 @@ public final class EdfDemandTest {
 
   private EdfDemandTest() {}
 
-  /** A periodic or sporadic load: WCET, period (minimum inter-arrival), relative deadline. */
-  public record Load(long wcetNs, long periodNs, long deadlineNs) {}
+  /** How the node dispatches the jobs of its one EDF band. */
+  public enum Dispatch {
+    PREEMPTIVE,
+    NON_PREEMPTIVE
+  }
+
+  /**
+   * A periodic or sporadic load: WCET, period (minimum inter-arrival), relative deadline, and the
+   * ODS segments its jobs hold from start to finish (named uniquely on the node).
+   */
+  public record Load(long wcetNs, long periodNs, long deadlineNs, Set<String> segments) {
+    public Load(long wcetNs, long periodNs, long deadlineNs) {
+      this(wcetNs, periodNs, deadlineNs, Set.of());
+    }
+  }
 
   public record Verdict(boolean schedulable, boolean exact, long failingAtNs) {}
 
+  /** The non-preemptive test (Kokyu's EDF queue). */
   public static Verdict test(List<Load> loads) {
+    return test(loads, Dispatch.NON_PREEMPTIVE);
+  }
+
+  public static Verdict test(List<Load> loads, Dispatch dispatch) {
     double utilization = 0;
     double density = 0;
     for (Load load : loads) {
@@ -51,7 +82,9 @@ public final class EdfDemandTest {
       long longest = 0;
       long shortestDeadline = Long.MAX_VALUE;
       for (Load load : loads) {
-        longest = Math.max(longest, load.wcetNs);
+        if (dispatch == Dispatch.NON_PREEMPTIVE || !load.segments.isEmpty()) {
+          longest = Math.max(longest, load.wcetNs);
+        }
         shortestDeadline = Math.min(shortestDeadline, load.deadlineNs);
       }
       final boolean fits = density + (double) longest / shortestDeadline <= 1.0;
@@ -59,14 +92,24 @@ public final class EdfDemandTest {
     }
     for (long t : points) {
       long demand = 0;
-      long blocking = 0;
+      final Set<String> usedByDue = new HashSet<>();
       for (Load load : loads) {
         if (load.deadlineNs <= t) {
           demand =
               Math.addExact(
                   demand,
                   Math.multiplyExact((t - load.deadlineNs) / load.periodNs + 1, load.wcetNs));
-        } else {
+          usedByDue.addAll(load.segments);
+        }
+      }
+      long blocking = 0;
+      for (Load load : loads) {
+        final boolean blocks =
+            load.deadlineNs > t
+                && (dispatch == Dispatch.NON_PREEMPTIVE
+                    || load.segments.stream().anyMatch(usedByDue::contains));
+        if (blocks) {
+          // It started (holding its segments) at least 1 ns before the first job due by t arrived.
           blocking = Math.max(blocking, load.wcetNs - 1);
         }
       }

@@ -12,10 +12,11 @@ public sealed interface Finding {
   record EdfDensityBound() implements Finding {}
 
   /**
-   * The EDF processor demand (worst-case arrivals, non-preemptive band) exceeds the time available
-   * at {@code atNs}; strictly periodic SpMs are judged by the release table instead.
+   * The EDF processor demand (worst-case arrivals; preemptive with SRP blocking, or the
+   * non-preemptive band) exceeds the time available at {@code atNs}; strictly periodic SpMs are
+   * judged by the release table instead.
    */
-  record EdfDemandExceeded(long atNs) implements Finding {}
+  record EdfDemandExceeded(long atNs, boolean preemptive) implements Finding {}
 
   /**
    * The release table was not unrolled ({@code hyperperiodNs} 0: beyond 64 bits); start windows

@@ -13,13 +13,16 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.PriorityQueue;
+import java.util.Set;
 
 /**
  * The static release table of a node's spontaneous methods over one hyperperiod, played out exactly
  * as the engine dispatches it: every activation becomes ready when its start window opens, bands
- * preempt each other, a band serves its activations in order. With the real offsets of every AAC
- * this checks what response-time analysis cannot: that each activation starts inside its start
- * window, next to every other SpM of the node.
+ * preempt each other, a band serves its activations in order. Under preemptive EDF ({@code edf}) an
+ * activation with an earlier absolute deadline also preempts within the band, when the Stack
+ * Resource Policy lets it start (as the engine's lanes do, one per method). With the real offsets
+ * of every AAC this checks what response-time analysis cannot: that each activation starts inside
+ * its start window, next to every other SpM of the node.
  *
  * <p>Besides the verdict it keeps a bounded trace of the beginning of the table (releases, windows,
  * execution slices, deadlines) for reports to draw.
@@ -137,7 +140,16 @@ public final class ReleaseTableAnalysis {
     }
   }
 
-  private record Row(String instance, Spm spm, long wcet, int band) {}
+  /**
+   * An SpM row as the play needs it: charged WCET, band, and the segments it holds from start to
+   * finish (named {@code instance.segment}, for the Stack Resource Policy under preemptive EDF).
+   */
+  private record Row(String instance, Spm spm, long wcet, int band, Set<String> segments) {
+    /** Its relative deadline from the arrival of a job (window opening): the SRP level order. */
+    long relativeDeadline() {
+      return spm.deadlineNs() - spm.windowOpenNs();
+    }
+  }
 
   /** What the play reports as it goes. */
   private interface Observer {
@@ -165,7 +177,18 @@ public final class ReleaseTableAnalysis {
                 deployment.instance(),
                 spm,
                 overheads.chargedNs(task.wcetNs(), (int) segments),
-                task.band()));
+                task.band(),
+                SchedulingAnalysis.segmentsOf(deployment.instance(), spm.uses())));
+      }
+    }
+    // Service methods take part in the SRP ceilings of the segments they use (due a GCT after
+    // they arrive), though the table plays SpMs only.
+    final java.util.Map<String, Long> serviceCeilings = new java.util.HashMap<>();
+    for (Deployment deployment : node.deployments()) {
+      for (Tmos.Svm svm : deployment.tmo().svms()) {
+        for (String segment : SchedulingAnalysis.segmentsOf(deployment.instance(), svm.uses())) {
+          serviceCeilings.merge(segment, svm.gctNs(), Math::min);
+        }
       }
     }
     final long periods =
@@ -181,7 +204,13 @@ public final class ReleaseTableAnalysis {
         rows.isEmpty()
             ? Optional.empty()
             : Optional.of(
-                trace(node.strategy(), rows, tasks, periodic ? hyperperiod : -1, latestStart));
+                trace(
+                    node.strategy(),
+                    rows,
+                    serviceCeilings,
+                    tasks,
+                    periodic ? hyperperiod : -1,
+                    latestStart));
     if (hyperperiod < 0) {
       return new Table(0, false, List.of(), trace);
     }
@@ -201,6 +230,7 @@ public final class ReleaseTableAnalysis {
     play(
         node.strategy(),
         rows,
+        serviceCeilings,
         jobs,
         new Observer() {
           @Override
@@ -267,7 +297,7 @@ public final class ReleaseTableAnalysis {
     static QueueDiscipline of(Strategy strategy, Criticality criticality) {
       return switch (strategy) {
         case RMS -> FIFO;
-        case EDF -> DEADLINE;
+        case EDF, NP_EDF -> DEADLINE;
         case MLF -> LAXITY;
         case MUF -> LAXITY_THEN_IMPORTANCE;
         case RMS_MLF -> criticality == Criticality.HARD ? FIFO : LAXITY;
@@ -291,20 +321,28 @@ public final class ReleaseTableAnalysis {
   }
 
   /** Plays the jobs (sorted by readiness) as the engine dispatches them. */
-  private static void play(Strategy strategy, List<Row> rows, List<Job> jobs, Observer observer) {
+  private static void play(
+      Strategy strategy,
+      List<Row> rows,
+      java.util.Map<String, Long> serviceCeilings,
+      List<Job> jobs,
+      Observer observer) {
     // Ready activations: highest band first, then the band's queue discipline (Kokyu), then
     // the order they became ready: the engine's rule (discipline_for and Engine::key_of).
-    final PriorityQueue<Job> ready =
-        new PriorityQueue<>(
-            Comparator.comparingInt((Job j) -> -rows.get(j.spm).band)
-                .thenComparingLong(j -> readyKey(strategy, rows.get(j.spm), j)[0])
-                .thenComparingLong(j -> readyKey(strategy, rows.get(j.spm), j)[1])
-                .thenComparingLong(j -> j.ready)
-                .thenComparingLong(j -> j.order));
+    final Comparator<Job> urgency =
+        Comparator.comparingInt((Job j) -> -rows.get(j.spm).band)
+            .thenComparingLong(j -> readyKey(strategy, rows.get(j.spm), j)[0])
+            .thenComparingLong(j -> readyKey(strategy, rows.get(j.spm), j)[1])
+            .thenComparingLong(j -> j.ready)
+            .thenComparingLong(j -> j.order);
+    final PriorityQueue<Job> ready = new PriorityQueue<>(urgency);
+    final StackResourcePolicy srp =
+        strategy == Strategy.EDF ? new StackResourcePolicy(rows, serviceCeilings) : null;
     int next = 0;
     long now = 0;
     Job running = null;
-    // A lane runs its activations to completion; one preempted by a higher band resumes first.
+    // A lane runs its activations to completion; one preempted by a higher band (or, under
+    // preemptive EDF, by an earlier deadline) resumes first.
     final ArrayDeque<Job> preempted = new ArrayDeque<>();
     while (next < jobs.size() || !ready.isEmpty() || running != null || !preempted.isEmpty()) {
       if (running == null && ready.isEmpty() && preempted.isEmpty()) {
@@ -313,18 +351,25 @@ public final class ReleaseTableAnalysis {
       while (next < jobs.size() && jobs.get(next).ready <= now) {
         ready.add(jobs.get(next++));
       }
-      if (running != null
-          && !ready.isEmpty()
-          && rows.get(ready.peek().spm).band > rows.get(running.spm).band) {
+      final Job candidate = srp == null ? ready.peek() : srp.mostUrgentStartable(ready, urgency);
+      if (running != null && candidate != null && outranks(strategy, rows, candidate, running)) {
         preempted.push(running); // its lane resumes it before anything else of its band
         running = null;
       }
       if (running == null) {
         final boolean resume =
             !preempted.isEmpty()
-                && (ready.isEmpty()
-                    || rows.get(preempted.peek().spm).band >= rows.get(ready.peek().spm).band);
-        running = resume ? preempted.pop() : ready.poll();
+                && (candidate == null || !outranks(strategy, rows, candidate, preempted.peek()));
+        if (!resume && candidate == null) {
+          // Every ready job waits for the system ceiling to drop, and nothing holds it: cannot be.
+          throw new IllegalStateException("SRP blocked every ready job with nothing running");
+        }
+        if (resume) {
+          running = preempted.pop();
+        } else {
+          running = candidate;
+          ready.remove(candidate);
+        }
         final Row row = rows.get(running.spm);
         if (running.start < 0) {
           running.start = now;
@@ -335,6 +380,9 @@ public final class ReleaseTableAnalysis {
             running = null;
             continue;
           }
+          if (srp != null) {
+            srp.hold(running);
+          }
         }
       }
       final long arrival = next < jobs.size() ? jobs.get(next).ready : Long.MAX_VALUE;
@@ -344,6 +392,9 @@ public final class ReleaseTableAnalysis {
         now = finish;
         running.remaining = 0;
         running.finish = now;
+        if (srp != null) {
+          srp.release(running);
+        }
         observer.finished(running, now);
         running = null;
       } else {
@@ -355,6 +406,75 @@ public final class ReleaseTableAnalysis {
   }
 
   /**
+   * Whether `challenger` takes the processor from `holder` (running, or preempted and next to
+   * resume): a higher band always; under preemptive EDF also a strictly earlier absolute deadline
+   * in the same band (a tie keeps the holder, as the engine's lanes do).
+   */
+  private static boolean outranks(Strategy strategy, List<Row> rows, Job challenger, Job holder) {
+    final Row challengerRow = rows.get(challenger.spm);
+    final Row holderRow = rows.get(holder.spm);
+    if (challengerRow.band != holderRow.band) {
+      return challengerRow.band > holderRow.band;
+    }
+    return strategy == Strategy.EDF
+        && challenger.release + challengerRow.spm.deadlineNs()
+            < holder.release + holderRow.spm.deadlineNs();
+  }
+
+  /**
+   * Baker's Stack Resource Policy as the engine applies it under preemptive EDF: a job's preemption
+   * level orders rows by relative deadline (shorter is higher), a segment's ceiling is the highest
+   * level of its users, and a job starts only when its level is above the ceiling of every segment
+   * that started jobs hold. It then never waits for a segment.
+   */
+  private static final class StackResourcePolicy {
+    private final List<Row> rows;
+    private final java.util.Map<String, Long> ceilings = new java.util.HashMap<>();
+    private final java.util.Map<String, Integer> holders = new java.util.HashMap<>();
+
+    StackResourcePolicy(List<Row> rows, java.util.Map<String, Long> serviceCeilings) {
+      this.rows = rows;
+      ceilings.putAll(serviceCeilings);
+      for (Row row : rows) {
+        for (String segment : row.segments) {
+          ceilings.merge(segment, row.relativeDeadline(), Math::min);
+        }
+      }
+    }
+
+    /** The system ceiling as a relative deadline: a job starts if its own is strictly shorter. */
+    private long ceiling() {
+      long ceiling = Long.MAX_VALUE;
+      for (java.util.Map.Entry<String, Integer> held : holders.entrySet()) {
+        if (held.getValue() > 0) {
+          ceiling = Math.min(ceiling, ceilings.get(held.getKey()));
+        }
+      }
+      return ceiling;
+    }
+
+    Job mostUrgentStartable(PriorityQueue<Job> ready, Comparator<Job> urgency) {
+      final long ceiling = ceiling();
+      Job best = null;
+      for (Job job : ready) {
+        final boolean startable = job.start >= 0 || rows.get(job.spm).relativeDeadline() < ceiling;
+        if (startable && (best == null || urgency.compare(job, best) < 0)) {
+          best = job;
+        }
+      }
+      return best;
+    }
+
+    void hold(Job job) {
+      rows.get(job.spm).segments.forEach(segment -> holders.merge(segment, 1, Integer::sum));
+    }
+
+    void release(Job job) {
+      rows.get(job.spm).segments.forEach(segment -> holders.merge(segment, -1, Integer::sum));
+    }
+  }
+
+  /**
    * Plays the beginning of the table again, bounded, and records what the traced SpMs do. The view
    * is the first hyperperiod (after the last first release) when it holds at most {@link
    * #MAX_TRACED_ACTIVATIONS}, otherwise it ends at the release of the first activation beyond them.
@@ -362,7 +482,12 @@ public final class ReleaseTableAnalysis {
    * @param hyperperiod -1 when there is none (no periodic SpM) or it is beyond 64 bits
    */
   private static Trace trace(
-      Strategy strategy, List<Row> rows, List<TaskReport> tasks, long hyperperiod, long settle) {
+      Strategy strategy,
+      List<Row> rows,
+      java.util.Map<String, Long> serviceCeilings,
+      List<TaskReport> tasks,
+      long hyperperiod,
+      long settle) {
     long hyperperiodEnd = -1;
     if (hyperperiod > 0 && settle <= Long.MAX_VALUE - hyperperiod) {
       hyperperiodEnd = settle + hyperperiod;
@@ -405,6 +530,7 @@ public final class ReleaseTableAnalysis {
     play(
         strategy,
         rows,
+        serviceCeilings,
         jobs,
         new Observer() {
           @Override

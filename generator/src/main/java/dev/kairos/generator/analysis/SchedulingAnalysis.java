@@ -323,7 +323,7 @@ public final class SchedulingAnalysis {
               task.source,
               0));
     }
-    if (node.strategy() == Strategy.EDF) {
+    if (node.strategy().earliestDeadlineFirst()) {
       // One band ordered by deadline: the processor-demand test decides, and every method
       // that passes completes by its deadline, which is the response bound reported.
       final List<EdfDemandTest.Load> loads = new ArrayList<>();
@@ -332,19 +332,26 @@ public final class SchedulingAnalysis {
           // Release jitter J takes J off the time a job has before its deadline (its demand is that
           // of a job with deadline D - J).
           loads.add(
-              new EdfDemandTest.Load(d.wcetNs, d.periodNs, Math.max(1, d.deadlineNs - d.jitterNs)));
+              new EdfDemandTest.Load(
+                  d.wcetNs, d.periodNs, Math.max(1, d.deadlineNs - d.jitterNs), d.segments));
         }
       }
       EdfDemandTest.Verdict verdict;
       try {
-        verdict = EdfDemandTest.test(loads);
+        verdict =
+            EdfDemandTest.test(
+                loads,
+                node.strategy() == Strategy.EDF
+                    ? EdfDemandTest.Dispatch.PREEMPTIVE
+                    : EdfDemandTest.Dispatch.NON_PREEMPTIVE);
       } catch (ArithmeticException beyond64Bits) {
         verdict = new EdfDemandTest.Verdict(false, false, -1);
       }
       if (!verdict.exact()) {
         notes.add(new Finding.EdfDensityBound());
       } else if (!verdict.schedulable() && verdict.failingAtNs() > 0) {
-        notes.add(new Finding.EdfDemandExceeded(verdict.failingAtNs()));
+        notes.add(
+            new Finding.EdfDemandExceeded(verdict.failingAtNs(), node.strategy() == Strategy.EDF));
       }
       // Strictly periodic SpMs with known offsets: the release table below is exact and may
       // pass what the demand test (which assumes the worst arrival pattern) refuses.
@@ -637,7 +644,7 @@ public final class SchedulingAnalysis {
     return strategy == Strategy.MLF || strategy == Strategy.MUF || strategy == Strategy.RMS_MLF;
   }
 
-  private static java.util.Set<String> segmentsOf(
+  static java.util.Set<String> segmentsOf(
       String instance, List<dev.kairos.generator.ir.Tmos.SegmentAccess> uses) {
     final java.util.Set<String> segments = new java.util.HashSet<>();
     uses.forEach(u -> segments.add(instance + "." + u.segment()));
@@ -708,7 +715,7 @@ public final class SchedulingAnalysis {
    */
   static void assignBands(Strategy strategy, List<Draft> drafts, int maxBands) {
     switch (strategy) {
-      case EDF, MLF -> drafts.forEach(d -> d.band = 1);
+      case EDF, NP_EDF, MLF -> drafts.forEach(d -> d.band = 1);
       case MUF -> drafts.forEach(d -> d.band = d.criticality == Criticality.HARD ? 2 : 1);
       case RMS -> byRate(drafts, 1, maxBands);
       case RMS_MLF -> {

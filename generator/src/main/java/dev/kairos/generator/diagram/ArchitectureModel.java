@@ -200,9 +200,7 @@ public final class ArchitectureModel {
             + node.hardware().cores()
             + (node.hardware().cores() == 1 ? " core" : " cores");
     final String scheduling =
-        node.os().name().toLowerCase(Locale.ROOT)
-            + ", "
-            + node.strategy().name().toLowerCase(Locale.ROOT).replace('_', '+');
+        node.os().name().toLowerCase(Locale.ROOT) + ", " + node.strategy().keyword();
     final List<String> details = new ArrayList<>(List.of(hardware, scheduling));
     if (report != null) {
       details.add(report.schedulable() ? "schedulable" : "NOT schedulable");

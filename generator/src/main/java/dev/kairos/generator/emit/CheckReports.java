@@ -520,6 +520,6 @@ public final class CheckReports {
   }
 
   static String strategy(NodeReport node) {
-    return node.node().strategy().name().toLowerCase(Locale.ROOT).replace('_', '+');
+    return node.node().strategy().keyword();
   }
 }

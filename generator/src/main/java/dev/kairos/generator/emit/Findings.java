@@ -19,8 +19,9 @@ final class Findings {
       return "EDF demand examined with the density bound (hyperperiod too long)";
     }
     if (finding instanceof Finding.EdfDemandExceeded demand) {
-      return "EDF processor demand (worst-case arrivals, non-preemptive band) exceeds the time"
-          + " available at t = "
+      return "EDF processor demand (worst-case arrivals, "
+          + (demand.preemptive() ? "preemptive, segments under SRP" : "non-preemptive band")
+          + ") exceeds the time available at t = "
           + Durations.format(demand.atNs())
           + "; strictly periodic SpMs are judged by the release table instead";
     }

@@ -43,7 +43,7 @@ final class ScheduleEmitter {
         "source",
         node.source(),
         "strategy",
-        node.strategy().name().toLowerCase(java.util.Locale.ROOT).replace('_', '+'),
+        node.strategy().keyword(),
         "hardware",
         node.hardware().name(),
         "speed",
@@ -59,6 +59,7 @@ final class ScheduleEmitter {
           case MLF -> "kMlf";
           case MUF -> "kMuf";
           case RMS_MLF -> "kRmsMlf";
+          case NP_EDF -> "kNpEdf";
         });
     w.line(
         "inline constexpr bool kSimulated = $simulated$;",

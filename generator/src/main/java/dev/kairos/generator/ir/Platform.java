@@ -13,12 +13,34 @@ public final class Platform {
     SIM
   }
 
+  /**
+   * A node's dispatching strategy. {@code EDF} is textbook preemptive EDF (a job with an earlier
+   * absolute deadline preempts, segments shared under the Stack Resource Policy); {@code NP_EDF} is
+   * Kokyu's EDF queue: one band in deadline order, a started method never preempted by another.
+   */
   public enum Strategy {
-    RMS,
-    EDF,
-    MLF,
-    MUF,
-    RMS_MLF
+    RMS("rms"),
+    EDF("edf"),
+    MLF("mlf"),
+    MUF("muf"),
+    RMS_MLF("rms+mlf"),
+    NP_EDF("np-edf");
+
+    private final String keyword;
+
+    Strategy(String keyword) {
+      this.keyword = keyword;
+    }
+
+    /** The strategy as the language spells it ({@code scheduling rms+mlf}). */
+    public String keyword() {
+      return keyword;
+    }
+
+    /** Whether methods are dispatched in deadline order (preemptively or not). */
+    public boolean earliestDeadlineFirst() {
+      return this == EDF || this == NP_EDF;
+    }
   }
 
   /** The reference machine when a node names no hardware: one core, speed 1.0. */

@@ -8,7 +8,6 @@ import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Tmos.Criticality;
 import java.util.List;
-import java.util.Locale;
 
 /** The analysis's verdicts in the words of diagnostics, with the figures that support them. */
 public final class Verdicts {
@@ -194,6 +193,6 @@ public final class Verdicts {
   }
 
   public static String strategy(NodeReport node) {
-    return node.node().strategy().name().toLowerCase(Locale.ROOT).replace('_', '+');
+    return node.node().strategy().keyword();
   }
 }

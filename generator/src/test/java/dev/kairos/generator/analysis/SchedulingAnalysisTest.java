@@ -11,6 +11,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class SchedulingAnalysisTest {
@@ -393,12 +394,38 @@ class SchedulingAnalysisTest {
   void edfPassesAFullyUtilisedSetThatRmsFails() {
     final Platform.Node rms = node(BigDecimal.ONE, spm("a", 2, 4), spm("b", 3, 6));
     assertFalse(SchedulingAnalysis.analyse(rms).schedulable());
-    final Platform.Node edf =
-        new Platform.Node(
-            "n", rms.os(), Platform.Strategy.EDF, rms.hardware(), null, rms.deployments(), HERE);
-    final NodeReport report = SchedulingAnalysis.analyse(edf);
-    assertTrue(report.schedulable(), report.notes().toString());
-    assertEquals(6 * MS, response(report, "b")); // bounded by its deadline
+    for (Platform.Strategy strategy : List.of(Platform.Strategy.EDF, Platform.Strategy.NP_EDF)) {
+      final Platform.Node edf =
+          new Platform.Node("n", rms.os(), strategy, rms.hardware(), null, rms.deployments(), HERE);
+      final NodeReport report = SchedulingAnalysis.analyse(edf);
+      assertTrue(report.schedulable(), strategy + ": " + report.notes());
+      assertEquals(6 * MS, response(report, "b")); // bounded by its deadline
+    }
+  }
+
+  /**
+   * {(C = 1, T = 2), (C = 3, T = 8)}, U = 0.875: non-preemptive EDF misses (the long job started at
+   * 1 holds the processor past the short job's deadline at 4), preemptive EDF meets every deadline
+   * (the conformance suite runs both on the engine).
+   */
+  @Test
+  void preemptiveEdfMeetsWhatNonPreemptiveEdfMisses() {
+    final Platform.Node plain = node(BigDecimal.ONE, spm("short", 1, 2), spm("long", 3, 8));
+    final NodeReport preemptive =
+        SchedulingAnalysis.analyse(withStrategy(plain, Platform.Strategy.EDF));
+    assertTrue(preemptive.schedulable(), preemptive.notes().toString());
+    final NodeReport nonPreemptive =
+        SchedulingAnalysis.analyse(withStrategy(plain, Platform.Strategy.NP_EDF));
+    assertFalse(nonPreemptive.schedulable());
+    assertTrue(
+        nonPreemptive.notes().stream()
+            .anyMatch(n -> n instanceof Finding.EdfDemandExceeded e && !e.preemptive()),
+        nonPreemptive.notes().toString());
+  }
+
+  private static Platform.Node withStrategy(Platform.Node node, Platform.Strategy strategy) {
+    return new Platform.Node(
+        node.name(), node.os(), strategy, node.hardware(), null, node.deployments(), HERE);
   }
 
   @Test
@@ -417,6 +444,38 @@ class SchedulingAnalysisTest {
                 new EdfDemandTest.Load(5 * MS, 100 * MS, 100 * MS)));
     assertFalse(blocked.schedulable());
     assertEquals(2 * MS, blocked.failingAtNs());
+  }
+
+  /**
+   * Preemptive EDF under the Stack Resource Policy (Baruah, RTSS 2006): a job due later blocks only
+   * when it holds a segment that a job due by t uses. A (1 ms every 10, due in 2) and B (5 ms every
+   * 100, due in 100): preemptive EDF meets A's deadlines whatever B does, unless B shares A's
+   * segment, when a B that started 1 ns before A's release holds it: 1 + 5 - 1 ns > 2 ms at t = 2.
+   * Sharing with C (1 ms every 50, due in 50) instead costs B's 5 ms at t = 50 only: 5 jobs of A,
+   * one of C and B's block are 11 ms - 1 ns <= 50.
+   */
+  @Test
+  void preemptiveEdfBlocksOnlyThroughASharedSegment() {
+    final EdfDemandTest.Dispatch preemptive = EdfDemandTest.Dispatch.PREEMPTIVE;
+    final EdfDemandTest.Load a = new EdfDemandTest.Load(1 * MS, 10 * MS, 2 * MS, Set.of("s"));
+    assertTrue(
+        EdfDemandTest.test(
+                List.of(a, new EdfDemandTest.Load(5 * MS, 100 * MS, 100 * MS)), preemptive)
+            .schedulable());
+    final EdfDemandTest.Verdict shared =
+        EdfDemandTest.test(
+            List.of(a, new EdfDemandTest.Load(5 * MS, 100 * MS, 100 * MS, Set.of("s"))),
+            preemptive);
+    assertFalse(shared.schedulable());
+    assertEquals(2 * MS, shared.failingAtNs());
+    final List<EdfDemandTest.Load> elsewhere =
+        List.of(
+            a,
+            new EdfDemandTest.Load(5 * MS, 100 * MS, 100 * MS, Set.of("t")),
+            new EdfDemandTest.Load(1 * MS, 50 * MS, 50 * MS, Set.of("t")));
+    assertTrue(EdfDemandTest.test(elsewhere, preemptive).schedulable());
+    // Without preemption B blocks A whatever it shares.
+    assertFalse(EdfDemandTest.test(elsewhere, EdfDemandTest.Dispatch.NON_PREEMPTIVE).schedulable());
   }
 
   /**

@@ -20,7 +20,6 @@ import dev.kairos.languageserver.live.LatestAnalysis;
 import dev.kairos.languageserver.live.WireLayout;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import org.eclipse.emf.ecore.EObject;
 import org.eclipse.xtext.EcoreUtil2;
@@ -94,7 +93,7 @@ public class KairosHover extends HoverService {
           .append("` on node `")
           .append(node.node().name())
           .append("` (")
-          .append(node.node().strategy().name().toLowerCase(Locale.ROOT).replace('_', '+'))
+          .append(node.node().strategy().keyword())
           .append(node.multicore() ? ", core " + task.core() : "")
           .append("):\n")
           .append("- band ")
