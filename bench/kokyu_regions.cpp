@@ -200,7 +200,7 @@ struct Options {
   int cpu = -1;
   std::vector<kairos::Strategy> strategies{kairos::Strategy::kRms, kairos::Strategy::kMuf,
                                            kairos::Strategy::kRmsMlf, kairos::Strategy::kNpEdf,
-                                           kairos::Strategy::kMlf};
+                                           kairos::Strategy::kEdf, kairos::Strategy::kMlf};
   const char* json = nullptr;
 };
 
@@ -367,12 +367,12 @@ int usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s [--samples N] [--seed N] [--cpu N] [--strategies LIST] [--json FILE]\n"
                "  plays Kokyu's operating regions 0..11 under each strategy (rms,muf,rms+mlf,"
-               "np-edf,mlf;\n"
-               "  also edf, preemptive: Kokyu's EDF is np-edf)\n"
+               "np-edf,edf,mlf;\n"
+               "  np-edf is Kokyu's EDF queue, edf preemptive EDF)\n"
                "  --samples N   one-second samples per region (default 20)\n"
                "  --seed N      seed of the execution-time draws, the same for every strategy\n"
                "  --cpu N       pin the engine to CPU N (Linux)\n"
-               "  --json FILE   also write the figures as JSON (bench/kokyu_plot.py draws them)\n",
+               "  --json FILE   also write the figures as JSON (bench/cubit_plot.py draws them)\n",
                program);
   return 2;
 }
@@ -466,6 +466,14 @@ int main(int argc, char** argv) {
       }
     }
     print_table(strategy, outcomes);
+    if (kairos::preempts_by_deadline(strategy) && !kairos::kal::kSimulatedTime) {
+      // SCHED_DEADLINE threads must be allowed every CPU of their root domain: the lanes are
+      // not pinned to --cpu, and the kernel runs global EDF over every CPU the process may use.
+      std::printf(kairos::kal::deadline_scheduling_granted()
+                      ? "  (edf lanes under SCHED_DEADLINE, not pinned: global EDF over the "
+                        "process's CPUs)\n"
+                      : "  (edf: SCHED_DEADLINE refused, lanes ran at fixed priority)\n");
+    }
     std::fflush(stdout);
     all.push_back(std::move(outcomes));
   }

@@ -38,7 +38,7 @@ def by_strategy(data):
 def test_rms_loses_hard_deadlines_from_region_7_while_muf_and_rms_mlf_keep_them(tmp_path):
     table, data = play(tmp_path, "regions")
     regions = by_strategy(data)
-    assert list(regions) == ["rms", "muf", "rms+mlf", "np-edf", "mlf"]
+    assert list(regions) == ["rms", "muf", "rms+mlf", "np-edf", "edf", "mlf"]
     for strategy in regions.values():
         assert [r["region"] for r in strategy] == list(range(12))
         assert all(r["samples"] == 20 for r in strategy)
@@ -60,6 +60,16 @@ def test_rms_loses_hard_deadlines_from_region_7_while_muf_and_rms_mlf_keep_them(
         assert all(r["hard_missed"] == 0 for r in regions[name]), (name, table)
         # Soft work pays: the route legs lose deadlines once the load passes 100%.
         assert all(r["soft_made"] < r["soft_released"] for r in regions[name][7:]), table
+
+    # Preemptive EDF is optimal up to a full processor (no hard miss through region 8, at most
+    # as many soft misses as the non-preemptive queue) and collapses past it: the domino effect
+    # makes every sample of regions 9 to 11 miss hard deadlines, more of them than the queue.
+    edf, queued = regions["edf"], regions["np-edf"]
+    assert all(r["hard_missed"] == 0 for r in edf[:9]), table
+    assert all(e["soft_made"] >= q["soft_made"] for e, q in zip(edf[:9], queued[:9])), table
+    assert all(r["soft_made"] == r["soft_released"] for r in edf[:7]), table
+    assert all(r["samples_with_hard_miss"] == 20 for r in edf[9:]), table
+    assert all(e["hard_missed"] > q["hard_missed"] for e, q in zip(edf[9:], queued[9:])), table
 
     # Same regions, same draws: every strategy was offered the same load in each region.
     for i in range(12):

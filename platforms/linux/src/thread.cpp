@@ -42,7 +42,8 @@ struct SchedAttr {
 
 /// Puts the calling thread under SCHED_DEADLINE. The kernel refuses a thread whose affinity is
 /// narrower than its root domain (EPERM) and a reservation that would exceed the bandwidth it
-/// admits (EBUSY): then the thread keeps its band's fixed priority, and a warning says why, once.
+/// admits (EBUSY): then the thread keeps its band's fixed priority, pinned to its CPU as any
+/// other lane, and a warning says why, once.
 void apply_deadline_reservation(const NativeThread& native) noexcept {
   SchedAttr attr{};
   attr.size = sizeof(attr);
@@ -54,12 +55,18 @@ void apply_deadline_reservation(const NativeThread& native) noexcept {
     return;
   }
   const int error = errno;
+  if (native.cpu_if_refused >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(static_cast<std::size_t>(native.cpu_if_refused), &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  }
   if (!deadline_refused.exchange(true)) {
     char why[200];
     std::snprintf(
         why, sizeof why,
-        "SCHED_DEADLINE refused (%s%s); the lanes of this EDF node run at their band's "
-        "fixed priority, not by deadline",
+        "SCHED_DEADLINE refused (%s%s); the lanes it refused run at their band's fixed "
+        "priority, not by deadline",
         std::strerror(error),
         error == EBUSY ? ": the reservations exceed the bandwidth the kernel admits" : "");
     report(Severity::kWarning, "threads", why);
@@ -114,6 +121,7 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
       by_deadline ? static_cast<std::uint64_t>(reservation.runtime.count()) : 0;
   native_.deadline_ns = static_cast<std::uint64_t>(reservation.deadline.count());
   native_.deadline_period_ns = static_cast<std::uint64_t>(reservation.period.count());
+  native_.cpu_if_refused = attributes.cpu;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   const auto stack_bytes = attributes.stack_bytes < static_cast<std::size_t>(PTHREAD_STACK_MIN)

@@ -13,6 +13,8 @@ struct NativeThread {
   std::uint64_t deadline_runtime_ns = 0;
   std::uint64_t deadline_ns = 0;
   std::uint64_t deadline_period_ns = 0;
+  /// The CPU it is pinned to if the kernel refuses the reservation (-1: none).
+  int cpu_if_refused = -1;
 };
 
 }  // namespace kairos::kal
