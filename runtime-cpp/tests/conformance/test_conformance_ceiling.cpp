@@ -8,6 +8,44 @@ using conformance::unit;
 using kairos::kal::kSimulatedTime;
 using namespace std::chrono_literals;
 
+namespace {
+
+/// The first activations of 'low' (3 units of work, holding the segment), 'high' (1 unit) and
+/// 'medium' (1 unit), run together under `strategy` for 12 units.
+struct ThreeJobs {
+  kairos::ActivationRecord low;
+  kairos::ActivationRecord high;
+  kairos::ActivationRecord medium;
+  kairos::EngineCounters counters;
+};
+
+ThreeJobs run_three(kairos::Strategy strategy, const kairos::SegmentEntry& shared,
+                    const kairos::SpmEntry& low, const kairos::SpmEntry& high,
+                    const kairos::SpmEntry& medium) {
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{strategy, conformance::kOneCpu, false});
+  REQUIRE(engine->add_segment(shared) == kairos::kal::Status::kOk);
+  conformance::Worker low_worker;
+  low_worker.work = unit() * 3;
+  conformance::Worker high_worker;
+  high_worker.work = unit();
+  conformance::Worker medium_worker;
+  medium_worker.work = unit();
+  REQUIRE(engine->add_spm(low, &low_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(high, &high_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(medium, &medium_worker, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 12, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  return ThreeJobs{outcome.of(0).at(0), outcome.of(1).at(0), outcome.of(2).at(0), outcome.counters};
+}
+
+}  // namespace
+
 TEST_CASE("a segment holder runs at the ceiling, so a medium task cannot delay a high one",
           "[conformance][ceiling]") {
   // 'low' (band 1) holds segment 0 for 3 units from 0; 'high' (band 3) needs segment 0 and
@@ -53,29 +91,7 @@ TEST_CASE("a segment holder runs at the ceiling, so a medium task cannot delay a
                                        unit(),
                                        kairos::Criticality::kHard,
                                        2};
-  auto engine = std::make_unique<kairos::Engine>(
-      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
-  REQUIRE(engine->add_segment(shared) == kairos::kal::Status::kOk);
-  conformance::Worker low_worker;
-  low_worker.work = unit() * 3;
-  conformance::Worker high_worker;
-  high_worker.work = unit();
-  conformance::Worker medium_worker;
-  medium_worker.work = unit();
-  REQUIRE(engine->add_spm(low, &low_worker, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  REQUIRE(engine->add_spm(high, &high_worker, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  REQUIRE(engine->add_spm(medium, &medium_worker, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  conformance::Outcome outcome;
-  outcome.records.reserve(16);
-  REQUIRE(engine->run_for(unit() * 12, &conformance::collect, &outcome) ==
-          kairos::kal::Status::kOk);
-
-  const auto l = outcome.of(0).at(0);
-  const auto h = outcome.of(1).at(0);
-  const auto m = outcome.of(2).at(0);
+  const auto [l, h, m, counters] = run_three(kairos::Strategy::kRms, shared, low, high, medium);
   if (kSimulatedTime || kairos::kal::scheduling_mode() == kairos::kal::SchedulingMode::kRealTime) {
     // 'high' waited for the segment, held for 3 units of work from the start of 'low'...
     REQUIRE(h.start_ns >= l.start_ns + (unit() * 3).count());
@@ -164,29 +180,7 @@ TEST_CASE("under preemptive EDF segments follow the Stack Resource Policy",
                                        unit(),
                                        kairos::Criticality::kHard,
                                        1};
-  auto engine = std::make_unique<kairos::Engine>(
-      kairos::EngineOptions{kairos::Strategy::kEdf, conformance::kOneCpu, false});
-  REQUIRE(engine->add_segment(shared) == kairos::kal::Status::kOk);
-  conformance::Worker low_worker;
-  low_worker.work = unit() * 3;
-  conformance::Worker high_worker;
-  high_worker.work = unit();
-  conformance::Worker medium_worker;
-  medium_worker.work = unit();
-  REQUIRE(engine->add_spm(low, &low_worker, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  REQUIRE(engine->add_spm(high, &high_worker, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  REQUIRE(engine->add_spm(medium, &medium_worker, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  conformance::Outcome outcome;
-  outcome.records.reserve(16);
-  REQUIRE(engine->run_for(unit() * 12, &conformance::collect, &outcome) ==
-          kairos::kal::Status::kOk);
-
-  const auto l = outcome.of(0).at(0);
-  const auto h = outcome.of(1).at(0);
-  const auto m = outcome.of(2).at(0);
+  const auto [l, h, m, counters] = run_three(kairos::Strategy::kEdf, shared, low, high, medium);
   // The policy itself, on any platform: neither started while 'low' held the segment, and
   // 'medium' (below the ceiling while 'high' held it) not before 'high' was done.
   REQUIRE(h.start_ns >= l.finish_ns);
@@ -197,7 +191,7 @@ TEST_CASE("under preemptive EDF segments follow the Stack Resource Policy",
     REQUIRE(h.start_ns == (unit() * 3).count());
     REQUIRE(h.finish_ns == (unit() * 4).count());  // due at 5
     REQUIRE(m.finish_ns == (unit() * 5).count());  // due at 7
-    REQUIRE(outcome.counters.deadline_misses == 0);
+    REQUIRE(counters.deadline_misses == 0);
   }
   REQUIRE(l.outcome == kairos::ActivationOutcome::kMet);
 }
