@@ -198,9 +198,9 @@ struct Options {
   int samples = 20;
   std::uint32_t seed = 2003;
   int cpu = -1;
-  std::vector<kairos::Strategy> strategies{kairos::Strategy::kRms, kairos::Strategy::kMuf,
+  std::vector<kairos::Strategy> strategies{kairos::Strategy::kRms,    kairos::Strategy::kMuf,
                                            kairos::Strategy::kRmsMlf, kairos::Strategy::kNpEdf,
-                                           kairos::Strategy::kEdf, kairos::Strategy::kMlf};
+                                           kairos::Strategy::kEdf,    kairos::Strategy::kMlf};
   const char* json = nullptr;
 };
 

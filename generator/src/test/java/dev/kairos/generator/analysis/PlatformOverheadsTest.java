@@ -142,6 +142,25 @@ class PlatformOverheadsTest {
     assertFalse(analyse(Platform.Strategy.EDF, measured(0, 5 * US, 0), x, y).schedulable());
   }
 
+  /**
+   * The release table plays releases on time, so it cannot pass what late releases break. The same
+   * set with 100 us of release lateness: each job has D - J = 3.9 ms and 5.9 ms after its release,
+   * and by t = 11.9 ms three jobs of x and two of y (12 ms) are due.
+   */
+  @Test
+  void releaseLatenessUnderEdfIsJudgedByTheDemandTest() {
+    final Tmos.Spm x = spm("x", 2, 4, List.of());
+    final Tmos.Spm y = spm("y", 3, 6, List.of());
+    for (Platform.Strategy strategy : List.of(Platform.Strategy.EDF, Platform.Strategy.NP_EDF)) {
+      final NodeReport late = analyse(strategy, measured(100 * US, 0, 0), x, y);
+      assertFalse(late.schedulable(), strategy.keyword());
+    }
+    final NodeReport late = analyse(Platform.Strategy.EDF, measured(100 * US, 0, 0), x, y);
+    assertTrue(
+        late.notes().contains(new Finding.EdfDemandExceeded(11_900 * US, true)),
+        late.notes().toString());
+  }
+
   @Test
   void withoutAPlatformFileNothingIsCharged() {
     final Platform.Node node =
