@@ -3,6 +3,7 @@ call each other over the model's network (latency, seeded jitter, bandwidth) in 
 run is exact: the same output every time, every call answered, no miss, and every round trip
 carries the modelled latency both ways and stays within the bound `kairos check` computed."""
 
+import json
 import re
 
 import pytest
@@ -161,3 +162,46 @@ def test_navigations_track_channel_reaches_the_tracker_over_the_simulated_link(a
     skipped = int(channels["mission2"]["dropped_overflow"])
     assert delivered - skipped <= 20 * SECONDS + 1, channels
     assert channels["mission1"]["delivered"] == "0" and channels["mission2"]["published"] == "0"
+
+
+def test_the_system_writes_each_nodes_timings_for_calibrate(avionics_on_sim, tmp_path):
+    system, _, _ = avionics_on_sim
+    model = system.parent.parent / "avionics" / "avionics.tmo"
+    # SpMs that call a gate: on sim their measured execution exceeds their WCET (an open
+    # question, see below), so the exact check leaves them out.
+    callers = set(re.findall(r"spm (\w+)\b[^;]*\bcalls\b", model.read_text()))
+    assert callers == {"survey", "replan", "locate"}, callers
+    directory = tmp_path / "timings"
+    directory.mkdir()
+    ran = run([system, "--duration", f"{SECONDS}s", "--quiet", "--timings", directory], timeout=120)
+    files = sorted(directory.iterdir())
+    assert [f.name for f in files] == ["mission1.timings.json", "mission2.timings.json"], ran.stdout
+    for file in files:
+        measured = json.loads(file.read_text())
+        node = file.name.split(".")[0]
+        assert measured["node"] == node and measured["complete"] is True, measured
+        assert measured["execution_clock"] == "modelled", measured
+        spms = [m for m in measured["methods"] if m["kind"] == "spm"]
+        assert spms, measured
+        for row in spms:
+            assert row["execution"]["count"] > 0, row
+            assert row["response"]["max_ns"] <= row["deadline_ns"], row
+            if row["method"] not in callers:
+                # On sim a method computes exactly its WCET each time it runs.
+                assert row["execution"]["max_ns"] == row["wcet_ns"], row
+                assert row["wcet_overruns"] == 0, row
+
+    # calibrate reads the files of both nodes and judges every method they measured.
+    calibrated = kairos("calibrate", model, *files, "--margin", "0%", "--format", "json")
+    report = json.loads(calibrated.stdout)
+    assert [r["node"] for r in report["runs"]] == ["mission1", "mission2"], report["runs"]
+    for row in report["methods"]:
+        if row["kind"] == "spm" and row["method"] not in callers:
+            assert row["verdict"] == "ok", row
+
+
+def test_the_system_refuses_a_timings_directory_that_does_not_exist(avionics_on_sim, tmp_path):
+    system, _, _ = avionics_on_sim
+    refused = run([system, "--timings", tmp_path / "missing"], check=False)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "--timings" in refused.stderr and "no such directory" in refused.stderr, refused.stderr

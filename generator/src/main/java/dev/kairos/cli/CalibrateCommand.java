@@ -44,7 +44,8 @@ final class CalibrateCommand extends KairosCli.ModelCommand {
       paramLabel = "PERCENT",
       defaultValue = "20%",
       description =
-          "added to each measured maximum before the analysis uses it, e.g. 20% or 12.5%"
+          // A format string: picocli escapes the default's % for it, and ours are doubled.
+          "added to each measured maximum before the analysis uses it, e.g. 20%% or 12.5%%"
               + " (default: ${DEFAULT-VALUE})")
   String margin;
 
