@@ -10,6 +10,26 @@ using namespace std::chrono_literals;
 
 namespace {
 
+/// A one-shot job of the scenarios below: released at `release` units, startable until
+/// `window_close` and due `deadline` units after it, with `wcet` units of work.
+kairos::SpmEntry job(std::string_view method, int release, int window_close, int deadline, int wcet,
+                     kairos::kal::PriorityBand band, std::uint64_t segments) {
+  return kairos::SpmEntry{"store",
+                          method,
+                          "scenario",
+                          unit() * release,
+                          unit() * release,
+                          0ms,
+                          0ms,
+                          unit() * window_close,
+                          unit() * deadline,
+                          unit() * wcet,
+                          kairos::Criticality::kHard,
+                          band,
+                          0,
+                          segments};
+}
+
 /// The first activations of 'low' (3 units of work, holding the segment), 'high' (1 unit) and
 /// 'medium' (1 unit), run together under `strategy` for 12 units.
 struct ThreeJobs {
@@ -51,46 +71,9 @@ TEST_CASE("a segment holder runs at the ceiling, so a medium task cannot delay a
   // 'low' (band 1) holds segment 0 for 3 units from 0; 'high' (band 3) needs segment 0 and
   // 'medium' (band 2) needs nothing; both are released at 1.
   static const kairos::SegmentEntry shared{"store", "data", 3};
-  static const kairos::SpmEntry low{"store",
-                                    "low",
-                                    "scenario",
-                                    0ms,
-                                    0ms,
-                                    0ms,
-                                    0ms,
-                                    unit(),
-                                    unit() * 20,
-                                    unit() * 3,
-                                    kairos::Criticality::kHard,
-                                    1,
-                                    0,
-                                    /*segments=*/0b1};
-  static const kairos::SpmEntry high{"store",
-                                     "high",
-                                     "scenario",
-                                     unit(),
-                                     unit(),
-                                     0ms,
-                                     0ms,
-                                     unit() * 10,
-                                     unit() * 20,
-                                     unit(),
-                                     kairos::Criticality::kHard,
-                                     3,
-                                     0,
-                                     /*segments=*/0b1};
-  static const kairos::SpmEntry medium{"store",
-                                       "medium",
-                                       "scenario",
-                                       unit(),
-                                       unit(),
-                                       0ms,
-                                       0ms,
-                                       unit() * 10,
-                                       unit() * 20,
-                                       unit(),
-                                       kairos::Criticality::kHard,
-                                       2};
+  static const kairos::SpmEntry low = job("low", 0, 1, 20, 3, 1, 0b1);
+  static const kairos::SpmEntry high = job("high", 1, 10, 20, 1, 3, 0b1);
+  static const kairos::SpmEntry medium = job("medium", 1, 10, 20, 1, 2, 0);
   const auto [l, h, m, counters] = run_three(kairos::Strategy::kRms, shared, low, high, medium);
   if (kSimulatedTime || kairos::kal::scheduling_mode() == kairos::kal::SchedulingMode::kRealTime) {
     // 'high' waited for the segment, held for 3 units of work from the start of 'low'...
@@ -140,46 +123,9 @@ TEST_CASE("under preemptive EDF segments follow the Stack Resource Policy",
   // neither may start while the ceiling is at or above its level, so 'low' is never preempted,
   // and 'high' waits for one critical section only.
   static const kairos::SegmentEntry shared{"store", "data", 1};
-  static const kairos::SpmEntry low{"store",
-                                    "low",
-                                    "scenario",
-                                    0ms,
-                                    0ms,
-                                    0ms,
-                                    0ms,
-                                    unit(),
-                                    unit() * 20,
-                                    unit() * 3,
-                                    kairos::Criticality::kHard,
-                                    1,
-                                    0,
-                                    /*segments=*/0b1};
-  static const kairos::SpmEntry high{"store",
-                                     "high",
-                                     "scenario",
-                                     unit(),
-                                     unit(),
-                                     0ms,
-                                     0ms,
-                                     unit() * 4,
-                                     unit() * 4,
-                                     unit(),
-                                     kairos::Criticality::kHard,
-                                     1,
-                                     0,
-                                     /*segments=*/0b1};
-  static const kairos::SpmEntry medium{"store",
-                                       "medium",
-                                       "scenario",
-                                       unit(),
-                                       unit(),
-                                       0ms,
-                                       0ms,
-                                       unit() * 6,
-                                       unit() * 6,
-                                       unit(),
-                                       kairos::Criticality::kHard,
-                                       1};
+  static const kairos::SpmEntry low = job("low", 0, 1, 20, 3, 1, 0b1);
+  static const kairos::SpmEntry high = job("high", 1, 4, 4, 1, 1, 0b1);
+  static const kairos::SpmEntry medium = job("medium", 1, 6, 6, 1, 1, 0);
   const auto [l, h, m, counters] = run_three(kairos::Strategy::kEdf, shared, low, high, medium);
   // The policy itself, on any platform: neither started while 'low' held the segment, and
   // 'medium' (below the ceiling while 'high' held it) not before 'high' was done.
