@@ -171,26 +171,18 @@ public final class ReleaseTableAnalysis {
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
         final TaskReport task = byName.get(deployment.instance() + "." + spm.name());
-        final long segments = spm.uses().stream().map(u -> u.segment()).distinct().count();
+        final Set<String> segments =
+            SchedulingAnalysis.segmentsOf(deployment.instance(), spm.uses());
         rows.add(
             new Row(
                 deployment.instance(),
                 spm,
-                overheads.chargedNs(task.wcetNs(), (int) segments),
+                overheads.chargedNs(task.wcetNs(), segments.size()),
                 task.band(),
-                SchedulingAnalysis.segmentsOf(deployment.instance(), spm.uses())));
+                segments));
       }
     }
-    // Service methods take part in the SRP ceilings of the segments they use (due a GCT after
-    // they arrive), though the table plays SpMs only.
-    final java.util.Map<String, Long> serviceCeilings = new java.util.HashMap<>();
-    for (Deployment deployment : node.deployments()) {
-      for (Tmos.Svm svm : deployment.tmo().svms()) {
-        for (String segment : SchedulingAnalysis.segmentsOf(deployment.instance(), svm.uses())) {
-          serviceCeilings.merge(segment, svm.gctNs(), Math::min);
-        }
-      }
-    }
+    final java.util.Map<String, Long> srpCeilings = srpCeilings(node, rows);
     final long periods =
         BusyIntervals.hyperperiod(rows.stream().mapToLong(row -> row.spm.periodNs()));
     final boolean periodic = periods != 0;
@@ -207,7 +199,7 @@ public final class ReleaseTableAnalysis {
                 trace(
                     node.strategy(),
                     rows,
-                    serviceCeilings,
+                    srpCeilings,
                     tasks,
                     periodic ? hyperperiod : -1,
                     latestStart));
@@ -230,7 +222,7 @@ public final class ReleaseTableAnalysis {
     play(
         node.strategy(),
         rows,
-        serviceCeilings,
+        srpCeilings,
         jobs,
         new Observer() {
           @Override
@@ -324,7 +316,7 @@ public final class ReleaseTableAnalysis {
   private static void play(
       Strategy strategy,
       List<Row> rows,
-      java.util.Map<String, Long> serviceCeilings,
+      java.util.Map<String, Long> srpCeilings,
       List<Job> jobs,
       Observer observer) {
     // Ready activations: highest band first, then the band's queue discipline (Kokyu), then
@@ -337,7 +329,7 @@ public final class ReleaseTableAnalysis {
             .thenComparingLong(j -> j.order);
     final PriorityQueue<Job> ready = new PriorityQueue<>(urgency);
     final StackResourcePolicy srp =
-        strategy == Strategy.EDF ? new StackResourcePolicy(rows, serviceCeilings) : null;
+        strategy.preemptsByDeadline() ? new StackResourcePolicy(rows, srpCeilings) : null;
     int next = 0;
     long now = 0;
     Job running = null;
@@ -416,9 +408,30 @@ public final class ReleaseTableAnalysis {
     if (challengerRow.band != holderRow.band) {
       return challengerRow.band > holderRow.band;
     }
-    return strategy == Strategy.EDF
+    return strategy.preemptsByDeadline()
         && challenger.release + challengerRow.spm.deadlineNs()
             < holder.release + holderRow.spm.deadlineNs();
+  }
+
+  /**
+   * Each segment's SRP ceiling as a relative deadline: the shortest of its users', SpMs from their
+   * window's opening and service methods (which the table does not play) their GCT from arrival.
+   */
+  private static java.util.Map<String, Long> srpCeilings(Node node, List<Row> rows) {
+    final java.util.Map<String, Long> ceilings = new java.util.HashMap<>();
+    for (Row row : rows) {
+      for (String segment : row.segments) {
+        ceilings.merge(segment, row.relativeDeadline(), Math::min);
+      }
+    }
+    for (Deployment deployment : node.deployments()) {
+      for (Tmos.Svm svm : deployment.tmo().svms()) {
+        for (String segment : SchedulingAnalysis.segmentsOf(deployment.instance(), svm.uses())) {
+          ceilings.merge(segment, svm.gctNs(), Math::min);
+        }
+      }
+    }
+    return ceilings;
   }
 
   /**
@@ -429,17 +442,12 @@ public final class ReleaseTableAnalysis {
    */
   private static final class StackResourcePolicy {
     private final List<Row> rows;
-    private final java.util.Map<String, Long> ceilings = new java.util.HashMap<>();
+    private final java.util.Map<String, Long> ceilings;
     private final java.util.Map<String, Integer> holders = new java.util.HashMap<>();
 
-    StackResourcePolicy(List<Row> rows, java.util.Map<String, Long> serviceCeilings) {
+    StackResourcePolicy(List<Row> rows, java.util.Map<String, Long> ceilings) {
       this.rows = rows;
-      ceilings.putAll(serviceCeilings);
-      for (Row row : rows) {
-        for (String segment : row.segments) {
-          ceilings.merge(segment, row.relativeDeadline(), Math::min);
-        }
-      }
+      this.ceilings = ceilings;
     }
 
     /** The system ceiling as a relative deadline: a job starts if its own is strictly shorter. */
@@ -484,7 +492,7 @@ public final class ReleaseTableAnalysis {
   private static Trace trace(
       Strategy strategy,
       List<Row> rows,
-      java.util.Map<String, Long> serviceCeilings,
+      java.util.Map<String, Long> srpCeilings,
       List<TaskReport> tasks,
       long hyperperiod,
       long settle) {
@@ -530,7 +538,7 @@ public final class ReleaseTableAnalysis {
     play(
         strategy,
         rows,
-        serviceCeilings,
+        srpCeilings,
         jobs,
         new Observer() {
           @Override

@@ -336,12 +336,13 @@ public final class SchedulingAnalysis {
                   d.wcetNs, d.periodNs, Math.max(1, d.deadlineNs - d.jitterNs), d.segments));
         }
       }
+      final boolean preemptive = node.strategy().preemptsByDeadline();
       EdfDemandTest.Verdict verdict;
       try {
         verdict =
             EdfDemandTest.test(
                 loads,
-                node.strategy() == Strategy.EDF
+                preemptive
                     ? EdfDemandTest.Dispatch.PREEMPTIVE
                     : EdfDemandTest.Dispatch.NON_PREEMPTIVE);
       } catch (ArithmeticException beyond64Bits) {
@@ -350,8 +351,7 @@ public final class SchedulingAnalysis {
       if (!verdict.exact()) {
         notes.add(new Finding.EdfDensityBound());
       } else if (!verdict.schedulable() && verdict.failingAtNs() > 0) {
-        notes.add(
-            new Finding.EdfDemandExceeded(verdict.failingAtNs(), node.strategy() == Strategy.EDF));
+        notes.add(new Finding.EdfDemandExceeded(verdict.failingAtNs(), preemptive));
       }
       // Strictly periodic SpMs with known offsets: the release table below is exact and may
       // pass what the demand test (which assumes the worst arrival pattern) refuses. It plays

@@ -41,6 +41,14 @@ public final class Platform {
     public boolean earliestDeadlineFirst() {
       return this == EDF || this == NP_EDF;
     }
+
+    /**
+     * Whether a job with an earlier absolute deadline preempts one of the same band (the runtime's
+     * {@code preempts_by_deadline}).
+     */
+    public boolean preemptsByDeadline() {
+      return this == EDF;
+    }
   }
 
   /** The reference machine when a node names no hardware: one core, speed 1.0. */
