@@ -80,6 +80,7 @@ struct CallSlot {
   bool answered = false;
   std::uint32_t request_id = 0;
   kal::TimePoint deadline{};
+  kal::TimePoint replied_at{};  ///< when the reply was taken from the connection
   FrameHeader reply{};
   CallStatus outcome = CallStatus::kPending;
   std::unique_ptr<std::byte[]> body;
@@ -155,6 +156,10 @@ bool Call::reply_little_endian() const noexcept {
 
 std::uint8_t Call::exception() const noexcept {
   return pending_ == nullptr ? 0 : pending_->reply.exception;
+}
+
+kal::TimePoint Call::replied_at() const noexcept {
+  return pending_ == nullptr ? kal::TimePoint{} : pending_->replied_at;
 }
 
 // ---------------------------------------------------------------- configuration
@@ -629,6 +634,7 @@ CallStatus Orb::transmit(Call& call, std::size_t body_size, kal::TimePoint deadl
   pending->answered = false;
   pending->request_id = header.request_id;
   pending->deadline = deadline;
+  pending->replied_at = kal::TimePoint{};
   pending->outcome = CallStatus::kPending;
   call.pending_ = pending;
   return CallStatus::kPending;
@@ -674,6 +680,7 @@ bool Orb::take_replies(ClientConnection& connection, kal::TimePoint wait_until) 
     } else {
       std::memcpy(waiting->body.get(), buffer + kHeaderSize, header.body_size);
       waiting->reply = header;
+      waiting->replied_at = kal::MonotonicClock::now();
       waiting->answered = true;
       waiting->outcome = status_of(header.status);
     }
@@ -745,6 +752,13 @@ CallStatus Orb::invoke(Call& call, std::size_t body_size, kal::TimePoint deadlin
       pending.answered = true;
       pending.outcome = CallStatus::kDeadlineExpired;
     }
+  }
+  if (pending.replied_at >= pending.deadline &&
+      (pending.outcome == CallStatus::kOk || pending.outcome == CallStatus::kUserException)) {
+    // The caller waited on the connection and took the reply after the deadline (its lane did
+    // not run in time): to the caller the reply is late, so the call ends as one that got none.
+    late_replies_.add();
+    pending.outcome = CallStatus::kDeadlineExpired;
   }
   finish(call);
   return call.status_;

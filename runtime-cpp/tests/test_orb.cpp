@@ -418,7 +418,7 @@ kairos::cdr::Status decode(kairos::cdr::Reader& reader, CubeReply& reply) noexce
 
 class CubeGate final : public kairos::orb::Gate {
  public:
-  CubeGate() noexcept : Gate("cube", 2s, false) {}
+  explicit CubeGate(kairos::kal::Duration deadline = 2s) noexcept : Gate("cube", deadline, false) {}
 
   kairos::orb::Result<std::int32_t> cube(std::int32_t x) noexcept {
     CubeReply reply{};
@@ -480,6 +480,29 @@ TEST_CASE("a gate calls blocking and non-blocking, and counts every outcome",
   REQUIRE(counters.late + counters.failed == 0);
   REQUIRE(counters.max_round_trip_ns > 0);
   REQUIRE(unbound.counters().failed == 2);
+}
+
+TEST_CASE("a non-blocking call collected after its deadline keeps the reply that came in time",
+          "[integration][orb]") {
+  const std::string endpoint = unique_endpoint("uds", 12);
+  CubeServer server(endpoint, 2s);
+  CubeClient client(endpoint);
+  CubeGate gate(100ms);
+  gate.bind(client.orb, {client.peer, kServiceBand, kCubeObject, kCubeOperation});
+
+  // The reply comes at once; the method collects it in a later activation, after the deadline.
+  auto pending = gate.start_cube(2);
+  REQUIRE(pending.in_flight());
+  std::this_thread::sleep_for(300ms);
+  const auto collected = gate.poll(pending);
+  REQUIRE(collected.ok());
+  REQUIRE(collected.value() == 8);
+
+  const auto counters = gate.counters();
+  REQUIRE(counters.calls == 1);
+  REQUIRE(counters.answered == 1);
+  REQUIRE(counters.late == 0);
+  REQUIRE(client.orb.counters().late_replies == client.baseline.late_replies);
 }
 
 // ------------------------------------------------------------ oneways over UDP

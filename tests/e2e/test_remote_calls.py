@@ -122,6 +122,17 @@ def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionic
     assert summary["deadline_misses"] == "0", stdout
 
 
+def activations_that_ran(summary: dict) -> int:
+    """The releases of a node's one SpM (every 20 ms, for 1 s) that ran: 50, less those the
+    machine made miss their 1 ms start window or overrun (a busy host takes the processor away
+    for milliseconds now and then), which the summary counts; most of them must have run."""
+    activations = int(summary["activations"])
+    assert 49 <= activations <= 51, summary
+    ran = activations - int(summary["start_window_misses"]) - int(summary["overruns"])
+    assert ran >= 40, summary
+    return ran
+
+
 def test_blocking_and_non_blocking_gates_carry_in_and_out_arguments(tmp_path):
     # A client calls one server operation through a blocking gate and a non-blocking one (started
     # in one activation, collected in the next); the server answers with the cube of the key and
@@ -141,10 +152,11 @@ def test_blocking_and_non_blocking_gates_carry_in_and_out_arguments(tmp_path):
     assert "did not answer its request" not in client_out
     gates = parse_gates("a", client_out)
     blocking, later = gates[("a", "client.server")], gates[("a", "client.async")]
+    ran = activations_that_ran(parse_summary(client_out))
     for fields in (blocking, later):
         calls = int(fields["calls"])
         assert calls == int(fields["answered"]) + int(fields["late"]) + int(fields["failed"])
-        assert calls >= 45, fields  # 50 activations in 1 s
+        assert calls >= ran - 1, fields  # each activation that ran made its calls
         assert int(fields["answered"]) >= calls - 2, fields
 
 
@@ -167,7 +179,7 @@ def test_oneway_gates_reach_a_node_listening_on_udp(tmp_path):
     assert "without a sequence number" not in server_out, server_out
     note = parse_gates("a", client_out)[("a", "source.recorder")]
     calls = int(note["calls"])
-    assert calls >= 45, note  # 50 activations in 1 s
+    assert calls >= activations_that_ran(parse_summary(client_out)) - 1, note
     assert int(note["answered"]) == calls, note  # a oneway is over once sent
     served = parse_summary(server_out)
     # Every note arrived and was served by the recorder's SvM (loopback loses none at 50 Hz).

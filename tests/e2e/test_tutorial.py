@@ -6,8 +6,9 @@ The tutorial's fences say what they are:
 - ```<language> file=PATH``` — the content of PATH (relative to the tutorial's directory);
 - ```diff file=PATH``` — an edit of PATH: the `-` lines, in order, become the `+` lines;
 - ```console``` or ```console exit=N``` — commands after `$ `, then the output they print. A line
-  `...` stands for any lines, a line ending in ` ...` for any line that begins like it; every other
-  line must appear as it is, in order. The block's last command must exit with N (default 0) and
+  `...` stands for any lines; within a line, `...` stands for any text (so a line ending in ` ...`
+  is any line that begins like it, and `misses=...` is a count the machine decides); every line
+  must appear, in order. The block's last command must exit with N (default 0) and
   every command before it with 0.
 """
 
@@ -77,6 +78,14 @@ def commands_and_output(step: Step) -> tuple[list[str], list[str]]:
     return commands, expected
 
 
+def line_pattern(want: str) -> re.Pattern:
+    """What an expected line matches: its text, where each `...` is any text."""
+    want = want.rstrip()
+    if want.endswith(" ..."):
+        want = want[:-4] + "..."
+    return re.compile(".*".join(re.escape(part) for part in want.split("...")) + r"\s*")
+
+
 def matches(expected: list[str], actual: list[str]) -> bool:
     """Whether the actual lines show the expected ones in order (see the module's docstring)."""
     position, skipping = 0, False
@@ -84,8 +93,7 @@ def matches(expected: list[str], actual: list[str]) -> bool:
         if want == "...":
             skipping = True
             continue
-        fits = (lambda got: got.startswith(want[:-4])) if want.endswith(" ...") else (
-            lambda got: got.rstrip() == want.rstrip())
+        fits = line_pattern(want).fullmatch
         while position < len(actual) and not fits(actual[position]):
             if not skipping:
                 return False

@@ -186,6 +186,58 @@ TEST_CASE("on sim a call whose deadline passes ends at it exactly, and its reply
 }
 
 namespace {
+/// A thread of the most urgent band on the client's processor 0 that takes it from `from` for
+/// `how_long`: what the OS or a more urgent lane does to a caller waiting for its reply.
+struct ProcessorThief {
+  TimePoint from;
+  Duration how_long;
+  kairos::kal::Thread thread;
+
+  ProcessorThief(TimePoint at, Duration hold) : from(at), how_long(hold) {
+    REQUIRE(thread.start({"thief", kairos::kal::kHighestBand, 0}, &steal, this) == Status::kOk);
+  }
+  ~ProcessorThief() { thread.join(); }
+  static void steal(void* self) noexcept {
+    auto* thief = static_cast<ProcessorThief*>(self);
+    kairos::kal::sleep_until(thief->from);
+    kairos::kal::busy_for(thief->how_long);
+  }
+};
+}  // namespace
+
+TEST_CASE("on sim a reply the blocked caller can only take after its deadline makes the call late",
+          "[sim][orb]") {
+  REQUIRE(kairos::kal::sim::set_network({kLatency, 0us}, 1) == Status::kOk);
+  SimCubeServer server("uds:/sim/orb-taken-late", 100ms);
+  SimCubeClient client("uds:/sim/orb-taken-late");
+  std::int32_t result = 0;
+
+  // The reply arrives at 210 us, inside the 300 us deadline, but processor 0 is taken from 150 us
+  // to 650 us: the caller takes the reply after its deadline, so to it the call is late.
+  TimePoint start = MonotonicClock::now();
+  {
+    ProcessorThief thief(start + 150us, 500us);
+    REQUIRE(client.cube(2, result, kCubeOperation, 300us) == CallStatus::kDeadlineExpired);
+    REQUIRE(since(start) == 650us);
+  }
+  auto counters = client.orb.counters();
+  REQUIRE(counters.deadline_expired - client.baseline.deadline_expired == 1);
+  REQUIRE(counters.late_replies - client.baseline.late_replies == 1);
+
+  // Taken from 150 us to 200 us, the processor is back before the reply: the call is answered.
+  start = MonotonicClock::now();
+  {
+    ProcessorThief thief(start + 150us, 50us);
+    REQUIRE(client.cube(3, result, kCubeOperation, 300us) == CallStatus::kOk);
+    REQUIRE(since(start) == kRoundTrip);
+    REQUIRE(result == 27);
+  }
+  counters = client.orb.counters();
+  REQUIRE(counters.replies - client.baseline.replies == 1);
+  REQUIRE(counters.late_replies - client.baseline.late_replies == 1);
+}
+
+namespace {
 std::vector<Duration> round_trips(std::uint64_t seed, const char* endpoint) {
   REQUIRE(kairos::kal::sim::set_network({kLatency, 50us}, seed) == Status::kOk);
   SimCubeServer server(endpoint, 100ms);

@@ -160,7 +160,7 @@ class Gate {
       return count(CallStatus::kTooLarge, start);
     }
     const CallStatus status = orb_->invoke(call, writer.size(), start + deadline_);
-    return count(unmarshal<Exception>(call, status, reply, raised), start);
+    return count(unmarshal<Exception>(call, status, reply, raised), start, call.replied_at());
   }
 
   /// A oneway call: over once sent (kOk), or why it could not be.
@@ -212,8 +212,8 @@ class Gate {
     if (status == CallStatus::kPending) {
       return status;
     }
-    pending.outcome_ =
-        count(unmarshal<Exception>(pending.call_, status, reply, raised), pending.start_);
+    pending.outcome_ = count(unmarshal<Exception>(pending.call_, status, reply, raised),
+                             pending.start_, pending.call_.replied_at());
     return pending.outcome_;
   }
 
@@ -241,11 +241,19 @@ class Gate {
     return reader.finish() == cdr::Status::kOk ? status : CallStatus::kMalformed;
   }
 
+  /// Counts a call that ended with `status` now (a oneway is over once sent).
   CallStatus count(CallStatus status, kal::TimePoint start) noexcept {
+    return count(status, start, kal::MonotonicClock::now());
+  }
+
+  /// Counts a call that ended with `status`; an answered one took from `start` to `replied_at`
+  /// (when its reply was taken, not when it was unmarshalled: a lane preempted in between does
+  /// not stretch the round trip past the deadline the reply met).
+  CallStatus count(CallStatus status, kal::TimePoint start, kal::TimePoint replied_at) noexcept {
     calls_.fetch_add(1, std::memory_order_relaxed);
     if (status == CallStatus::kOk || status == CallStatus::kUserException) {
       answered_.fetch_add(1, std::memory_order_relaxed);
-      const std::int64_t took = (kal::MonotonicClock::now() - start).count();
+      const std::int64_t took = (replied_at - start).count();
       std::int64_t longest = max_round_trip_ns_.load(std::memory_order_relaxed);
       while (took > longest &&
              !max_round_trip_ns_.compare_exchange_weak(longest, took, std::memory_order_relaxed)) {

@@ -154,6 +154,10 @@ class Call {
   bool reply_little_endian() const noexcept;
   /// For kUserException: the 1-based index of the exception among the operation's `raises`.
   std::uint8_t exception() const noexcept;
+  /// For kOk and kUserException: when the reply was taken from the connection. A blocking call
+  /// (invoke) takes it by its deadline, or ends kDeadlineExpired; a non-blocking one whenever
+  /// poll() looks.
+  kal::TimePoint replied_at() const noexcept;
   CallStatus status() const noexcept { return status_; }
 
  private:
