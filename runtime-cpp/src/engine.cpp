@@ -112,8 +112,13 @@ kal::Status Engine::add_lane_for(std::uint8_t core, kal::PriorityBand band, Crit
     if (lane_count_ == kMaxLanes) {
       return kal::Status::kCapacityExceeded;
     }
+    std::uint8_t slot = 0;
+    for (std::size_t other = 0; other < lane_count_; ++other) {
+      slot += static_cast<std::uint8_t>(lanes_[other].core == core && lanes_[other].band == band);
+    }
     lanes_[lane].core = core;
     lanes_[lane].band = band;
+    lanes_[lane].slot = slot;
     lanes_[lane].engine = this;
     lanes_[lane].discipline = discipline_for(options_.strategy, criticality);
     ++lane_count_;
@@ -761,7 +766,7 @@ bool Engine::serve_here(std::size_t svm, void* request) noexcept {
   activation.due = now;
   // For the request's own length this thread is the lane: a gate the method calls goes out on
   // the lane's connection, which the sleeping lane is not using.
-  set_current_lane(LaneIdentity{lane.core, lane.band, true, lane_cpu});
+  set_current_lane(LaneIdentity{lane.core, lane.band, true, lane_cpu, lane.slot});
   serve_request(lane, activation);
   set_current_lane(caller);
   give_back(lane);
@@ -895,7 +900,8 @@ void set_current_lane(LaneIdentity lane) noexcept {
 
 void Engine::lane_main(void* lane_pointer) noexcept {
   Lane& lane = *static_cast<Lane*>(lane_pointer);
-  this_lane = LaneIdentity{lane.core, lane.band, true, lane.engine->core_cpu_[lane.core]};
+  this_lane =
+      LaneIdentity{lane.core, lane.band, true, lane.engine->core_cpu_[lane.core], lane.slot};
   lane.engine->serve(lane);
 }
 

@@ -92,6 +92,7 @@ struct ClientConnection {
   std::uint8_t band = 0;
   std::uint8_t core = 0;
   kal::PriorityBand caller_band = kal::kLowestBand;
+  std::uint8_t caller_slot = 0;  ///< LaneIdentity::slot of the calling lane
   kal::Socket socket;
   bool connected = false;
   kal::TimePoint retry_at{};
@@ -230,7 +231,7 @@ kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer) noexcep
 }
 
 kal::Status Orb::add_route(std::uint8_t peer, std::uint8_t band, std::uint8_t core,
-                           kal::PriorityBand caller_band) noexcept {
+                           kal::PriorityBand caller_band, std::uint8_t caller_slot) noexcept {
   if (started_ || peer >= peer_count_ || caller_band < kal::kLowestBand ||
       caller_band > kal::kHighestBand) {
     return kal::Status::kInvalidArgument;
@@ -242,7 +243,7 @@ kal::Status Orb::add_route(std::uint8_t peer, std::uint8_t band, std::uint8_t co
   for (std::size_t i = 0; i < route_count_; ++i) {
     const ClientConnection& route = *routes_[i];
     if (route.peer == peer && route.band == band && route.core == core &&
-        route.caller_band == caller_band) {
+        route.caller_band == caller_band && route.caller_slot == caller_slot) {
       return kal::Status::kOk;  // already set up
     }
   }
@@ -258,6 +259,7 @@ kal::Status Orb::add_route(std::uint8_t peer, std::uint8_t band, std::uint8_t co
   route->band = band;
   route->core = core;
   route->caller_band = caller_band;
+  route->caller_slot = caller_slot;
   routes_[route_count_++] = std::move(route);
   return kal::Status::kOk;
 }
@@ -450,7 +452,7 @@ ClientConnection* Orb::route_for(const Target& target) noexcept {
   for (std::size_t i = 0; i < route_count_; ++i) {
     ClientConnection& route = *routes_[i];
     if (route.peer == target.peer && route.band == target.band && route.core == lane.core &&
-        route.caller_band == lane.band) {
+        route.caller_band == lane.band && route.caller_slot == lane.slot) {
       return &route;
     }
   }

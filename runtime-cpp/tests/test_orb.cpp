@@ -482,6 +482,40 @@ TEST_CASE("a gate calls blocking and non-blocking, and counts every outcome",
   REQUIRE(unbound.counters().failed == 2);
 }
 
+TEST_CASE("lanes of one band with different slots call on connections of their own",
+          "[integration][orb]") {
+  // Under preemptive EDF every method has a lane of its own in one band: the slot tells them
+  // apart, and a lane whose slot has no route cannot borrow another lane's connection.
+  const std::string endpoint = unique_endpoint("uds", 13);
+  CubeServer server(endpoint, 2s);
+  CubeClient client(endpoint);  // routes lane (0, 2) slot 0, and waits for the server
+  kairos::orb::Orb edf_client{kairos::orb::OrbOptions{"edf-client"}};
+  std::uint8_t peer = 0;
+  REQUIRE(edf_client.add_peer(endpoint, peer) == kairos::kal::Status::kOk);
+  REQUIRE(edf_client.add_route(peer, kServiceBand, 0, 2, 1) == kairos::kal::Status::kOk);
+  REQUIRE(edf_client.add_route(peer, kServiceBand, 0, 2, 2) == kairos::kal::Status::kOk);
+  REQUIRE(edf_client.start() == kairos::kal::Status::kOk);
+
+  auto call_from_slot = [&](std::uint8_t slot) {
+    kairos::set_current_lane(kairos::LaneIdentity{0, 2, false, -1, slot});
+    std::int32_t result = 0;
+    const CallStatus status =
+        orb_cube::cube(edf_client, peer, 3, result, kCubeOperation, MonotonicClock::now() + 2s);
+    return status == CallStatus::kOk && result == 27 ? CallStatus::kOk : status;
+  };
+  CallStatus from_first = CallStatus::kPending;
+  CallStatus from_second = CallStatus::kPending;
+  std::thread first([&] { from_first = call_from_slot(1); });
+  std::thread second([&] { from_second = call_from_slot(2); });
+  first.join();
+  second.join();
+  REQUIRE(from_first == CallStatus::kOk);
+  REQUIRE(from_second == CallStatus::kOk);
+  REQUIRE(call_from_slot(0) == CallStatus::kNoRoute);
+  REQUIRE(edf_client.counters().connects == 2);
+  edf_client.stop();
+}
+
 TEST_CASE("a non-blocking call collected after its deadline keeps the reply that came in time",
           "[integration][orb]") {
   const std::string endpoint = unique_endpoint("uds", 12);

@@ -160,6 +160,55 @@ def test_blocking_and_non_blocking_gates_carry_in_and_out_arguments(tmp_path):
         assert int(fields["answered"]) >= calls - 2, fields
 
 
+def test_each_lane_of_a_preemptive_edf_node_calls_on_a_connection_of_its_own(tmp_path):
+    # Node a, now scheduled by preemptive EDF, runs Client and a twin of it (the same TMO under
+    # another name, whose poll may start up to 5 ms late): each poll has a lane of its own in the
+    # node's one band. While one waits for its reply the other runs and calls the same server, on
+    # a connection of its own; one connection shared by both lanes would mix their replies.
+    model_dir = ROOT / "tests" / "e2e" / "models" / "calls"
+    impl = tmp_path / "impl"
+    shutil.copytree(model_dir / "src", impl)
+    for suffix in ("hpp", "cpp"):
+        client = (impl / "calls" / f"Client.{suffix}").read_text()
+        (impl / "calls" / f"Twin.{suffix}").write_text(client.replace("Client", "Twin"))
+    text = (model_dir / "calls.tmo").read_text()
+    client_tmo = re.search(r"^tmo Client \{.*?^\}\n", text, re.MULTILINE | re.DOTALL).group(0)
+    twin_tmo = client_tmo.replace("tmo Client", "tmo Twin").replace(
+        "start-during (t, t + 1 ms)", "start-during (t, t + 5 ms)")
+    node_a = 'node a {\n  os linux\n  endpoint "uds:/tmp/kairos-calls-a"\n  deploy Client as client\n}'
+    assert node_a in text and twin_tmo != client_tmo
+    edf_node_a = node_a.replace("os linux", "os linux\n  scheduling edf").replace(
+        "deploy Client as client", "deploy Client as client\n  deploy Twin as twin")
+    model = tmp_path / "calls.tmo"
+    model.write_text(text.replace(client_tmo, client_tmo + "\n" + twin_tmo).replace(node_a, edf_node_a))
+    out = tmp_path / "generated"
+    result = kairos("generate", model, "-o", out, "--impl", impl)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # Server band 1 of peer b, from core 0, band 1: the twin's lane is the second of that band.
+    routes = re.findall(r"orb\.add_route\(([^)]*)\)", (out / "a.node.cpp").read_text())
+    assert routes == ["peer_b, 1, 0, 1", "peer_b, 1, 0, 1, 1"], routes
+
+    build_node_project(out, tmp_path / "build", impl)
+    server = start(tmp_path / "build", "b", "--duration", "1500ms", "--peer-wait", "0s")
+    time.sleep(0.1)
+    client = start(tmp_path / "build", "a", "--duration", "1s")
+    client_out = finish(client)
+    finish(server)
+    assert "did not answer its request" not in client_out, client_out
+    gates = parse_gates("a", client_out)
+    summary = parse_summary(client_out)
+    ran = int(summary["activations"]) - int(summary["start_window_misses"]) - int(summary["overruns"])
+    assert 2 * 49 <= int(summary["activations"]) <= 2 * 51, summary  # two polls every 20 ms, 1 s
+    assert ran >= 80, summary
+    for instance in ("client", "twin"):
+        for gate in ("server", "async"):
+            fields = gates[("a", f"{instance}.{gate}")]
+            calls = int(fields["calls"])
+            assert calls == int(fields["answered"]) + int(fields["late"]) + int(fields["failed"])
+            assert calls >= 40, fields
+            assert int(fields["answered"]) >= calls - 2, fields
+
+
 def test_oneway_gates_reach_a_node_listening_on_udp(tmp_path):
     # Node a's SpM sends a oneway note every 20 ms to node b, which listens on udp:: each note is
     # one datagram to the port of the recorder's band, never answered.

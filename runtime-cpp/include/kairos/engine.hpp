@@ -86,6 +86,10 @@ struct LaneIdentity {
   /// The CPU the thread is pinned to (-1: wherever the OS puts it). A thread that is not a lane
   /// may run a request on a lane's behalf (Engine::serve_here) only where that lane would run.
   int cpu = -1;
+  /// Which of the lanes of its (core, band) it is: 0, except under preemptive EDF, where each
+  /// method has a lane of its own, numbered in the order the rows were added (SpMs, then SvMs).
+  /// The ORB keeps a connection per calling lane, so lanes of one band never share one.
+  std::uint8_t slot = 0;
 };
 
 /// The calling thread's lane (set by the engine as each lane starts).
@@ -338,6 +342,7 @@ class Engine {
     std::array<char, 16> name{};  ///< the thread's name, e.g. "kairos-lane3"
     std::uint8_t core = 0;
     kal::PriorityBand band = kal::kLowestBand;
+    std::uint8_t slot = 0;  ///< LaneIdentity::slot: its place among the lanes of its (core, band)
     QueueDiscipline discipline = QueueDiscipline::kFifo;
     /// Preemptive EDF: the lane runs one row's jobs on a thread scheduled by deadline, and
     /// starts each only when the Stack Resource Policy admits it (srp_enter).

@@ -202,9 +202,11 @@ class Orb {
   /// Names a peer node at `endpoint`; `peer` is its number in Target. A udp: peer takes oneways
   /// only: a two-way call to it fails kNoRoute.
   kal::Status add_peer(std::string_view endpoint, std::uint8_t& peer) noexcept;
-  /// Sets up the connection for calls from lane (`core`, `caller_band`) to `band` of `peer`.
+  /// Sets up the connection for calls from lane (`core`, `caller_band`, `caller_slot`) to `band`
+  /// of `peer` (the slot tells apart the lanes of one band under preemptive EDF:
+  /// LaneIdentity::slot).
   kal::Status add_route(std::uint8_t peer, std::uint8_t band, std::uint8_t core,
-                        kal::PriorityBand caller_band) noexcept;
+                        kal::PriorityBand caller_band, std::uint8_t caller_slot = 0) noexcept;
 
   /// Allocates every buffer, starts the acceptor and one reader per served band, and connects
   /// every route (a peer that is not up yet is connected on first use). After it, nothing

@@ -23,19 +23,16 @@ public class CapacityValidator extends ConcernValidator {
     int spms = 0;
     int svms = 0;
     int segments = 0;
-    boolean callsGates = false;
     for (Deployment deployment : node.getDeployments()) {
       final Tmo tmo = deployment.getTmo();
       if (tmo == null || tmo.eIsProxy()) {
         continue;
       }
       for (Method method : tmo.getMethods()) {
-        if (method instanceof Spm spm) {
+        if (method instanceof Spm) {
           spms++;
-          callsGates |= !spm.getCalls().isEmpty();
-        } else if (method instanceof Svm svm) {
+        } else if (method instanceof Svm) {
           svms++;
-          callsGates |= !svm.getCalls().isEmpty();
         }
       }
       if (tmo.getOds() != null) {
@@ -58,18 +55,6 @@ public class CapacityValidator extends ConcernValidator {
                 + " lanes per node: use np-edf, or deploy some of its TMOs on another node",
             Literals.NODE__SCHEDULING,
             IssueCodes.NODE_EXCEEDS_RUNTIME);
-      }
-      if (callsGates) {
-        // The ORB keeps one connection per calling lane band, and a preemptive EDF node's lanes
-        // all share one band: two of its methods could interleave calls on one connection.
-        error(
-            "node '"
-                + node.getName()
-                + "' is scheduled by preemptive edf, whose methods cannot call gates yet (its"
-                + " lanes would share one ORB connection per peer): use np-edf, rms, mlf, muf or"
-                + " rms+mlf for a node whose methods call gates",
-            Literals.NODE__SCHEDULING,
-            IssueCodes.EDF_GATE_CALL);
       }
     }
   }

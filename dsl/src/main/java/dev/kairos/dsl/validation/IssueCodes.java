@@ -90,7 +90,6 @@ public final class IssueCodes {
   public static final String INVALID_CORES = PREFIX + "invalid-cores";
   public static final String CORE_OUT_OF_RANGE = PREFIX + "core-out-of-range";
   public static final String NODE_EXCEEDS_RUNTIME = PREFIX + "node-exceeds-runtime";
-  public static final String EDF_GATE_CALL = PREFIX + "edf-gate-call";
 
   /**
    * The stable code of an issue, as the CLI prints it and the language server sends it: Kairos

@@ -11,6 +11,7 @@ import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -469,6 +470,7 @@ final class NodeProgramEmitter {
             "cannot call node " + callee.name() + " at " + callee.endpoint());
       }
     }
+    final Set<String> routes = new HashSet<>();
     for (ResolvedGate gate : gates) {
       if (!reachable(node, gate.calleeNode())) {
         w.comment(
@@ -486,8 +488,8 @@ final class NodeProgramEmitter {
         continue;
       }
       for (RemoteCalls.Lane lane : gate.callerLanes()) {
-        check(
-            w,
+        // Gates of one instance to one server band share their lanes' connections.
+        final String route =
             "orb.add_route("
                 + peers.get(gate.calleeNode().name())
                 + ", "
@@ -496,8 +498,12 @@ final class NodeProgramEmitter {
                 + lane.core()
                 + ", "
                 + lane.band()
-                + ")",
-            "no route for gate " + gate.caller().instance() + "." + gate.gate().name());
+                + (lane.slot() == 0 ? "" : ", " + lane.slot())
+                + ")";
+        if (routes.add(route)) {
+          check(
+              w, route, "no route for gate " + gate.caller().instance() + "." + gate.gate().name());
+        }
       }
     }
     for (Deployment deployment : node.deployments()) {

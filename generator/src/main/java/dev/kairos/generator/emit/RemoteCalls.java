@@ -9,13 +9,16 @@ import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.Gate;
+import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.ir.Types.Interface;
 import dev.kairos.generator.ir.Types.Operation;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -29,8 +32,12 @@ import java.util.Set;
 final class RemoteCalls {
   private RemoteCalls() {}
 
-  /** A calling lane of a node: the core and band of some method of the calling instance. */
-  record Lane(int core, int band) {}
+  /**
+   * A calling lane of a node: the core and band of some method of the calling instance, and which
+   * lane of that (core, band) it is: 0, except under preemptive EDF, where each method runs on a
+   * lane of its own (the runtime's {@code LaneIdentity::slot}).
+   */
+  record Lane(int core, int band, int slot) {}
 
   /**
    * One gate of a deployed instance, resolved: the node, object, operation and band it calls, the
@@ -151,7 +158,7 @@ final class RemoteCalls {
                 objectOf(calleeNode, callee),
                 operationOf(callee.tmo(), svm.get()),
                 band,
-                lanesOf(callerReport, caller.instance()),
+                lanesOf(callerReport, caller),
                 report,
                 roundTripBound(analysis, report)));
       }
@@ -159,12 +166,37 @@ final class RemoteCalls {
     return Optional.empty();
   }
 
-  /** The distinct (core, band) lanes the methods of `instance` run on. */
-  private static List<Lane> lanesOf(NodeReport report, String instance) {
+  /**
+   * The distinct lanes the methods of {@code caller} run on: one per (core, band), or, on a node
+   * scheduled by preemptive EDF, one per method, numbered on each core in the order the node
+   * program adds the rows (every SpM in deployment order, then every SvM), as the engine numbers
+   * them.
+   */
+  private static List<Lane> lanesOf(NodeReport report, Deployment caller) {
     final Set<Lane> lanes = new LinkedHashSet<>();
-    for (TaskReport task : report.tasks()) {
-      if (task.instance().equals(instance)) {
-        lanes.add(new Lane(task.core(), task.band()));
+    final Node node = report.node();
+    if (!node.strategy().preemptsByDeadline()) {
+      for (TaskReport task : report.tasks()) {
+        if (task.instance().equals(caller.instance())) {
+          lanes.add(new Lane(task.core(), task.band(), 0));
+        }
+      }
+      return List.copyOf(lanes);
+    }
+    final Map<Integer, Integer> lanesOnCore = new HashMap<>();
+    for (TaskReport.Kind kind : List.of(TaskReport.Kind.SPM, TaskReport.Kind.SVM)) {
+      for (Deployment deployment : node.deployments()) {
+        final List<String> methods =
+            kind == TaskReport.Kind.SPM
+                ? deployment.tmo().spms().stream().map(Spm::name).toList()
+                : deployment.tmo().svms().stream().map(Svm::name).toList();
+        for (String method : methods) {
+          final TaskReport task = taskOf(report, deployment.instance(), method);
+          final int slot = lanesOnCore.merge(task.core(), 1, Integer::sum) - 1;
+          if (deployment.equals(caller)) {
+            lanes.add(new Lane(task.core(), task.band(), slot));
+          }
+        }
       }
     }
     return List.copyOf(lanes);
