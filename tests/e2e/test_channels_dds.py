@@ -263,3 +263,7 @@ def test_the_avionics_tracker_fuses_navigations_samples_over_dds(tmp_path):
     assert 100 <= int(track1["published"]) <= 125, ran1.stdout
     assert int(track2["delivered"]) >= 50, out2 + err2
     assert int(track2["published"]) == 0
+    # How old each sample was on delivery, by DDS's source timestamps: measured, and, as no sample
+    # older than its 50 ms validity is delivered, below it.
+    ages = [float(track2[f"delivery_{k}_us"]) for k in ("p50", "p99", "max")]
+    assert 0 < ages[0] <= ages[1] <= ages[2] < 50_000, track2

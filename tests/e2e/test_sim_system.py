@@ -143,7 +143,7 @@ def test_the_system_program_explains_bad_arguments(avionics_on_sim):
 
 
 def test_navigations_track_channel_reaches_the_tracker_over_the_simulated_link(avionics_on_sim):
-    system, _, _ = avionics_on_sim
+    system, latency_us, jitter_us = avionics_on_sim
     ran = run([system, "--duration", f"{SECONDS}s", "--quiet"], timeout=120)
     channels = {}
     for line in ran.stdout.splitlines():
@@ -162,6 +162,11 @@ def test_navigations_track_channel_reaches_the_tracker_over_the_simulated_link(a
     skipped = int(channels["mission2"]["dropped_overflow"])
     assert delivered - skipped <= 20 * SECONDS + 1, channels
     assert channels["mission1"]["delivered"] == "0" and channels["mission2"]["published"] == "0"
+    # A sample is as old, when the tracker's reader gets it, as the link's latency (and a seeded
+    # share of its jitter) plus the wait for mission1's hub, which sends only when no lane of its
+    # processor has work (nav.update's own 1.5 ms first): never as old as its 50 ms validity.
+    ages = [float(channels["mission2"][f"delivery_{k}_us"]) for k in ("p50", "p99", "max")]
+    assert latency_us + 1500 <= ages[0] <= ages[1] <= ages[2] < 50_000, channels
 
 
 def test_the_system_writes_each_nodes_timings_for_calibrate(avionics_on_sim, tmp_path):

@@ -94,6 +94,11 @@ TEST_CASE("a sample published on one node is readable on another one link latenc
   REQUIRE(taken.value == value);
   REQUIRE(nodes.a.channel.counts().published == 1);
   REQUIRE(nodes.b.channel.counts().delivered == 2);
+  // Each reader's copy was delivered one link latency after its publication, exactly.
+  REQUIRE(nodes.b.channel.counters().delivery.count() == 2);
+  REQUIRE(nodes.b.channel.counts().delivery_max_ns == 100'000);
+  REQUIRE(nodes.b.channel.counts().delivery_p50_ns == 100'000);
+  REQUIRE(nodes.a.channel.counters().delivery.count() == 0);
   REQUIRE(nodes.a.hub.counts().sent == 1);
   REQUIRE(nodes.b.hub.counts().received == 1);
 }

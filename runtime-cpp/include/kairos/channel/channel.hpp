@@ -18,6 +18,7 @@
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/event.hpp>
 #include <kairos/kal/global_time.hpp>
+#include <kairos/method_timings.hpp>
 
 namespace kairos::channel {
 
@@ -51,6 +52,11 @@ struct ChannelCounters {
   /// Samples lost to full rings: a publisher's ring the hub had not drained, or samples a reader
   /// did not take before `depth` newer ones arrived.
   std::atomic<std::uint64_t> dropped_overflow{0};
+  /// The age of each delivered sample when the hub handed it to a reader here: from its
+  /// publication (the publisher's global time) to its delivery (this node's global time), across
+  /// the network for a sample from another node. Only the hub's sender records it (every reader
+  /// history's one producer), as TimingHistogram asks.
+  TimingHistogram delivery;
 };
 
 /// A plain copy of ChannelCounters, for printing and tests.
@@ -59,13 +65,20 @@ struct ChannelCounts {
   std::uint64_t delivered = 0;
   std::uint64_t dropped_late = 0;
   std::uint64_t dropped_overflow = 0;
+  /// Delivery age (ChannelCounters::delivery): median, 99th percentile and largest, in ns.
+  std::uint64_t delivery_p50_ns = 0;
+  std::uint64_t delivery_p99_ns = 0;
+  std::uint64_t delivery_max_ns = 0;
 };
 
 inline ChannelCounts counts_of(const ChannelCounters& counters) noexcept {
   return {counters.published.load(std::memory_order_relaxed),
           counters.delivered.load(std::memory_order_relaxed),
           counters.dropped_late.load(std::memory_order_relaxed),
-          counters.dropped_overflow.load(std::memory_order_relaxed)};
+          counters.dropped_overflow.load(std::memory_order_relaxed),
+          counters.delivery.percentile({50, 100}),
+          counters.delivery.percentile(kP99),
+          counters.delivery.max()};
 }
 
 inline void count(std::atomic<std::uint64_t>& counter, std::uint64_t n = 1) noexcept {
@@ -308,6 +321,7 @@ class Reader {
       return;
     }
     count(binding_.counters->delivered);
+    binding_.counters->delivery.record(now_ns - sample.publish_ns);
   }
 
  private:
