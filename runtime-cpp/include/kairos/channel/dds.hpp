@@ -79,6 +79,14 @@ inline dds_qos_t* qos_of(const ChannelSpec& spec) noexcept {
   return qos;
 }
 
+/// The DDS source timestamp of a sample published at `publish_ns` (the node's global time): the
+/// wall clock at its publication, so that its age on arrival, and DDS's lifespan, count from the
+/// method that published it rather than from the hub's write.
+inline dds_time_t source_timestamp(std::int64_t publish_ns) noexcept {
+  const std::int64_t waited = kal::to_nanoseconds(kal::global_now()) - publish_ns;
+  return dds_time() - (waited > 0 ? waited : 0);
+}
+
 /// How a received sample reaches its node's channel: converts the C sample and delivers it.
 /// `publish_ns` is the publish time in the node's global time; false when the sample is
 /// malformed (a length beyond its bound).

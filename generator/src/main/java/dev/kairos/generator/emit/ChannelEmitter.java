@@ -285,7 +285,9 @@ final class ChannelEmitter {
             "$ns$to_dds(sample.value, out.sample, out.store);",
             "ns",
             ddsNamespace(system, channel.channel()));
-        w.line("dds_write(out.writer, &out.sample);");
+        w.line(
+            "dds_write_ts(out.writer, &out.sample,"
+                + " ::kairos::channel::dds::source_timestamp(sample.publish_ns));");
         w.close("}");
       }
       if (!channel.readers().isEmpty()) {
