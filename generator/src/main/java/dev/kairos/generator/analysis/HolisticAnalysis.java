@@ -95,7 +95,7 @@ public final class HolisticAnalysis {
     }
     int iteration = 1;
     while (true) {
-      final Pass pass = new Pass(topology, paths, nodes, messageJitter);
+      final Pass pass = new Pass(topology, paths, nodes, serviceJitter, messageJitter);
       final List<ChainReport> chains = paths.stream().map(pass::evaluate).toList();
       final boolean settled =
           pass.serviceJitter.equals(serviceJitter) && pass.messageJitter.equals(messageJitter);
@@ -357,6 +357,9 @@ public final class HolisticAnalysis {
     private final Topology topology;
     private final Map<String, TaskReport> tasks = new HashMap<>();
     private final Map<String, Long> lastMessageJitter;
+    private final Map<String, NodeReport> nodeReports = new HashMap<>();
+    private final Map<String, Long> requestJitter;
+    private final Map<String, Long> hubWaits = new HashMap<>();
     private final Map<String, Stream> streams = new LinkedHashMap<>();
     final Map<String, Long> serviceJitter = new HashMap<>();
     final Map<String, Long> messageJitter = new HashMap<>();
@@ -365,11 +368,14 @@ public final class HolisticAnalysis {
         Topology topology,
         List<List<Step>> paths,
         List<NodeReport> nodes,
+        Map<String, Long> requestJitter,
         Map<String, Long> lastMessageJitter) {
       this.topology = topology;
+      this.requestJitter = requestJitter;
       this.lastMessageJitter = lastMessageJitter;
       for (NodeReport node : nodes) {
         node.tasks().forEach(t -> tasks.putIfAbsent(t.name(), t));
+        nodeReports.put(node.node().name(), node);
       }
       for (List<Step> path : paths) {
         for (Step step : path) {
@@ -575,11 +581,13 @@ public final class HolisticAnalysis {
               .append(publish.channel().name())
               .append("]-> ")
               .append(publish.reader().name());
-          final Window published = sent(publish.publisher(), current);
+          // The method puts the sample in its ring; its node's hub sends it on.
+          final Window published =
+              afterHub(sent(publish.publisher(), current), publish.publisher().node());
           hops.add(
               hop(
                   ChainReport.HopKind.PUBLISH,
-                  publish.publisher().name() + " publishes " + publish.channel().name(),
+                  publish.publisher().name() + " publishes " + publish.channel().name() + ", sent",
                   publish.publisher(),
                   published,
                   0,
@@ -592,7 +600,9 @@ public final class HolisticAnalysis {
                   publish.publisher(),
                   publish.reader(),
                   published);
-          completed = read(publish.reader(), arrived);
+          // The reader's node's hub hands it to the reader's history.
+          final Window delivered = afterHub(arrived, publish.reader().node());
+          completed = read(publish.reader(), delivered);
           hops.add(
               hop(
                   ChainReport.HopKind.READ,
@@ -601,7 +611,7 @@ public final class HolisticAnalysis {
                   completed,
                   0,
                   0));
-          limits.add(validity(publish, current, published, arrived));
+          limits.add(validity(publish, current, published, delivered));
         }
       }
       final long bound = hops.get(hops.size() - 1).latestNs();
@@ -658,6 +668,108 @@ public final class HolisticAnalysis {
       }
       return new Window(
           activation.earliest(), saturatedSum(activation.latest(), Math.max(0, response - wait)));
+    }
+
+    /** A sample that reached a node's hub in {@code window} leaves it by then plus its wait. */
+    private Window afterHub(Window window, Node node) {
+      final long wait = hubWait(node);
+      if (!window.bounded() || wait < 0) {
+        return new Window(window.earliest(), -1);
+      }
+      return new Window(window.earliest(), saturatedSum(window.latest(), wait));
+    }
+
+    /**
+     * How long a node's channel hub may wait for the processor before it passes a sample on (sends
+     * it, or hands it to the readers' histories). Its threads run below every lane, on the CPU of
+     * the node's core 0, and run as soon as no lane there is ready: at most the longest busy period
+     * of the methods there, w = sum of ceil((w + J) / T) * C. C is what a method computes, without
+     * the waits for its gates' replies (a lane waiting for a reply is not ready, and the hub runs);
+     * a method whose job may compute anywhere from its release (or its request's arrival) to its
+     * response R has J = R - C, plus its requests' jitter for a service method, as for any
+     * self-suspending task (a one-shot SpM counts once). -1 without a bound: a method there without
+     * one, a service method without max-rate, or a load of 1 or more.
+     */
+    private long hubWait(Node node) {
+      return hubWaits.computeIfAbsent(node.name(), name -> busyPeriod(node));
+    }
+
+    private long busyPeriod(Node node) {
+      final NodeReport report = nodeReports.get(node.name());
+      if (report == null) {
+        return -1;
+      }
+      final List<long[]> periodic = new ArrayList<>();
+      long once = 0;
+      double load = 0;
+      for (TaskReport task : report.tasks()) {
+        if (task.core() != 0) {
+          continue;
+        }
+        final long computes = task.wcetNs() - gateWait(node, task);
+        if (task.responseTimeNs() < 0
+            || (task.periodNs() <= 0 && task.kind() == TaskReport.Kind.SVM)) {
+          return -1;
+        }
+        if (task.periodNs() <= 0) {
+          once += computes;
+          continue;
+        }
+        final long jitter =
+            task.responseTimeNs()
+                - computes
+                + (task.kind() == TaskReport.Kind.SVM
+                    ? requestJitter.getOrDefault(task.name(), 0L)
+                    : 0);
+        periodic.add(new long[] {task.periodNs(), Math.max(0, jitter), computes});
+        load += (double) computes / task.periodNs();
+      }
+      if (load >= 1.0) {
+        return -1;
+      }
+      try {
+        long busy = once;
+        for (long[] row : periodic) {
+          busy = Math.addExact(busy, row[2]);
+        }
+        for (int iteration = 0; iteration < 100_000; iteration++) {
+          long next = once;
+          for (long[] row : periodic) {
+            final long arrivals = -Math.floorDiv(-Math.addExact(busy, row[1]), row[0]);
+            next = Math.addExact(next, Math.multiplyExact(arrivals, row[2]));
+          }
+          if (next == busy) {
+            return busy;
+          }
+          busy = next;
+        }
+      } catch (ArithmeticException beyond64Bits) {
+        return -1;
+      }
+      return -1;
+    }
+
+    /** What a method of {@code node} waits for its gates' replies, which its WCET counts. */
+    private static long gateWait(Node node, TaskReport task) {
+      for (Deployment deployment : node.deployments()) {
+        if (deployment.instance().equals(task.instance())) {
+          final var tmo = deployment.tmo();
+          final List<String> calls =
+              task.kind() == TaskReport.Kind.SPM
+                  ? tmo.spms().stream()
+                      .filter(m -> m.name().equals(task.method()))
+                      .findFirst()
+                      .map(Spm::calls)
+                      .orElse(List.of())
+                  : tmo.svms().stream()
+                      .filter(m -> m.name().equals(task.method()))
+                      .findFirst()
+                      .map(Svm::calls)
+                      .orElse(List.of());
+          return tmo.callWaitNs(calls);
+        }
+      }
+      return 0;
     }
 
     /** The method completes between its activation and the latest activation plus its response. */

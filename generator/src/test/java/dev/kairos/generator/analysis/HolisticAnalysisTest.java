@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * node b (RMS):  server.get    SvM  max-rate 50 Hz (T 20 ms), C 1 ms, GCT 4 ms
  *                worker.crunch SpM  T 40 ms, C 12 ms, window [0, 20 ms], deadline 40 ms, reads status
  * network lan:   latency 1 ms, jitter 500 us, 256 kbit/s, connects a and b
- * channel status: uint32 (4 bytes), validity 35 ms
+ * channel status: uint32 (4 bytes), validity 50 ms
  * </pre>
  *
  * Frames: a call to a method of no interface operation has empty bodies, so a request or a reply is
@@ -92,7 +92,7 @@ class HolisticAnalysisTest {
           new TypeUse.Primitive(TypeUse.PrimitiveKind.UINT32),
           Tmos.Reliability.BEST_EFFORT,
           1,
-          35 * MS,
+          50 * MS,
           1,
           HERE);
 
@@ -205,14 +205,22 @@ class HolisticAnalysisTest {
    *
    * <p>Pass 2, with get's jitter 9.625 ms: crunch (T 40, C 12, below get) was w = 12 + ceil(w / 20)
    * -> 13 ms without jitter; now w = 12 + ceil((w + 9.625) / 20) -> 12, 14, 14: R(crunch) = 14 ms.
-   * The frames' jitters (request 6 ms, reply 10.625 ms, sample 6 ms) still leave one frame of each
-   * other stream in each window (w + J < 20 ms): the network's figures stay, and so do the call's
-   * and every jitter: a fixed point after 2 passes.
+   * The frames' jitters (request 6 ms, reply 10.625 ms, sample 9 ms: below) still leave one frame
+   * of each other stream in each window (w + J < 20 ms): the network's figures stay, and so do the
+   * call's and every jitter: a fixed point after 2 passes.
    *
-   * <p>The sample: published by 6 ms, arrives [1, 10.625 ms]; crunch takes it at its next release
-   * at most 40 ms later and completes within 14 ms: 64.625 ms. Its age when read: sense publishes
-   * every 20 ms, so the newest sample left at most 20 + 6 ms ago and took at most 4.625 ms to
-   * arrive: 30.625 ms, within the channel's validity of 35 ms.
+   * <p>The sample: sense puts it in its ring by 6 ms; node a's hub, which runs when no lane there
+   * is ready, sends it within the longest busy period of a's lanes. What they compute, without
+   * sense's 12 ms wait for its reply (a waiting lane is not ready): hi C 1, R 1 (J = R - C = 0);
+   * sense C 2, R 18 (J = 16): w = ceil(w / 5) + 2 ceil((w + 16) / 20) from 3 -> 1 + 2 = 3 ms. So it
+   * leaves by 9 ms: its frames' jitter is 9 ms, which still lets one frame of it into each other
+   * frame's window (above). It arrives [1, 9 + 1.5 + 3.125 = 13.625 ms]. Node b's hub hands it to
+   * crunch's history within b's busy period: get C 1, R 1, J 9.625 ms (its requests' jitter);
+   * crunch C 12, R 14 (J 2): w = ceil((w + 9.625) / 20) + 12 ceil((w + 2) / 40) from 13 -> 2 + 12 =
+   * 14 -> 14 ms (13 ms in pass 1, before get's jitter). Delivered by 27.625 ms; crunch takes it at
+   * its next release at most 40 ms later and completes within 14 ms: 81.625 ms. Its age when read:
+   * sense publishes every 20 ms, so the newest sample left at most 20 + 9 ms ago and took at most
+   * 27.625 - 9 = 18.625 ms to reach the history: 47.625 ms, within the channel's validity of 50 ms.
    */
   @Test
   void jitterCrossesTheNetworkAndRaisesInterferenceUntilAFixedPoint() {
@@ -250,14 +258,14 @@ class HolisticAnalysisTest {
 
     final ChainReport sample = chain(report, "client.sense", "channel status");
     assertEquals("client.sense -[channel status]-> worker.crunch", sample.name());
-    assertEquals(List.of(0L, 6 * MS, 10_625 * US, 64_625 * US), latest(sample));
+    assertEquals(List.of(0L, 9 * MS, 13_625 * US, 81_625 * US), latest(sample));
     final ChainReport.Hop frame = sample.hops().get(2);
     assertEquals(1_125 * US, frame.transmissionNs());
     assertEquals(2 * MS, frame.queueingNs());
     final ChainReport.Limit age = sample.limits().get(0);
     assertEquals(ChainReport.LimitKind.CHANNEL_VALIDITY, age.kind());
-    assertEquals(30_625 * US, age.boundNs());
-    assertEquals(35 * MS, age.limitNs());
+    assertEquals(47_625 * US, age.boundNs());
+    assertEquals(50 * MS, age.limitNs());
     assertTrue(sample.meets());
     assertTrue(report.schedulable());
   }
@@ -274,7 +282,7 @@ class HolisticAnalysisTest {
   }
 
   /**
-   * A validity shorter than the sample's worst age (30.625 ms, above) fails the hard chain, and
+   * A validity shorter than the sample's worst age (47.625 ms, above) fails the hard chain, and
    * with it the system.
    */
   @Test
@@ -286,7 +294,7 @@ class HolisticAnalysisTest {
             STATUS.type(),
             STATUS.reliability(),
             STATUS.depth(),
-            30 * MS,
+            45 * MS,
             STATUS.fanOut(),
             HERE);
     final Tmos.TmoClass client = base.tmos().get(0);
@@ -315,7 +323,7 @@ class HolisticAnalysisTest {
     final AnalysisReport report = SchedulingAnalysis.analyse(model);
     final ChainReport sample = chain(report, "client.sense", "channel status");
     assertFalse(sample.meets());
-    assertEquals(30_625 * US, sample.limits().get(0).boundNs());
+    assertEquals(47_625 * US, sample.limits().get(0).boundNs());
     assertFalse(report.schedulable());
     assertTrue(chain(report, "client.sense", "gate fetch").meets());
   }
