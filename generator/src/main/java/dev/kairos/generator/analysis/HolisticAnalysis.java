@@ -684,11 +684,12 @@ public final class HolisticAnalysis {
      * it, or hands it to the readers' histories). Its threads run below every lane, on the CPU of
      * the node's core 0, and run as soon as no lane there is ready: at most the longest busy period
      * of the methods there, w = sum of ceil((w + J) / T) * C. C is what a method computes, without
-     * the waits for its gates' replies (a lane waiting for a reply is not ready, and the hub runs);
-     * a method whose job may compute anywhere from its release (or its request's arrival) to its
-     * response R has J = R - C, plus its requests' jitter for a service method, as for any
-     * self-suspending task (a one-shot SpM counts once). -1 without a bound: a method there without
-     * one, a service method without max-rate, or a load of 1 or more.
+     * the waits for its gates' replies (a lane waiting for a reply is not ready, and the hub runs).
+     * J is its release jitter (the platform's release lateness for an SpM, its requests' jitter for
+     * a service method); a method that waits for replies may compute anywhere up to its response R
+     * after that, so it has R - C more, as any self-suspending task. A one-shot SpM counts once. -1
+     * without a bound: a method that waits without a bounded response, a service method without
+     * max-rate, or a load of 1 or more.
      */
     private long hubWait(Node node) {
       return hubWaits.computeIfAbsent(node.name(), name -> busyPeriod(node));
@@ -699,6 +700,7 @@ public final class HolisticAnalysis {
       if (report == null) {
         return -1;
       }
+      final long releaseLateness = PlatformOverheads.of(node).releaseJitterNs();
       final List<long[]> periodic = new ArrayList<>();
       long once = 0;
       double load = 0;
@@ -706,8 +708,9 @@ public final class HolisticAnalysis {
         if (task.core() != 0) {
           continue;
         }
-        final long computes = task.wcetNs() - gateWait(node, task);
-        if (task.responseTimeNs() < 0
+        final long waits = gateWait(node, task);
+        final long computes = task.wcetNs() - waits;
+        if ((waits > 0 && task.responseTimeNs() < 0)
             || (task.periodNs() <= 0 && task.kind() == TaskReport.Kind.SVM)) {
           return -1;
         }
@@ -715,13 +718,12 @@ public final class HolisticAnalysis {
           once += computes;
           continue;
         }
-        final long jitter =
-            task.responseTimeNs()
-                - computes
-                + (task.kind() == TaskReport.Kind.SVM
-                    ? requestJitter.getOrDefault(task.name(), 0L)
-                    : 0);
-        periodic.add(new long[] {task.periodNs(), Math.max(0, jitter), computes});
+        final long released =
+            task.kind() == TaskReport.Kind.SVM
+                ? requestJitter.getOrDefault(task.name(), 0L)
+                : releaseLateness;
+        final long suspended = waits > 0 ? Math.max(0, task.responseTimeNs() - computes) : 0;
+        periodic.add(new long[] {task.periodNs(), released + suspended, computes});
         load += (double) computes / task.periodNs();
       }
       if (load >= 1.0) {
