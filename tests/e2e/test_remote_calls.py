@@ -122,6 +122,16 @@ def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionic
     assert summary["deadline_misses"] == "0", stdout
 
 
+def serve_b_while_a_calls(build) -> str:
+    """Runs server node b for 1.5 s and client node a, started 0.1 s later, for 1 s; a's output."""
+    server = start(build, "b", "--duration", "1500ms", "--peer-wait", "0s")
+    time.sleep(0.1)
+    client = start(build, "a", "--duration", "1s")
+    client_out = finish(client)
+    finish(server)
+    return client_out
+
+
 def activations_that_ran(summary: dict) -> int:
     """The releases of a node's one SpM (every 20 ms, for 1 s) that ran: 50, less those the
     machine made miss their 1 ms start window or overrun (a busy host takes the processor away
@@ -144,11 +154,7 @@ def test_blocking_and_non_blocking_gates_carry_in_and_out_arguments(tmp_path):
     result = kairos("generate", model_dir / "calls.tmo", "-o", out, "--impl", impl)
     assert result.returncode == 0, result.stdout + result.stderr
     build_node_project(out, tmp_path / "build", impl)
-    server = start(tmp_path / "build", "b", "--duration", "1500ms", "--peer-wait", "0s")
-    time.sleep(0.1)
-    client = start(tmp_path / "build", "a", "--duration", "1s")
-    client_out = finish(client)
-    finish(server)
+    client_out = serve_b_while_a_calls(tmp_path / "build")
     assert "did not answer its request" not in client_out
     gates = parse_gates("a", client_out)
     blocking, later = gates[("a", "client.server")], gates[("a", "client.async")]
@@ -189,11 +195,7 @@ def test_each_lane_of_a_preemptive_edf_node_calls_on_a_connection_of_its_own(tmp
     assert routes == ["peer_b, 1, 0, 1", "peer_b, 1, 0, 1, 1"], routes
 
     build_node_project(out, tmp_path / "build", impl)
-    server = start(tmp_path / "build", "b", "--duration", "1500ms", "--peer-wait", "0s")
-    time.sleep(0.1)
-    client = start(tmp_path / "build", "a", "--duration", "1s")
-    client_out = finish(client)
-    finish(server)
+    client_out = serve_b_while_a_calls(tmp_path / "build")
     assert "did not answer its request" not in client_out, client_out
     gates = parse_gates("a", client_out)
     summary = parse_summary(client_out)
