@@ -268,18 +268,23 @@ std::size_t format_channel(std::span<char> out, std::string_view node_name, cons
     return 0;
   }
   auto micros = [](std::uint64_t ns) { return static_cast<double>(ns) / 1000.0; };
+  char bound[32] = "none";
+  if (spec.delivery_bound.count() >= 0) {
+    std::snprintf(bound, sizeof bound, "%.1f",
+                  micros(static_cast<std::uint64_t>(spec.delivery_bound.count())));
+  }
   const int length = std::snprintf(
       out.data(), out.size(),
       "channel node=%.*s channel=%.*s topic=%.*s published=%llu delivered=%llu "
       "dropped_late=%llu dropped_overflow=%llu delivery_p50_us=%.1f delivery_p99_us=%.1f "
-      "delivery_max_us=%.1f\n",
+      "delivery_max_us=%.1f analysed_bound_us=%s\n",
       static_cast<int>(node_name.size()), node_name.data(), static_cast<int>(spec.name.size()),
       spec.name.data(), static_cast<int>(spec.topic.size()), spec.topic.data(),
       static_cast<unsigned long long>(counts.published),
       static_cast<unsigned long long>(counts.delivered),
       static_cast<unsigned long long>(counts.dropped_late),
       static_cast<unsigned long long>(counts.dropped_overflow), micros(counts.delivery_p50_ns),
-      micros(counts.delivery_p99_ns), micros(counts.delivery_max_ns));
+      micros(counts.delivery_p99_ns), micros(counts.delivery_max_ns), bound);
   return length < 0 ? 0 : std::min(static_cast<std::size_t>(length), out.size() - 1);
 }
 

@@ -269,7 +269,7 @@ TEST_CASE("publishing, draining and taking allocate nothing", "[channel]") {
 }
 
 TEST_CASE("a channel line counts what the channel did", "[channel]") {
-  const ChannelSpec spec = channel_payload::channel_spec(1, 1);
+  ChannelSpec spec = channel_payload::channel_spec(1, 1);
   std::array<char, kairos::channel::kChannelLineCapacity> line{};
   const std::size_t length = kairos::channel::format_channel(line, "mission1", spec,
                                                              {.published = 40,
@@ -282,7 +282,11 @@ TEST_CASE("a channel line counts what the channel did", "[channel]") {
   REQUIRE(std::string_view(line.data(), length) ==
           "channel node=mission1 channel=track topic=test_track published=40 delivered=38 "
           "dropped_late=1 dropped_overflow=1 delivery_p50_us=61.2 delivery_p99_us=180.0 "
-          "delivery_max_us=1204.4\n");
+          "delivery_max_us=1204.4 analysed_bound_us=none\n");
+  spec.delivery_bound = std::chrono::microseconds{16907};
+  const std::size_t bounded = kairos::channel::format_channel(line, "mission2", spec, {});
+  REQUIRE(std::string_view(line.data(), bounded)
+              .ends_with("delivery_max_us=0.0 analysed_bound_us=16907.0\n"));
 }
 
 TEST_CASE("a history taken while it is put never yields a torn or reordered sample",

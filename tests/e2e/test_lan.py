@@ -220,6 +220,15 @@ def test_the_mission_computer_runs_across_the_lan_within_its_analysed_bounds(tmp
         # It crossed the link: at least the latency both ways.
         assert float(gate["max_round_trip_us"]) >= 2 * link.latency_us - 2 * link.jitter_us, gate
 
+    # nav's track samples reach mission2's tracker over DDS across the namespaces, each no older on
+    # delivery than the analysed bound, or said to be over it.
+    channels = {(c["node"], c["channel"]): c for c in demo_lan.channel_rows(runs)}
+    assert set(channels) == {("mission2", "track")}, shown
+    track = channels[("mission2", "track")]
+    assert int(track["delivered"]) > 0, shown
+    line = next(line for line in shown.splitlines() if line.strip().startswith("track "))
+    assert demo_lan.channel_within_bound(track) or "OVER the analysed bound" in line, line
+
     follower = runs["mission2"].lines("clock")
     assert len(follower) == 1 and follower[0]["synchronised"] == "yes", runs["mission2"].stdout
     assert abs(float(follower[0]["offset_us"]) - SKEW_US) < 1 * MS, follower

@@ -167,6 +167,10 @@ def test_navigations_track_channel_reaches_the_tracker_over_the_simulated_link(a
     # processor has work (nav.update's own 1.5 ms first): never as old as its 50 ms validity.
     ages = [float(channels["mission2"][f"delivery_{k}_us"]) for k in ("p50", "p99", "max")]
     assert latency_us + 1500 <= ages[0] <= ages[1] <= ages[2] < 50_000, channels
+    # ... and never older than the holistic analysis's bound on its delivery (the chain's deliver
+    # hop), which the node prints beside it; mission1 only publishes, so no chain ends there.
+    assert ages[2] <= float(channels["mission2"]["analysed_bound_us"]), channels
+    assert channels["mission1"]["analysed_bound_us"] == "none", channels
 
 
 def test_the_system_writes_each_nodes_timings_for_calibrate(avionics_on_sim, tmp_path):

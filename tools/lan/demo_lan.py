@@ -181,6 +181,17 @@ def verdict(gate: dict[str, str]) -> str:
     return "OVER the analysed bound" + (f" ({late} calls past the deadline)" if late else "")
 
 
+def channel_rows(runs: dict[str, NodeRun]) -> list[dict[str, str]]:
+    """The channel lines of the nodes where a chain delivers a channel (an analysed bound)."""
+    return [channel for run in runs.values() for channel in run.lines("channel")
+            if channel["analysed_bound_us"] != "none"]
+
+
+def channel_within_bound(channel: dict[str, str]) -> bool:
+    """Every sample delivered no older than the analysed bound on its delivery."""
+    return float(channel["delivery_max_us"]) <= float(channel["analysed_bound_us"])
+
+
 def report(lan: lans.Lan, runs: dict[str, NodeRun], emulator: dict, seconds: float) -> str:
     out = [f"== LAN of {seconds:g} s: " + ", ".join(
         f"{n.name} {n.address} ({n.interface} in namespace {n.namespace})" for n in lan.nodes)]
@@ -195,6 +206,17 @@ def report(lan: lans.Lan, runs: dict[str, NodeRun], emulator: dict, seconds: flo
                    f"{gate['max_round_trip_us'] + ' us':>15} "
                    f"{gate['analysed_bound_us'] + ' us':>15} {gate['deadline_us'] + ' us':>10}  "
                    f"{verdict(gate)}")
+    out.append("== channels: how old samples were on delivery beside the bound kairos check "
+               "analysed")
+    out.append(f"  {'channel':20} {'node':9} {'delivered':>9} {'p50 age':>12} {'p99 age':>12} "
+               f"{'max age':>12} {'analysed bound':>15}  verdict")
+    for channel in channel_rows(runs):
+        out.append(f"  {channel['channel']:20} {channel['node']:9} {channel['delivered']:>9} "
+                   f"{channel['delivery_p50_us'] + ' us':>12} "
+                   f"{channel['delivery_p99_us'] + ' us':>12} "
+                   f"{channel['delivery_max_us'] + ' us':>12} "
+                   f"{channel['analysed_bound_us'] + ' us':>15}  "
+                   f"{'within bound' if channel_within_bound(channel) else 'OVER the analysed bound'}")
     out.append("== global time")
     for run in runs.values():
         out += [line for line in run.stdout.splitlines() if line.startswith("clock ")]

@@ -37,6 +37,10 @@ struct ChannelSpec {
   kal::Duration validity{0};  ///< how long a sample stays valid after it is published; 0: always
   std::uint8_t fan_out = 1;   ///< the most TMO instances that read it, in the whole system
   std::string_view source;    ///< model file and line of its declaration
+  /// The oldest a sample from another node may be when this node's hub delivers it to a reader,
+  /// by the holistic analysis (the `deliver` hop of its chains, from the publisher's release);
+  /// negative where none was analysed (no chain brings the channel to a reader here).
+  kal::Duration delivery_bound{-1};
 };
 
 /// What happened to a channel's samples on one node, counted as it happens (relaxed atomics:

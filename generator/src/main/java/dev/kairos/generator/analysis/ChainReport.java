@@ -42,6 +42,8 @@ public record ChainReport(
     SERVE,
     /** A caller has its reply and completes. */
     RESUME,
+    /** The reader's node's channel hub hands the sample to the reader's history. */
+    DELIVER,
     /** A time-triggered reader takes the sample at its next release and completes. */
     READ
   }

@@ -602,6 +602,14 @@ public final class HolisticAnalysis {
                   published);
           // The reader's node's hub hands it to the reader's history.
           final Window delivered = afterHub(arrived, publish.reader().node());
+          hops.add(
+              hop(
+                  ChainReport.HopKind.DELIVER,
+                  "delivered to " + publish.reader().deployment().instance() + "'s history",
+                  publish.reader(),
+                  delivered,
+                  0,
+                  0));
           completed = read(publish.reader(), delivered);
           hops.add(
               hop(

@@ -1,5 +1,7 @@
 package dev.kairos.generator.emit;
 
+import dev.kairos.generator.analysis.AnalysisReport;
+import dev.kairos.generator.analysis.ChainReport;
 import dev.kairos.generator.emit.ChannelPlan.NodeChannel;
 import dev.kairos.generator.emit.ChannelPlan.Port;
 import dev.kairos.generator.emit.ChannelPlan.SystemChannel;
@@ -381,8 +383,37 @@ final class ChannelEmitter {
     return CppNames.qualified(DdsEmitter.payload(system, channel).namespace(), "dds::");
   }
 
+  /**
+   * The oldest a sample of {@code channel} from another node may be when {@code node}'s hub hands
+   * it to a reader there: the latest {@code deliver} hop of the chains that bring it to a reader on
+   * the node (from the publisher's release, which is before its publication); -1 where no chain
+   * does, or one has no bound.
+   */
+  static long deliveryBound(AnalysisReport analysis, Node node, String channel) {
+    long bound = -1;
+    for (ChainReport chain : analysis.chains()) {
+      final boolean reachesHere =
+          chain.limits().stream()
+              .anyMatch(
+                  l ->
+                      l.kind() == ChainReport.LimitKind.CHANNEL_VALIDITY
+                          && l.channel().equals(channel));
+      for (ChainReport.Hop hop : chain.hops()) {
+        if (reachesHere
+            && hop.kind() == ChainReport.HopKind.DELIVER
+            && hop.where().equals(node.name())) {
+          if (hop.latestNs() < 0) {
+            return -1;
+          }
+          bound = Math.max(bound, hop.latestNs());
+        }
+      }
+    }
+    return bound;
+  }
+
   /** The channel table, the node's channels and their hub (in the node's anonymous namespace). */
-  static void definitions(CodeWriter w, SystemModel system, Node node) {
+  static void definitions(CodeWriter w, SystemModel system, AnalysisReport analysis, Node node) {
     final List<NodeChannel> channels = ChannelPlan.of(system, node);
     if (channels.isEmpty()) {
       return;
@@ -401,7 +432,7 @@ final class ChannelEmitter {
           "{.name = $name$, .topic = $topic$, .id = $id$, .reliability ="
               + " ::kairos::channel::Reliability::$reliability$, .depth = $depth$, .validity ="
               + " ::std::chrono::nanoseconds{$validity$}, .fan_out = $fanOut$, .source ="
-              + " $source$},",
+              + " $source$, .delivery_bound = ::std::chrono::nanoseconds{$bound$}},",
           "name",
           CppNames.literal(declared.name()),
           "topic",
@@ -417,7 +448,9 @@ final class ChannelEmitter {
           "fanOut",
           declared.fanOut(),
           "source",
-          CppNames.literal(declared.source().toString()));
+          CppNames.literal(declared.source().toString()),
+          "bound",
+          deliveryBound(analysis, node, declared.name()));
     }
     w.closeList("}};").blank();
     w.comment(

@@ -107,7 +107,7 @@ final class NodeProgramEmitter {
     if (serves) {
       dispatchers(w, node);
     }
-    ChannelEmitter.definitions(w, system, node);
+    ChannelEmitter.definitions(w, system, analysis, node);
     runtime(w, node, networked, clock.isPresent());
     setUp(w, system, node, report, gates, serves, networked, clock);
     if (meets) {

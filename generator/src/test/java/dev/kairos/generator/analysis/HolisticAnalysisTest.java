@@ -258,7 +258,8 @@ class HolisticAnalysisTest {
 
     final ChainReport sample = chain(report, "client.sense", "channel status");
     assertEquals("client.sense -[channel status]-> worker.crunch", sample.name());
-    assertEquals(List.of(0L, 9 * MS, 13_625 * US, 81_625 * US), latest(sample));
+    assertEquals(List.of(0L, 9 * MS, 13_625 * US, 27_625 * US, 81_625 * US), latest(sample));
+    assertEquals(ChainReport.HopKind.DELIVER, sample.hops().get(3).kind());
     final ChainReport.Hop frame = sample.hops().get(2);
     assertEquals(1_125 * US, frame.transmissionNs());
     assertEquals(2 * MS, frame.queueingNs());
