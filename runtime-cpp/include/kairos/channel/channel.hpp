@@ -58,8 +58,10 @@ struct ChannelCounters {
   std::atomic<std::uint64_t> dropped_overflow{0};
   /// The age of each delivered sample when the hub handed it to a reader here: from its
   /// publication (the publisher's global time) to its delivery (this node's global time), across
-  /// the network for a sample from another node. Only the hub's sender records it (every reader
-  /// history's one producer), as TimingHistogram asks.
+  /// the network for a sample from another node. The hub's threads record it: its sender for
+  /// samples of this node and from DDS, its receiver for datagrams from other nodes. Each record
+  /// is a relaxed load and store (TimingHistogram), so a channel that gets both at one instant
+  /// may miss a count; the figures stay those of real deliveries.
   TimingHistogram delivery;
 };
 
