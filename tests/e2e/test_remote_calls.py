@@ -168,11 +168,11 @@ def test_blocking_and_non_blocking_gates_carry_in_and_out_arguments(tmp_path):
         assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
 
 
-def test_each_lane_of_a_preemptive_edf_node_calls_on_a_connection_of_its_own(tmp_path):
-    # Node a, now scheduled by preemptive EDF, runs Client and a twin of it (the same TMO under
-    # another name, whose poll may start up to 5 ms late): each poll has a lane of its own in the
-    # node's one band. While one waits for its reply the other runs and calls the same server, on
-    # a connection of its own; one connection shared by both lanes would mix their replies.
+def edf_calls_model(tmp_path, os_name: str):
+    """The calls model with node a scheduled by preemptive EDF, running Client and a twin of it
+    (the same TMO under another name, whose poll may start up to 5 ms late), every node on
+    `os_name`; on sim the nodes form a system, which runs in one process. Returns the generated
+    directory and the method bodies'."""
     model_dir = ROOT / "tests" / "e2e" / "models" / "calls"
     impl = tmp_path / "impl"
     shutil.copytree(model_dir / "src", impl)
@@ -187,15 +187,25 @@ def test_each_lane_of_a_preemptive_edf_node_calls_on_a_connection_of_its_own(tmp
     assert node_a in text and twin_tmo != client_tmo
     edf_node_a = node_a.replace("os linux", "os linux\n  scheduling edf").replace(
         "deploy Client as client", "deploy Client as client\n  deploy Twin as twin")
+    text = text.replace(client_tmo, client_tmo + "\n" + twin_tmo).replace(node_a, edf_node_a)
+    if os_name == "sim":
+        text = text.replace("os linux", "os sim") + "\nsystem Calls {\n  nodes a, b;\n}\n"
     model = tmp_path / "calls.tmo"
-    model.write_text(text.replace(client_tmo, client_tmo + "\n" + twin_tmo).replace(node_a, edf_node_a))
+    model.write_text(text)
     out = tmp_path / "generated"
     result = kairos("generate", model, "-o", out, "--impl", impl)
     assert result.returncode == 0, result.stdout + result.stderr
     # Server band 1 of peer b, from core 0, band 1: the twin's lane is the second of that band.
     routes = re.findall(r"orb\.add_route\(([^)]*)\)", (out / "a.node.cpp").read_text())
     assert routes == ["peer_b, 1, 0, 1", "peer_b, 1, 0, 1, 1"], routes
+    return out, impl
 
+
+def test_each_lane_of_a_preemptive_edf_node_calls_on_a_connection_of_its_own(tmp_path):
+    # Each poll has a lane of its own in node a's one band. While one waits for its reply the
+    # other runs and calls the same server, on a connection of its own; one connection shared by
+    # both lanes would mix their replies.
+    out, impl = edf_calls_model(tmp_path, "linux")
     build_node_project(out, tmp_path / "build", impl)
     client_out = serve_b_while_a_calls(tmp_path / "build")
     assert "did not answer its request" not in client_out, client_out
@@ -211,6 +221,33 @@ def test_each_lane_of_a_preemptive_edf_node_calls_on_a_connection_of_its_own(tmp
             assert calls == int(fields["answered"]) + int(fields["late"]) + int(fields["failed"])
             assert calls >= 40, fields
             assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
+
+
+def test_a_preemptive_edf_node_calls_gates_on_sim_exactly(tmp_path):
+    # The same system on sim, in one process and virtual time: every call of both lanes is
+    # answered, each blocking one within the round trip kairos check bounds, the same every run.
+    out, impl = edf_calls_model(tmp_path, "sim")
+    build_node_project(out, tmp_path / "build", impl)
+    runs = [subprocess.run([str(tmp_path / "build" / "Calls"), "--duration", "1s", "--quiet"],
+                           capture_output=True, text=True, timeout=120) for _ in range(2)]
+    assert runs[0].returncode == 0, runs[0].stdout + runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout, "two runs of one system differ"
+    stdout = runs[0].stdout
+    assert "did not answer its request" not in stdout, stdout
+    gates = {fields["gate"]: fields for fields in (
+        dict(item.split("=", 1) for item in m.group("fields").split())
+        for m in GATE_LINE.finditer(stdout))}
+    for instance in ("client", "twin"):
+        blocking, later = gates[f"{instance}.server"], gates[f"{instance}.async"]
+        # 50 activations in 1 s; the non-blocking call of the last is still in flight at the end.
+        assert (blocking["calls"], blocking["answered"]) == ("50", "50"), blocking
+        assert (later["calls"], later["answered"]) == ("49", "49"), later
+        assert float(blocking["max_round_trip_us"]) <= float(blocking["analysed_bound_us"]), blocking
+    summaries = [dict(item.split("=", 1) for item in line.split()[1:])
+                 for line in stdout.splitlines() if line.startswith("summary ")]
+    a, b = (next(s for s in summaries if s["node"] == n) for n in ("a", "b"))
+    assert a["activations"] == "100" and a["deadline_misses"] == "0", a
+    assert b["requests_served"] == "200" and b["gct_misses"] == "0", b
 
 
 def test_oneway_gates_reach_a_node_listening_on_udp(tmp_path):
