@@ -101,6 +101,14 @@ struct ClientConnection {
   std::unique_ptr<std::byte[]> receive_buffer;
   std::size_t received = 0;
   std::array<CallSlot, kMaxPendingCalls> pending{};
+
+  /// Whether this is the route from lane (`from_core`, `from_band`, `from_slot`) to band
+  /// `to_band` of peer `to_peer`.
+  bool joins(std::uint8_t to_peer, std::uint8_t to_band, std::uint8_t from_core,
+             kal::PriorityBand from_band, std::uint8_t from_slot) const noexcept {
+    return peer == to_peer && band == to_band && core == from_core && caller_band == from_band &&
+           caller_slot == from_slot;
+  }
 };
 
 struct ServerConnection {
@@ -241,9 +249,7 @@ kal::Status Orb::add_route(std::uint8_t peer, std::uint8_t band, std::uint8_t co
     return kal::Status::kInvalidArgument;  // that band's port would pass 65535
   }
   for (std::size_t i = 0; i < route_count_; ++i) {
-    const ClientConnection& route = *routes_[i];
-    if (route.peer == peer && route.band == band && route.core == core &&
-        route.caller_band == caller_band && route.caller_slot == caller_slot) {
+    if (routes_[i]->joins(peer, band, core, caller_band, caller_slot)) {
       return kal::Status::kOk;  // already set up
     }
   }
@@ -450,10 +456,8 @@ Orb::Sent Orb::send_frame(kal::Socket& socket, std::span<const std::byte> frame)
 ClientConnection* Orb::route_for(const Target& target) noexcept {
   const LaneIdentity lane = current_lane();
   for (std::size_t i = 0; i < route_count_; ++i) {
-    ClientConnection& route = *routes_[i];
-    if (route.peer == target.peer && route.band == target.band && route.core == lane.core &&
-        route.caller_band == lane.band && route.caller_slot == lane.slot) {
-      return &route;
+    if (routes_[i]->joins(target.peer, target.band, lane.core, lane.band, lane.slot)) {
+      return routes_[i].get();
     }
   }
   return nullptr;

@@ -234,11 +234,9 @@ def test_a_preemptive_edf_node_calls_gates_on_sim_exactly(tmp_path):
     assert runs[0].stdout == runs[1].stdout, "two runs of one system differ"
     stdout = runs[0].stdout
     assert "did not answer its request" not in stdout, stdout
-    gates = {fields["gate"]: fields for fields in (
-        dict(item.split("=", 1) for item in m.group("fields").split())
-        for m in GATE_LINE.finditer(stdout))}
+    gates = parse_gates("a", stdout)  # b calls nothing: every gate line is a's
     for instance in ("client", "twin"):
-        blocking, later = gates[f"{instance}.server"], gates[f"{instance}.async"]
+        blocking, later = gates[("a", f"{instance}.server")], gates[("a", f"{instance}.async")]
         # 50 activations in 1 s; the non-blocking call of the last is still in flight at the end.
         assert (blocking["calls"], blocking["answered"]) == ("50", "50"), blocking
         assert (later["calls"], later["answered"]) == ("49", "49"), later

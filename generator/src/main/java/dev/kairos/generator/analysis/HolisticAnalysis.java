@@ -357,7 +357,6 @@ public final class HolisticAnalysis {
     private final Topology topology;
     private final Map<String, TaskReport> tasks = new HashMap<>();
     private final Map<String, Long> lastMessageJitter;
-    private final Map<String, NodeReport> nodeReports = new HashMap<>();
     private final Map<String, Long> requestJitter;
     private final Map<String, Long> hubWaits = new HashMap<>();
     private final Map<String, Stream> streams = new LinkedHashMap<>();
@@ -375,7 +374,6 @@ public final class HolisticAnalysis {
       this.lastMessageJitter = lastMessageJitter;
       for (NodeReport node : nodes) {
         node.tasks().forEach(t -> tasks.putIfAbsent(t.name(), t));
-        nodeReports.put(node.node().name(), node);
       }
       for (List<Step> path : paths) {
         for (Step step : path) {
@@ -704,35 +702,33 @@ public final class HolisticAnalysis {
     }
 
     private long busyPeriod(Node node) {
-      final NodeReport report = nodeReports.get(node.name());
-      if (report == null) {
-        return -1;
-      }
       final long releaseLateness = PlatformOverheads.of(node).releaseJitterNs();
       final List<long[]> periodic = new ArrayList<>();
       long once = 0;
       double load = 0;
-      for (TaskReport task : report.tasks()) {
+      for (Method method : methodsOf(node)) {
+        final TaskReport task = tasks.get(method.name());
+        if (task == null) {
+          return -1;
+        }
         if (task.core() != 0) {
           continue;
         }
-        final long waits = gateWait(node, task);
+        final long waits = method.deployment().tmo().callWaitNs(method.calls());
         final long computes = task.wcetNs() - waits;
-        if ((waits > 0 && task.responseTimeNs() < 0)
-            || (task.periodNs() <= 0 && task.kind() == TaskReport.Kind.SVM)) {
+        final boolean service = method.svm().isPresent();
+        if ((waits > 0 && task.responseTimeNs() < 0) || (method.periodNs() <= 0 && service)) {
           return -1;
         }
-        if (task.periodNs() <= 0) {
+        if (method.periodNs() <= 0) {
           once += computes;
           continue;
         }
         final long released =
-            task.kind() == TaskReport.Kind.SVM
-                ? requestJitter.getOrDefault(task.name(), 0L)
-                : releaseLateness;
+            service ? requestJitter.getOrDefault(method.name(), 0L) : releaseLateness;
         final long suspended = waits > 0 ? Math.max(0, task.responseTimeNs() - computes) : 0;
-        periodic.add(new long[] {task.periodNs(), released + suspended, computes});
-        load += (double) computes / task.periodNs();
+        periodic.add(new long[] {method.periodNs(), released + suspended, computes});
+        load += (double) computes / method.periodNs();
       }
       if (load >= 1.0) {
         return -1;
@@ -745,7 +741,7 @@ public final class HolisticAnalysis {
         for (int iteration = 0; iteration < 100_000; iteration++) {
           long next = once;
           for (long[] row : periodic) {
-            final long arrivals = -Math.floorDiv(-Math.addExact(busy, row[1]), row[0]);
+            final long arrivals = SchedulingAnalysis.ceilDiv(Math.addExact(busy, row[1]), row[0]);
             next = Math.addExact(next, Math.multiplyExact(arrivals, row[2]));
           }
           if (next == busy) {
@@ -759,27 +755,18 @@ public final class HolisticAnalysis {
       return -1;
     }
 
-    /** What a method of {@code node} waits for its gates' replies, which its WCET counts. */
-    private static long gateWait(Node node, TaskReport task) {
+    /** Every method deployed on {@code node}. */
+    private static List<Method> methodsOf(Node node) {
+      final List<Method> methods = new ArrayList<>();
       for (Deployment deployment : node.deployments()) {
-        if (deployment.instance().equals(task.instance())) {
-          final var tmo = deployment.tmo();
-          final List<String> calls =
-              task.kind() == TaskReport.Kind.SPM
-                  ? tmo.spms().stream()
-                      .filter(m -> m.name().equals(task.method()))
-                      .findFirst()
-                      .map(Spm::calls)
-                      .orElse(List.of())
-                  : tmo.svms().stream()
-                      .filter(m -> m.name().equals(task.method()))
-                      .findFirst()
-                      .map(Svm::calls)
-                      .orElse(List.of());
-          return tmo.callWaitNs(calls);
+        for (Spm spm : deployment.tmo().spms()) {
+          methods.add(new Method(node, deployment, Optional.of(spm), Optional.empty()));
+        }
+        for (Svm svm : deployment.tmo().svms()) {
+          methods.add(new Method(node, deployment, Optional.empty(), Optional.of(svm)));
         }
       }
-      return 0;
+      return methods;
     }
 
     /** The method completes between its activation and the latest activation plus its response. */

@@ -858,7 +858,7 @@ public final class SchedulingAnalysis {
     }
   }
 
-  private static long ceilDiv(long a, long b) {
+  static long ceilDiv(long a, long b) {
     return -Math.floorDiv(-a, b);
   }
 

@@ -392,16 +392,17 @@ final class ChannelEmitter {
   static long deliveryBound(AnalysisReport analysis, Node node, String channel) {
     long bound = -1;
     for (ChainReport chain : analysis.chains()) {
-      final boolean reachesHere =
+      final boolean carriesIt =
           chain.limits().stream()
               .anyMatch(
                   l ->
                       l.kind() == ChainReport.LimitKind.CHANNEL_VALIDITY
                           && l.channel().equals(channel));
+      if (!carriesIt) {
+        continue;
+      }
       for (ChainReport.Hop hop : chain.hops()) {
-        if (reachesHere
-            && hop.kind() == ChainReport.HopKind.DELIVER
-            && hop.where().equals(node.name())) {
+        if (hop.kind() == ChainReport.HopKind.DELIVER && hop.where().equals(node.name())) {
           if (hop.latestNs() < 0) {
             return -1;
           }
