@@ -7,13 +7,23 @@ One generated model per subscriber count: node `source` publishes a 64-byte samp
 sequence number and seven doubles) every --period on channel `feed` from an SpM whose body does
 nothing else; each node `sinkK` reads the channel. Every node is its own process, as on separate
 machines; they meet through DDS discovery. Each subscriber's `channel` line says how old its
-samples were when its hub handed them to the reader (docs/channels.md): publication on the
-source's lane -> the source's hub -> DDS -> the subscriber's hub -> the reader's history. The
-baseline is `ddsperf ping` against as many `ddsperf pong` processes, at the same rate and
-payload size: its round trip halved is DDS's own one-way latency between two processes here.
+samples were when they were handed to the reader (docs/channels.md): publication on the source's
+lane -> the source's hub -> DDS -> the subscriber's DDS listener -> the reader's history.
+
+Two baselines run in the same invocation, one after the other:
+- raw: bench/channels_raw_dds.c, Cyclone DDS with nothing of Kairos around it. A SCHED_FIFO
+  thread writes the same idlc type every --period; each of as many subscriber processes takes
+  the samples in its listener and records their age from the source timestamp. It is what a
+  Kairos channel does on DDS, at the same period, payload, QoS and CPU placement: the ratio
+  `kairos/raw` is what Kairos adds to DDS.
+- ddsperf: `ddsperf ping` against as many `ddsperf pong` processes, at the same rate and payload
+  size; its round trip halved. Its pong answers from the listener the moment a ping arrives, so
+  the second half of each round trip runs on warm caches and an awake processor: a periodic
+  one-way sample, cold each period, takes longer than that half (bench/README.md).
 
     python3 bench/channels.py                       # 1, 4, 16 subscribers, 5 s each
     python3 bench/channels.py --subscribers 4 --seconds 20
+    python3 bench/channels.py --publisher-cpu 1 --subscriber-cpu 1   # all on CPU 1
     python3 bench/channels.py --json build/bench/channels.json
 
 Needs `make java cpp` (the kairos command and the runtime in build/prefix) and Debian's
@@ -178,7 +188,20 @@ def build_nodes(workdir: Path, subscribers: int, period_ms: int) -> Path:
     run_checked(["cmake", "-S", generated, "-B", workdir / "build", "-G", "Ninja",
                  f"-DCMAKE_PREFIX_PATH={PREFIX}", f"-DKAIROS_IMPL_DIR={workdir / 'impl'}"])
     run_checked(["cmake", "--build", workdir / "build"])
+    # The raw baseline, on the C type idlc made for the model's channels.
+    run_checked([os.environ.get("CC", "cc"), "-O2", "-Wall", "-Wextra", "-Werror",
+                 "-I", workdir / "build", ROOT / "bench" / "channels_raw_dds.c",
+                 workdir / "build" / "channels.c", "-lddsc", "-o", workdir / "build" / "raw_dds"])
     return workdir / "build"
+
+
+def pinned(command: list, cpu: int) -> list:
+    """`command` on CPU `cpu` (-1: any), for the programs that do not pin themselves."""
+    return command if cpu < 0 else ["taskset", "-c", str(cpu), *command]
+
+
+def node_cpu(cpu: int) -> list:
+    return [] if cpu < 0 else ["--cpu", str(cpu)]
 
 
 def fields(line: str) -> dict[str, str]:
@@ -204,28 +227,74 @@ def finish(process: subprocess.Popen, timeout: float) -> str:
     return stdout
 
 
-def kairos_run(build: Path, subscribers: int, seconds: float) -> dict:
+DISCOVERY_S = 1.5
+
+
+def kairos_run(build: Path, subscribers: int, seconds: float, cpus: tuple[int, int]) -> dict:
     """Runs the sinks, then the source for `seconds`; each sink's delivery figures."""
-    discovery_s = 1.5
-    sink_seconds = seconds + 2 * discovery_s
+    sink_seconds = seconds + 2 * DISCOVERY_S
     sinks = [subprocess.Popen([str(build / f"sink{k}"), "--quiet", "--duration",
-                               f"{int(sink_seconds * 1000)}ms"],
+                               f"{int(sink_seconds * 1000)}ms", *node_cpu(cpus[1])],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for k in range(1, subscribers + 1)]
-    time.sleep(discovery_s)
+    time.sleep(DISCOVERY_S)
     source = subprocess.run([str(build / "source"), "--quiet", "--duration",
-                             f"{int(seconds * 1000)}ms"], capture_output=True, text=True,
-                            timeout=seconds + 60)
+                             f"{int(seconds * 1000)}ms", *node_cpu(cpus[0])],
+                            capture_output=True, text=True, timeout=seconds + 60)
     if source.returncode != 0:
         raise RuntimeError(f"source failed:\n{source.stdout}\n{source.stderr}")
     published = int(channel_line(source.stdout)["published"])
     lines = [channel_line(finish(sink, sink_seconds + 60)) for sink in sinks]
     return {
         "published": published,
-        "delivered": [int(line["delivered"]) for line in lines],
-        "p50_us": [float(line["delivery_p50_us"]) for line in lines],
-        "p99_us": [float(line["delivery_p99_us"]) for line in lines],
-        "max_us": [float(line["delivery_max_us"]) for line in lines],
+        "delivered": sum(int(line["delivered"]) for line in lines),
+        "p50_us": statistics.median(float(line["delivery_p50_us"]) for line in lines),
+        "p99_us": max(float(line["delivery_p99_us"]) for line in lines),
+        "max_us": max(float(line["delivery_max_us"]) for line in lines),
+    }
+
+
+def raw_run(build: Path, subscribers: int, seconds: float, period_ms: int,
+            cpus: tuple[int, int]) -> dict:
+    """The raw DDS baseline: its subscribers, then its publisher for `seconds`."""
+    sink_seconds = seconds + 2 * DISCOVERY_S
+    sinks = [subprocess.Popen([str(build / "raw_dds"), "sub", "chbench_raw", str(sink_seconds),
+                               str(cpus[1])],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(subscribers)]
+    time.sleep(DISCOVERY_S)
+    source = subprocess.run([str(build / "raw_dds"), "pub", "chbench_raw",
+                             str(period_ms * 1000), str(seconds), str(cpus[0])],
+                            capture_output=True, text=True, timeout=seconds + 60)
+    if source.returncode != 0:
+        raise RuntimeError(f"raw publisher failed:\n{source.stdout}\n{source.stderr}")
+    published = int(fields(source.stdout.strip().splitlines()[-1])["published"])
+    lines = []
+    for sink in sinks:
+        out = finish(sink, sink_seconds + 60)
+        line = next((l for l in out.splitlines() if l.startswith("raw received=")), None)
+        if line is None:
+            raise RuntimeError(f"a raw subscriber printed no figures:\n{out}")
+        lines.append(fields(line))
+    return {
+        "published": published,
+        "delivered": sum(int(line["received"]) for line in lines),
+        "p50_us": statistics.median(float(line["p50_us"]) for line in lines),
+        "p99_us": max(float(line["p99_us"]) for line in lines),
+        "max_us": max(float(line["max_us"]) for line in lines),
+    }
+
+
+def combined(rounds: list[dict]) -> dict:
+    """The rounds of one side as one figure: counts summed, the median of the rounds' medians and
+    of their 99th percentiles, the largest maximum."""
+    return {
+        "published": sum(r["published"] for r in rounds),
+        "delivered": sum(r["delivered"] for r in rounds),
+        "p50_us": statistics.median(r["p50_us"] for r in rounds),
+        "p99_us": statistics.median(r["p99_us"] for r in rounds),
+        "max_us": max(r["max_us"] for r in rounds),
+        "rounds_p50_us": [r["p50_us"] for r in rounds],
     }
 
 
@@ -234,16 +303,18 @@ DDSPERF_LINE = re.compile(
     r"90% [\d.]+us 99% (?P<p99>[\d.]+)us max (?P<max>[\d.]+)us cnt (?P<cnt>\d+)")
 
 
-def ddsperf_run(subscribers: int, seconds: float, period_ms: int) -> dict:
+def ddsperf_run(subscribers: int, seconds: float, period_ms: int,
+                cpus: tuple[int, int]) -> dict:
     """ddsperf ping at the same rate and size against `subscribers` pong processes: its round
     trips per pong, over the whole run (each reporting second weighed by its count)."""
-    pongs = [subprocess.Popen(["ddsperf", "-D", str(int(seconds + 4)), "pong"],
+    pongs = [subprocess.Popen(pinned(["ddsperf", "-D", str(int(seconds + 4)), "pong"], cpus[1]),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
              for _ in range(subscribers)]
     try:
         time.sleep(1.0)
-        ping = subprocess.run(["ddsperf", "-D", str(int(seconds)), "ping",
-                               f"{1000 // period_ms}Hz", "size", str(PAYLOAD_BYTES)],
+        ping = subprocess.run(pinned(["ddsperf", "-D", str(int(seconds)), "ping",
+                                      f"{1000 // period_ms}Hz", "size", str(PAYLOAD_BYTES)],
+                                     cpus[0]),
                               capture_output=True, text=True, timeout=seconds + 60)
     finally:
         for pong in pongs:
@@ -276,11 +347,20 @@ def main() -> int:
     parser.add_argument("--subscribers", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--period-ms", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="runs of Kairos and of raw DDS, taking turns (default 3)")
+    parser.add_argument("--publisher-cpu", type=int, default=-1,
+                        help="pin the publishing processes to this CPU (default: any)")
+    parser.add_argument("--subscriber-cpu", type=int, default=-1,
+                        help="pin the subscribing processes to this CPU (default: any)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if any(n < 1 or n > 16 for n in args.subscribers) or args.seconds <= 0 or not (
-            1 <= args.period_ms <= 1000):
-        parser.error("subscribers 1..16, seconds > 0, period 1..1000 ms")
+            1 <= args.period_ms <= 1000) or not 1 <= args.rounds <= 20:
+        parser.error("subscribers 1..16, seconds > 0, period 1..1000 ms, rounds 1..20")
+    for cpu in (args.publisher_cpu, args.subscriber_cpu):
+        if cpu >= (os.cpu_count() or 1):
+            parser.error(f"CPU {cpu}: this machine has CPUs 0..{(os.cpu_count() or 1) - 1}")
     for tool in ("ddsperf", "idlc"):
         if shutil.which(tool) is None:
             print(f"channels: `{tool}` is missing (Debian cyclonedds-tools): run `make setup`",
@@ -291,36 +371,45 @@ def main() -> int:
         return 2
 
     results = []
+    cpus = (args.publisher_cpu, args.subscriber_cpu)
+    where = " ".join(f"{side} on {'any CPU' if cpu < 0 else f'CPU {cpu}'}"
+                     for side, cpu in (("publisher", cpus[0]), ("subscribers", cpus[1])))
     print(f"channel latency, {PAYLOAD_BYTES}-byte samples every {args.period_ms} ms, "
-          f"{args.seconds:g} s per run, one host ({os.cpu_count()} CPUs)")
-    print(f"{'subs':>4}  {'kairos p50':>10} {'p99':>8} {'max':>8} {'delivered':>9}   "
-          f"{'ddsperf rtt/2 p50':>17} {'p99':>8} {'max':>8}   {'kairos/dds p50':>14}")
+          f"{args.seconds:g} s per run, one host ({os.cpu_count()} CPUs, {where}, "
+          f"load {os.getloadavg()[0]:.2f})")
+    print(f"{'':>4}  {'kairos':^33}  {'raw cyclone dds':^33}  {'ddsperf rtt/2':^24}  "
+          f"{'kairos p50 /':^14}")
+    print(f"{'subs':>4}  " + f"{'p50':>7} {'p99':>7} {'max':>7} {'delivered':>10}  " * 2
+          + f"{'p50':>7} {'p99':>7} {'max':>8}  {'raw':>6} {'ddsperf':>7}")
     with tempfile.TemporaryDirectory(prefix="kairos-channels-") as scratch:
         for subscribers in args.subscribers:
             build = build_nodes(Path(scratch) / f"n{subscribers}", subscribers, args.period_ms)
-            kairos = kairos_run(build, subscribers, args.seconds)
-            dds = ddsperf_run(subscribers, args.seconds, args.period_ms)
-            expected = kairos["published"] * subscribers
-            row = {
-                "subscribers": subscribers,
-                "kairos": {
-                    "published": kairos["published"],
-                    "delivered": sum(kairos["delivered"]),
-                    "p50_us": statistics.median(kairos["p50_us"]),
-                    "p99_us": max(kairos["p99_us"]),
-                    "max_us": max(kairos["max_us"]),
-                },
-                "ddsperf": dds,
-            }
-            row["ratio_p50"] = row["kairos"]["p50_us"] / (dds["rtt_p50_us"] / 2)
+            # Kairos and raw DDS take turns, so that a change in the machine's load over the
+            # run falls on both.
+            kairos_rounds, raw_rounds = [], []
+            for _ in range(args.rounds):
+                kairos_rounds.append(kairos_run(build, subscribers, args.seconds, cpus))
+                raw_rounds.append(raw_run(build, subscribers, args.seconds, args.period_ms, cpus))
+            kairos, raw = combined(kairos_rounds), combined(raw_rounds)
+            dds = ddsperf_run(subscribers, args.seconds, args.period_ms, cpus)
+            row = {"subscribers": subscribers, "kairos": kairos, "raw_dds": raw, "ddsperf": dds}
+            row["ratio_p50_raw"] = row["kairos"]["p50_us"] / raw["p50_us"]
+            row["ratio_p50_ddsperf"] = row["kairos"]["p50_us"] / (dds["rtt_p50_us"] / 2)
             results.append(row)
-            k = row["kairos"]
-            print(f"{subscribers:>4}  {k['p50_us']:>8.1f}us {k['p99_us']:>6.1f}us "
-                  f"{k['max_us']:>6.1f}us {k['delivered']:>4}/{expected:<4}   "
-                  f"{dds['rtt_p50_us'] / 2:>15.1f}us {dds['rtt_p99_us'] / 2:>6.1f}us "
-                  f"{dds['rtt_max_us'] / 2:>6.1f}us   {row['ratio_p50']:>13.2f}x", flush=True)
-    print("kairos: median over subscribers of each one's median age on delivery; p99 and max: "
-          "the largest of any subscriber. ddsperf: half its round trip, the same rate and size.")
+
+            def figures(run: dict) -> str:
+                delivered = f"{run['delivered']}/{run['published'] * subscribers}"
+                return (f"{run['p50_us']:>7.1f} {run['p99_us']:>7.1f} {run['max_us']:>7.1f} "
+                        f"{delivered:>10}")
+
+            print(f"{subscribers:>4}  {figures(row['kairos'])}  {figures(raw)}  "
+                  f"{dds['rtt_p50_us'] / 2:>7.1f} {dds['rtt_p99_us'] / 2:>7.1f} "
+                  f"{dds['rtt_max_us'] / 2:>8.1f}  {row['ratio_p50_raw']:>5.2f}x "
+                  f"{row['ratio_p50_ddsperf']:>6.2f}x", flush=True)
+    print(f"us. kairos and raw: one-way age on delivery, from publication (raw: the write), "
+          f"{args.rounds} rounds each, taking turns; p50 and p99: the median over rounds of the "
+          f"median over subscribers of each one's median, and of the largest p99; max: the "
+          f"largest. ddsperf: half its round trip, the same rate and size.")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"period_ms": args.period_ms, "seconds": args.seconds,

@@ -1,7 +1,9 @@
 """RMMC channels on Eclipse Cyclone DDS, end to end: a generated Linux node publishes a channel
 and a Python subscriber (the `cyclonedds` package from PyPI, types written here to match the IDL
-Kairos emits) receives every field; a Python publisher feeds a channel the node reads; and the
-avionics mission computer replicates navigation's state from mission1 to mission2's tracker.
+Kairos emits) receives every field; a Python publisher feeds a channel the node reads (taken in
+DDS's listener) and one the node publishes too (taken by the node's hub, which feeds the same
+reader with the node's own samples); and the avionics mission computer replicates navigation's
+state from mission1 to mission2's tracker.
 Everything stays on loopback in a DDS domain of this run (conftest.py sets CYCLONEDDS_URI).
 
 The payload has no fixed array: Debian's Cyclone DDS 0.10.2 (the node's) crashes on the type
@@ -9,6 +11,7 @@ object the PyPI package's Cyclone 11 sends for a struct with an array member (do
 "Known limits"); arrays are carried between Kairos nodes.
 """
 
+import re
 import subprocess
 import time
 from dataclasses import dataclass
@@ -47,16 +50,16 @@ struct Fix {
 
 tmo Beacon {
   ods { segment s { uint32 count; } }
-  eac { channel fixes : rmmc<Fix> reliable depth 8; }
+  eac { channel fixes : rmmc<Fix> reliable depth 8; channel beats : rmmc<Point> reliable depth 8; }
   spm emit for t = from 0 s to forever every 10 ms start-during (t, t + 2 ms) finish-by t + 8 ms
-    wcet 100 us criticality hard uses s write publishes fixes;
+    wcet 100 us criticality hard uses s write publishes fixes, beats;
 }
 
 tmo Listener {
   ods { segment heard { uint32 orders; double last_x; } }
-  eac { channel orders : rmmc<Point> reliable depth 4; }
+  eac { channel orders : rmmc<Point> reliable depth 4; channel beats : rmmc<Point> reliable depth 8; }
   spm hear for t = from 0 s to forever every 10 ms start-during (t, t + 2 ms) finish-by t + 8 ms
-    wcet 100 us criticality soft uses heard write reads orders;
+    wcet 100 us criticality soft uses heard write reads orders, beats;
 }
 
 node beacon { os linux scheduling rms deploy Beacon as b deploy Listener as l }
@@ -89,6 +92,7 @@ void Beacon::emit(EmitAccess ods, EmitChannels channels) {
   }
   fix.state = n % 3 == 0 ? Mode::TRACKING : Mode::IDLE;
   channels.fixes.publish(fix);
+  channels.beats.publish(Point{static_cast<double>(n), 0.0});
 }
 }  // namespace probe
 """
@@ -110,6 +114,9 @@ void Listener::hear(HearAccess ods, HearChannels channels) {
   while (channels.orders.take(order)) {
     ++ods.heard.orders;
     ods.heard.last_x = order.value.x;
+  }
+  ::kairos::channel::Sample<Point> beat;
+  while (channels.beats.take(beat)) {
   }
 }
 }  // namespace probe
@@ -188,11 +195,22 @@ def test_the_emitted_idl_names_each_payload_struct_in_its_package_module(beacon)
     assert "enum Mode { IDLE, TRACKING };" in idl
 
 
+def test_each_read_channel_is_taken_from_dds_by_its_readers_one_producer(beacon):
+    node = (beacon / "generated" / "beacon.node.cpp").read_text()
+    delivery = dict(re.findall(
+        r"add_reader\(kChannels\[\d+\], [\w:]+, &on_dds::receive_(\w+), nullptr,\s*"
+        r"::kairos::channel::dds::Delivery::(\w+)\)", node))
+    # Only other nodes publish `orders`: DDS's listener feeds its reader. The node publishes
+    # `beats` itself: its hub feeds the reader with both.
+    assert delivery == {"orders": "kInListener", "beats": "kOnHub"}, delivery
+
+
 def test_a_python_subscriber_receives_the_nodes_samples_field_by_field(beacon):
     participant = DomainParticipant()
     reliable = Qos(Policy.Reliability.Reliable(max_blocking_time=0), Policy.History.KeepLast(64))
     reader = DataReader(participant, Topic(participant, "probe_fixes", Fix), qos=reliable)
     writer = DataWriter(participant, Topic(participant, "probe_orders", Point), qos=reliable)
+    beats = DataWriter(participant, Topic(participant, "probe_beats", Point), qos=reliable)
     node = subprocess.Popen(
         [beacon / "build" / "beacon", "--duration", "3s", "--quiet"],
         stdout=subprocess.PIPE,
@@ -208,6 +226,7 @@ def test_a_python_subscriber_receives_the_nodes_samples_field_by_field(beacon):
             received.extend(reader.take(N=64))
             if sent < 50:
                 writer.write(Point(x=float(sent), y=0.5))
+                beats.write(Point(x=-1.0 - sent, y=0.5))
                 sent += 1
             time.sleep(0.02)
         stdout, stderr = node.communicate(timeout=30)
@@ -236,6 +255,11 @@ def test_a_python_subscriber_receives_the_nodes_samples_field_by_field(beacon):
     orders = lines["orders"]
     assert int(orders["delivered"]) >= 10, stdout
     assert int(orders["published"]) == 0
+    # A channel the node publishes and Python too: the reader gets the node's own samples (one
+    # delivery each, but for an edge when the run ends) and Python's as well.
+    beats_line = lines["beats"]
+    assert int(beats_line["published"]) >= 100, stdout
+    assert int(beats_line["delivered"]) >= int(beats_line["published"]) - 2 + 10, stdout
 
 
 def test_the_avionics_tracker_fuses_navigations_samples_over_dds(tmp_path):

@@ -6,14 +6,19 @@
 // channel it reads, with QoS from the model (docs/channels.md): reliability, history keep-last
 // `depth`, lifespan = validity. Writing happens on the channel hub's sender thread (the hub hands
 // each drained sample to the channel's forwarder, which converts it to idlc's C type in a
-// preallocated store and writes it); reading on the same thread: DDS's listener only sets the
-// hub's event when a reader has data, and the hub then polls the link, which takes the samples
-// as DDS loans them, converts them into the channel's readers' histories and returns the loans
-// (so every reader history keeps one producer, the hub's sender). DDS allocates on its own
-// threads and on the hub's; a lane never calls into DDS.
+// preallocated store and writes it). Reading happens where it keeps every reader history with
+// one producer: a channel the node also publishes is read on the hub's sender (DDS's listener
+// only sets the hub's event, and the hub then polls the link), since that thread hands the
+// node's own samples to the same readers; a channel only other nodes publish is read in DDS's
+// listener itself, on the DDS thread that received the sample, saving a thread wake-up per
+// sample (Cyclone never runs two listener calls of one reader at once). Either way the samples
+// are taken as DDS loans them, converted into the readers' histories and the loans returned.
+// DDS allocates on its own threads and on the hub's; a lane never calls into DDS.
 #pragma once
 
 #include <dds/dds.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <array>
 #include <atomic>
@@ -93,6 +98,16 @@ inline dds_time_t source_timestamp(std::int64_t publish_ns) noexcept {
 using Receive = bool (*)(void* context, const void* c_sample, std::int64_t publish_ns,
                          std::int64_t now_ns) noexcept;
 
+/// Which thread takes a reader's samples from DDS and hands them to the node's readers.
+enum class Delivery : std::uint8_t {
+  /// The channel hub's sender, when it polls the link: for a channel the node publishes too,
+  /// whose readers the hub feeds with the node's own samples.
+  kOnHub,
+  /// DDS's listener, on the DDS thread that received the sample: for a channel only other nodes
+  /// publish, so the DDS thread is its readers' one producer.
+  kInListener,
+};
+
 /// The node's DDS side: its participant, writers and readers, and the thread that takes samples.
 class DdsLink {
  public:
@@ -100,6 +115,9 @@ class DdsLink {
 
   struct Options {
     const char* node = "";
+    /// The CPU of DDS's threads (-1: any): the node's hub CPU, so that a sample DDS hands to a
+    /// reader waits for the lanes there only, as the holistic analysis assumes of the hub.
+    int cpu = -1;
   };
 
   explicit DdsLink(const Options& options) noexcept : options_(options) {}
@@ -113,7 +131,21 @@ class DdsLink {
   kal::Status create_participant() noexcept {
     dds_qos_t* qos = dds_create_qos();
     dds_qset_ignorelocal(qos, DDS_IGNORELOCAL_PARTICIPANT);
+    // DDS starts its threads (receive, delivery, timed events) with the domain, and a thread
+    // starts on the CPUs of the one that creates it: the calling thread stands on options_.cpu
+    // meanwhile.
+    cpu_set_t caller{};
+    const bool pinned = options_.cpu >= 0 && options_.cpu < CPU_SETSIZE &&
+                        pthread_getaffinity_np(pthread_self(), sizeof caller, &caller) == 0;
+    if (pinned) {
+      cpu_set_t only{};
+      CPU_SET(options_.cpu, &only);
+      pthread_setaffinity_np(pthread_self(), sizeof only, &only);
+    }
     participant_ = dds_create_participant(DDS_DOMAIN_DEFAULT, qos, nullptr);
+    if (pinned) {
+      pthread_setaffinity_np(pthread_self(), sizeof caller, &caller);
+    }
     dds_delete_qos(qos);
     if (participant_ < 0) {
       report("cannot create a DDS participant", participant_);
@@ -141,9 +173,10 @@ class DdsLink {
   /// Where the link wakes the hub when a reader has data (before add_reader).
   void wake_on_data(kal::Event& wake) noexcept { wake_ = &wake; }
 
-  /// A reader of `spec`'s topic whose samples go to `receive(context, ...)` when the hub polls.
+  /// A reader of `spec`'s topic whose samples go to `receive(context, ...)`, on the thread
+  /// `delivery` names.
   kal::Status add_reader(const ChannelSpec& spec, const dds_topic_descriptor_t& descriptor,
-                         Receive receive, void* context) noexcept {
+                         Receive receive, void* context, Delivery delivery) noexcept {
     if (reader_count_ == readers_.size()) {
       return kal::Status::kCapacityExceeded;
     }
@@ -151,9 +184,18 @@ class DdsLink {
     if (topic < 0) {
       return kal::Status::kPlatformError;
     }
+    // Filled before the reader exists: its listener may run as soon as it does.
+    ReaderEntry& entry = readers_[reader_count_];
+    entry = {0, receive, context, delivery, this};
     dds_qos_t* qos = qos_of(spec);
-    dds_listener_t* listener = dds_create_listener(wake_);
-    dds_lset_data_available(listener, &on_data_available);
+    dds_listener_t* listener = nullptr;
+    if (delivery == Delivery::kInListener) {
+      listener = dds_create_listener(&entry);
+      dds_lset_data_available(listener, &take_in_listener);
+    } else {
+      listener = dds_create_listener(wake_);
+      dds_lset_data_available(listener, &wake_hub);
+    }
     const dds_entity_t reader = dds_create_reader(participant_, topic, qos, listener);
     dds_delete_listener(listener);
     dds_delete_qos(qos);
@@ -161,16 +203,20 @@ class DdsLink {
       report("cannot create a DDS reader", reader);
       return kal::Status::kPlatformError;
     }
-    readers_[reader_count_++] = {reader, receive, context};
+    entry.reader = reader;
+    ++reader_count_;
     return kal::Status::kOk;
   }
 
-  /// Takes what every reader has and hands it to the node's channels; the hub's sender calls it
-  /// (ChannelHub::set_poll) each time it wakes.
+  /// Takes what every reader delivered on the hub has and hands it to the node's channels; the
+  /// hub's sender calls it (ChannelHub::set_poll) each time it wakes.
   static void poll(void* self, std::int64_t /*now_ns*/) noexcept {
     auto& link = *static_cast<DdsLink*>(self);
     for (std::size_t r = 0; r < link.reader_count_; ++r) {
-      link.take(link.readers_[r]);
+      const ReaderEntry& entry = link.readers_[r];
+      if (entry.delivery == Delivery::kOnHub) {
+        link.take(entry.reader, entry);
+      }
     }
   }
 
@@ -191,6 +237,8 @@ class DdsLink {
     dds_entity_t reader = 0;
     Receive receive = nullptr;
     void* context = nullptr;
+    Delivery delivery = Delivery::kOnHub;
+    DdsLink* link = nullptr;
   };
 
   static constexpr std::size_t kTakeAtOnce = 16;
@@ -209,20 +257,28 @@ class DdsLink {
     return topic;
   }
 
-  /// DDS's listener, on a DDS thread: only wakes the hub.
-  static void on_data_available(dds_entity_t /*reader*/, void* wake) noexcept {
+  /// DDS's listener of a reader delivered on the hub, on a DDS thread: only wakes the hub.
+  static void wake_hub(dds_entity_t /*reader*/, void* wake) noexcept {
     if (wake != nullptr) {
       static_cast<kal::Event*>(wake)->set();
     }
   }
 
-  /// Takes what a reader has, bounded per call, as loans returned at once.
-  void take(const ReaderEntry& entry) noexcept {
+  /// DDS's listener of a reader delivered in it, on a DDS thread: takes the samples itself.
+  /// `reader` is the one DDS names, since the entry's handle is stored only once the reader is
+  /// created, after which its listener may already have run.
+  static void take_in_listener(dds_entity_t reader, void* entry) noexcept {
+    const auto& reading = *static_cast<const ReaderEntry*>(entry);
+    reading.link->take(reader, reading);
+  }
+
+  /// Takes what `reader` has, bounded per call, as loans returned at once.
+  void take(dds_entity_t reader, const ReaderEntry& entry) noexcept {
     for (int round = 0; round < 64; ++round) {
       std::array<void*, kTakeAtOnce> samples{};
       std::array<dds_sample_info_t, kTakeAtOnce> infos{};
       const dds_return_t taken =
-          dds_take(entry.reader, samples.data(), infos.data(), kTakeAtOnce, kTakeAtOnce);
+          dds_take(reader, samples.data(), infos.data(), kTakeAtOnce, kTakeAtOnce);
       if (taken <= 0) {
         return;
       }
@@ -239,7 +295,7 @@ class DdsLink {
         const bool ok = entry.receive(entry.context, samples[i], now - (age > 0 ? age : 0), now);
         (ok ? received_ : malformed_).fetch_add(1, std::memory_order_relaxed);
       }
-      dds_return_loan(entry.reader, samples.data(), taken);
+      dds_return_loan(reader, samples.data(), taken);
       if (static_cast<std::size_t>(taken) < kTakeAtOnce) {
         return;
       }

@@ -687,15 +687,16 @@ public final class HolisticAnalysis {
 
     /**
      * How long a node's channel hub may wait for the processor before it passes a sample on (sends
-     * it, or hands it to the readers' histories). Its threads run below every lane, on the CPU of
-     * the node's core 0, and run as soon as no lane there is ready: at most the longest busy period
-     * of the methods there, w = sum of ceil((w + J) / T) * C. C is what a method computes, without
-     * the waits for its gates' replies (a lane waiting for a reply is not ready, and the hub runs).
-     * J is its release jitter (the platform's release lateness for an SpM, its requests' jitter for
-     * a service method); a method that waits for replies may compute anywhere up to its response R
-     * after that, so it has R - C more, as any self-suspending task. A one-shot SpM counts once. -1
-     * without a bound: a method that waits without a bounded response, a service method without
-     * max-rate, or a load of 1 or more.
+     * it, or hands it to the readers' histories; on Linux DDS's receive thread does the latter for
+     * a channel only other nodes publish, started on the same CPU). Its threads run below every
+     * lane, on the CPU of the node's core 0, and run as soon as no lane there is ready: at most the
+     * longest busy period of the methods there, w = sum of ceil((w + J) / T) * C. C is what a
+     * method computes, without the waits for its gates' replies (a lane waiting for a reply is not
+     * ready, and the hub runs). J is its release jitter (the platform's release lateness for an
+     * SpM, its requests' jitter for a service method); a method that waits for replies may compute
+     * anywhere up to its response R after that, so it has R - C more, as any self-suspending task.
+     * A one-shot SpM counts once. -1 without a bound: a method that waits without a bounded
+     * response, a service method without max-rate, or a load of 1 or more.
      */
     private long hubWait(Node node) {
       return hubWaits.computeIfAbsent(node.name(), name -> busyPeriod(node));

@@ -258,8 +258,9 @@ final class ChannelEmitter {
     w.comment(
         "Cyclone DDS carries these channels to other nodes and to any DDS application: the hub"
             + " forwards each sample it drains to its writer, converted into idlc's C type in a"
-            + " store made once; the DDS thread converts each sample it takes into the channel's"
-            + " readers.");
+            + " store made once; each sample DDS receives is converted into the channel's"
+            + " readers by the hub, where this node publishes the channel too, else by DDS's"
+            + " listener.");
     w.line("namespace on_dds {");
     for (NodeChannel channel : carried) {
       final String name = channel.channel().name();
@@ -332,7 +333,7 @@ final class ChannelEmitter {
     }
     w.line(
         "static ::kairos::channel::dds::DdsLink dds{::kairos::channel::dds::DdsLink::Options{.node"
-            + " = kNode}};");
+            + " = kNode, .cpu = options.orb_cpu}};");
     w.line("dds_link = &dds;");
     w.line("dds.wake_on_data(hub.wake());");
     w.line("hub.set_poll(&::kairos::channel::dds::DdsLink::poll, &dds);");
@@ -360,6 +361,9 @@ final class ChannelEmitter {
             name);
       }
       if (!channel.readers().isEmpty()) {
+        // The readers' histories keep one producer: the hub's sender where it feeds them with
+        // this node's own samples too, else DDS's listener, a thread wake-up sooner.
+        final String delivery = channel.publishers().isEmpty() ? "kInListener" : "kOnHub";
         check(
             w,
             "dds.add_reader(kChannels["
@@ -368,7 +372,9 @@ final class ChannelEmitter {
                 + descriptor
                 + ", &on_dds::receive_"
                 + name
-                + ", nullptr) != ::kairos::kal::Status::kOk",
+                + ", nullptr, ::kairos::channel::dds::Delivery::"
+                + delivery
+                + ") != ::kairos::kal::Status::kOk",
             "channel " + name + ": no DDS reader");
       }
     }
