@@ -26,7 +26,8 @@
 //   - effectiveness: soft deadlines made in samples with no hard miss, of all soft releases.
 //
 // Usage: kairos_bench_kokyu_regions_<platform> [--samples N] [--seed N] [--cpu N]
-//                                              [--strategies LIST] [--json FILE]
+//                                              [--strategies LIST] [--edf-partitioned]
+//                                              [--json FILE]
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -41,6 +42,11 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <kairos/engine.hpp>
 #include <kairos/kal/execution.hpp>
@@ -201,6 +207,9 @@ struct Options {
   std::vector<kairos::Strategy> strategies{kairos::Strategy::kRms,    kairos::Strategy::kMuf,
                                            kairos::Strategy::kRmsMlf, kairos::Strategy::kNpEdf,
                                            kairos::Strategy::kEdf,    kairos::Strategy::kMlf};
+  /// Linux: run preemptive EDF with the kernel's deadline admission control off, so that its
+  /// SCHED_DEADLINE lanes may be pinned to --cpu (partitioned EDF, as analysed).
+  bool edf_partitioned = false;
   const char* json = nullptr;
 };
 
@@ -364,17 +373,79 @@ void print_rt_throttling() {
 }
 
 int usage(const char* program) {
-  std::fprintf(stderr,
-               "usage: %s [--samples N] [--seed N] [--cpu N] [--strategies LIST] [--json FILE]\n"
-               "  plays Kokyu's operating regions 0..11 under each strategy (rms,muf,rms+mlf,"
-               "np-edf,edf,mlf;\n"
-               "  np-edf is Kokyu's EDF queue, edf preemptive EDF)\n"
-               "  --samples N   one-second samples per region (default 20)\n"
-               "  --seed N      seed of the execution-time draws, the same for every strategy\n"
-               "  --cpu N       pin the engine to CPU N (Linux)\n"
-               "  --json FILE   also write the figures as JSON (bench/cubit_plot.py draws them)\n",
-               program);
+  std::fprintf(
+      stderr,
+      "usage: %s [--samples N] [--seed N] [--cpu N] [--strategies LIST] "
+      "[--edf-partitioned] [--json FILE]\n"
+      "  plays Kokyu's operating regions 0..11 under each strategy (rms,muf,rms+mlf,"
+      "np-edf,edf,mlf;\n"
+      "  np-edf is Kokyu's EDF queue, edf preemptive EDF)\n"
+      "  --samples N   one-second samples per region (default 20)\n"
+      "  --seed N      seed of the execution-time draws, the same for every strategy\n"
+      "  --cpu N       pin the engine to CPU N (Linux)\n"
+      "  --edf-partitioned  Linux, root, with --cpu: run edf with the kernel's deadline\n"
+      "                admission control off (sched_rt_runtime_us -1, restored after), so\n"
+      "                that its SCHED_DEADLINE lanes are pinned to CPU N too\n"
+      "  --json FILE   also write the figures as JSON (bench/cubit_plot.py draws them)\n",
+      program);
   return 2;
+}
+
+constexpr const char* kRtRuntimeFile = "/proc/sys/kernel/sched_rt_runtime_us";
+/// sched_rt_runtime_us as it was before a partitioned EDF run turned it off, as text, so that a
+/// signal handler can write it back; empty when there is nothing to restore.
+char saved_rt_runtime[32] = "";
+
+/// Writes `text` into sched_rt_runtime_us with async-signal-safe calls only.
+bool write_rt_runtime(const char* text) noexcept {
+  const int fd = ::open(kRtRuntimeFile, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  const auto length = static_cast<ssize_t>(std::strlen(text));
+  const bool written = ::write(fd, text, static_cast<std::size_t>(length)) == length;
+  ::close(fd);
+  return written;
+}
+
+void restore_rt_runtime() noexcept {
+  if (saved_rt_runtime[0] != '\0') {
+    write_rt_runtime(saved_rt_runtime);
+    saved_rt_runtime[0] = '\0';
+  }
+}
+
+extern "C" void restore_rt_runtime_and_exit(int signal) {
+  restore_rt_runtime();
+  std::_Exit(128 + signal);
+}
+
+/// Turns the kernel's deadline admission control (and real-time throttling) off until
+/// restore_rt_runtime; false, having said why, where it cannot.
+bool deadline_admission_control_off() {
+  std::FILE* file = std::fopen(kRtRuntimeFile, "r");
+  long runtime_us = 0;
+  const bool read = file != nullptr && std::fscanf(file, "%ld", &runtime_us) == 1;
+  if (file != nullptr) {
+    std::fclose(file);
+  }
+  if (!read) {
+    std::fprintf(stderr, "kokyu_regions: cannot read %s\n", kRtRuntimeFile);
+    return false;
+  }
+  if (runtime_us < 0) {
+    return true;  // off already: nothing to restore
+  }
+  std::snprintf(saved_rt_runtime, sizeof saved_rt_runtime, "%ld", runtime_us);
+  std::signal(SIGINT, restore_rt_runtime_and_exit);
+  std::signal(SIGTERM, restore_rt_runtime_and_exit);
+  if (!write_rt_runtime("-1")) {
+    std::fprintf(stderr, "kokyu_regions: --edf-partitioned cannot write %s (%s): it needs root\n",
+                 kRtRuntimeFile, std::strerror(errno));
+    saved_rt_runtime[0] = '\0';
+    return false;
+  }
+  return true;
 }
 
 void print_table(kairos::Strategy strategy, const std::vector<Outcome>& outcomes) {
@@ -445,11 +516,18 @@ int main(int argc, char** argv) {
     } else if (arg == "--strategies" && i + 1 < argc &&
                parse_strategies(argv[i + 1], options.strategies)) {
       ++i;
+    } else if (arg == "--edf-partitioned") {
+      options.edf_partitioned = true;
     } else if (arg == "--json" && i + 1 < argc) {
       options.json = argv[++i];
     } else {
       return usage(argv[0]);
     }
+  }
+  if (options.edf_partitioned && options.cpu < 0) {
+    std::fprintf(stderr,
+                 "kokyu_regions: --edf-partitioned pins the edf lanes to --cpu: give one\n");
+    return 2;
   }
   std::printf("Kokyu operating regions on %s: %d one-second samples per region, seed %u\n",
               kairos::kal::kSimulatedTime ? "sim (virtual time, exact)" : "Linux (real time)",
@@ -460,19 +538,34 @@ int main(int argc, char** argv) {
   std::vector<std::vector<Outcome>> all;
   for (const kairos::Strategy strategy : options.strategies) {
     std::vector<Outcome> outcomes(kRegions);
-    for (int r = 0; r < kRegions; ++r) {
-      if (!play(strategy, region(r), options, outcomes[static_cast<std::size_t>(r)])) {
-        return 1;
-      }
+    const bool by_deadline = kairos::preempts_by_deadline(strategy) && !kairos::kal::kSimulatedTime;
+    const bool partitioned = by_deadline && options.edf_partitioned;
+    if (partitioned && !deadline_admission_control_off()) {
+      return 1;
+    }
+    bool played = true;
+    for (int r = 0; r < kRegions && played; ++r) {
+      played = play(strategy, region(r), options, outcomes[static_cast<std::size_t>(r)]);
+    }
+    if (partitioned) {
+      restore_rt_runtime();
+    }
+    if (!played) {
+      return 1;
     }
     print_table(strategy, outcomes);
-    if (kairos::preempts_by_deadline(strategy) && !kairos::kal::kSimulatedTime) {
-      // SCHED_DEADLINE threads must be allowed every CPU of their root domain: the lanes are
-      // not pinned to --cpu, and the kernel runs global EDF over every CPU the process may use.
-      std::printf(kairos::kal::deadline_scheduling_granted()
-                      ? "  (edf lanes under SCHED_DEADLINE, not pinned: global EDF over the "
-                        "process's CPUs)\n"
-                      : "  (edf: SCHED_DEADLINE refused, lanes ran at fixed priority)\n");
+    if (!kairos::kal::deadline_scheduling_granted() && by_deadline) {
+      std::printf("  (edf: SCHED_DEADLINE refused, lanes ran at fixed priority)\n");
+    } else if (partitioned) {
+      std::printf(
+          "  (edf lanes under SCHED_DEADLINE pinned to CPU %d: partitioned EDF; the kernel's "
+          "deadline admission control and real-time throttling were off for this strategy)\n",
+          options.cpu);
+    } else if (by_deadline) {
+      // With admission control on, SCHED_DEADLINE threads must be allowed every CPU of their
+      // root domain: the lanes are not pinned to --cpu, and the kernel runs global EDF.
+      std::printf(
+          "  (edf lanes under SCHED_DEADLINE, not pinned: global EDF over the process's CPUs)\n");
     }
     std::fflush(stdout);
     all.push_back(std::move(outcomes));

@@ -156,3 +156,8 @@ def test_bad_arguments_are_refused_with_the_usage():
                                 timeout=TIMEOUT_S, check=False)
         assert result.returncode == 2, args
         assert result.stderr.startswith("usage:"), result.stderr
+    # Partitioned EDF pins the deadline lanes to --cpu: without one it has nothing to pin to.
+    result = subprocess.run([str(RUNNER), "--edf-partitioned"], capture_output=True, text=True,
+                            timeout=TIMEOUT_S, check=False)
+    assert result.returncode == 2
+    assert "--edf-partitioned pins the edf lanes to --cpu" in result.stderr
