@@ -229,7 +229,7 @@ final class NodeProgramEmitter {
         "kSpontaneousMethods",
         "add_spm",
         "release table row",
-        tmo -> tmo.spms().stream().map(Spm::name).toList());
+        TaskReport.Kind.SPM);
     methodRows(
         w,
         node,
@@ -237,7 +237,7 @@ final class NodeProgramEmitter {
         "kServiceMethods",
         "add_svm",
         "service method row",
-        tmo -> tmo.svms().stream().map(Svm::name).toList());
+        TaskReport.Kind.SVM);
     w.line("// The time trigger walks the release table kairos check played out.");
     w.open("if constexpr (!$ns$::kReleaseTable.empty()) {", "ns", ns);
     w.open(
@@ -356,7 +356,7 @@ final class NodeProgramEmitter {
 
   /**
    * Registers one row of the node's schedule per method (SpMs with their invokers, SvMs with the
-   * skeletons that serve their requests), in the order of the schedule's table.
+   * skeletons that serve their requests), in the order of the schedule's table (MethodRow).
    */
   private static void methodRows(
       CodeWriter w,
@@ -365,9 +365,9 @@ final class NodeProgramEmitter {
       String table,
       String add,
       String what,
-      java.util.function.Function<TmoClass, List<String>> methods) {
-    int row = 0;
-    if (node.deployments().stream().anyMatch(d -> !methods.apply(d.tmo()).isEmpty())) {
+      TaskReport.Kind kind) {
+    final List<MethodRow> rows = MethodRow.of(node, kind);
+    if (!rows.isEmpty()) {
       w.line(
           "const auto& $local$ = $ns$::$table$;",
           "local",
@@ -377,37 +377,36 @@ final class NodeProgramEmitter {
           "table",
           table);
     }
-    for (Deployment deployment : node.deployments()) {
+    for (int row = 0; row < rows.size(); row++) {
+      final Deployment deployment = rows.get(row).deployment();
       final String type = CppNames.qualified(deployment.tmo().namespace(), deployment.tmo().name());
-      for (String method : methods.apply(deployment.tmo())) {
-        w.open(
-            "if (engine.$add$($local$[$row$], &deployed::$instance$, $entries$::$method$,"
-                + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
-            "add",
-            add,
-            "local",
-            local,
-            "row",
-            row,
-            "instance",
-            deployment.instance(),
-            "entries",
-            entryPoints(deployment.tmo()),
-            "method",
-            method,
-            "type",
-            type);
-        w.line(
-            "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"$what$ $row$"
-                + " rejected\");",
-            "what",
-            what,
-            "row",
-            row);
-        w.line("return false;");
-        w.close("}");
-        row++;
-      }
+      final String method = rows.get(row).method();
+      w.open(
+          "if (engine.$add$($local$[$row$], &deployed::$instance$, $entries$::$method$,"
+              + " &::kairos::forward_miss<$type$>) != ::kairos::kal::Status::kOk) {",
+          "add",
+          add,
+          "local",
+          local,
+          "row",
+          row,
+          "instance",
+          deployment.instance(),
+          "entries",
+          entryPoints(deployment.tmo()),
+          "method",
+          method,
+          "type",
+          type);
+      w.line(
+          "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, \"$what$ $row$"
+              + " rejected\");",
+          "what",
+          what,
+          "row",
+          row);
+      w.line("return false;");
+      w.close("}");
     }
   }
 

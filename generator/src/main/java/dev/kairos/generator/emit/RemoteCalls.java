@@ -9,7 +9,6 @@ import dev.kairos.generator.ir.Platform.Deployment;
 import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.Gate;
-import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import dev.kairos.generator.ir.Types.Interface;
@@ -169,8 +168,7 @@ final class RemoteCalls {
   /**
    * The distinct lanes the methods of {@code caller} run on: one per (core, band), or, on a node
    * scheduled by preemptive EDF, one per method, numbered on each core in the order the node
-   * program adds the rows (every SpM in deployment order, then every SvM), as the engine numbers
-   * them.
+   * program adds the rows (MethodRow), as the engine numbers them.
    */
   private static List<Lane> lanesOf(NodeReport report, Deployment caller) {
     final Set<Lane> lanes = new LinkedHashSet<>();
@@ -184,19 +182,11 @@ final class RemoteCalls {
       return List.copyOf(lanes);
     }
     final Map<Integer, Integer> lanesOnCore = new HashMap<>();
-    for (TaskReport.Kind kind : List.of(TaskReport.Kind.SPM, TaskReport.Kind.SVM)) {
-      for (Deployment deployment : node.deployments()) {
-        final List<String> methods =
-            kind == TaskReport.Kind.SPM
-                ? deployment.tmo().spms().stream().map(Spm::name).toList()
-                : deployment.tmo().svms().stream().map(Svm::name).toList();
-        for (String method : methods) {
-          final TaskReport task = taskOf(report, deployment.instance(), method);
-          final int slot = lanesOnCore.merge(task.core(), 1, Integer::sum) - 1;
-          if (deployment.equals(caller)) {
-            lanes.add(new Lane(task.core(), task.band(), slot));
-          }
-        }
+    for (MethodRow row : MethodRow.of(node)) {
+      final TaskReport task = taskOf(report, row.deployment().instance(), row.method());
+      final int slot = lanesOnCore.merge(task.core(), 1, Integer::sum) - 1;
+      if (row.deployment().equals(caller)) {
+        lanes.add(new Lane(task.core(), task.band(), slot));
       }
     }
     return List.copyOf(lanes);
