@@ -208,11 +208,13 @@ def fields(line: str) -> dict[str, str]:
     return dict(item.split("=", 1) for item in line.split()[1:])
 
 
-def channel_line(stdout: str) -> dict[str, str]:
+def figures_line(stdout: str, prefix: str) -> dict[str, str]:
+    """The fields of the first line of `stdout` that starts with `prefix` (`channel ` for a Kairos
+    node, `raw ` for the raw DDS baseline, which prints the same names)."""
     for line in stdout.splitlines():
-        if line.startswith("channel "):
+        if line.startswith(prefix):
             return fields(line)
-    raise RuntimeError(f"no channel line in:\n{stdout}")
+    raise RuntimeError(f"no `{prefix.strip()}` line in:\n{stdout}")
 
 
 def finish(process: subprocess.Popen, timeout: float) -> str:
@@ -230,23 +232,20 @@ def finish(process: subprocess.Popen, timeout: float) -> str:
 DISCOVERY_S = 1.5
 
 
-def kairos_run(build: Path, subscribers: int, seconds: float, cpus: tuple[int, int]) -> dict:
-    """Runs the sinks, then the source for `seconds`; each sink's delivery figures."""
+def one_way_run(sinks: list[list], source: list, seconds: float, prefix: str) -> dict:
+    """Starts the subscribers, waits for discovery, runs the publisher for `seconds`, and gathers
+    what the publisher published and the subscribers' delivery figures (`prefix` lines)."""
     sink_seconds = seconds + 2 * DISCOVERY_S
-    sinks = [subprocess.Popen([str(build / f"sink{k}"), "--quiet", "--duration",
-                               f"{int(sink_seconds * 1000)}ms", *node_cpu(cpus[1])],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for k in range(1, subscribers + 1)]
+    running = [subprocess.Popen([str(part) for part in command], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True) for command in sinks]
     time.sleep(DISCOVERY_S)
-    source = subprocess.run([str(build / "source"), "--quiet", "--duration",
-                             f"{int(seconds * 1000)}ms", *node_cpu(cpus[0])],
-                            capture_output=True, text=True, timeout=seconds + 60)
-    if source.returncode != 0:
-        raise RuntimeError(f"source failed:\n{source.stdout}\n{source.stderr}")
-    published = int(channel_line(source.stdout)["published"])
-    lines = [channel_line(finish(sink, sink_seconds + 60)) for sink in sinks]
+    published = subprocess.run([str(part) for part in source], capture_output=True, text=True,
+                               timeout=seconds + 60)
+    if published.returncode != 0:
+        raise RuntimeError(f"the publisher failed:\n{published.stdout}\n{published.stderr}")
+    lines = [figures_line(finish(sink, sink_seconds + 60), prefix) for sink in running]
     return {
-        "published": published,
+        "published": int(figures_line(published.stdout, prefix)["published"]),
         "delivered": sum(int(line["delivered"]) for line in lines),
         "p50_us": statistics.median(float(line["delivery_p50_us"]) for line in lines),
         "p99_us": max(float(line["delivery_p99_us"]) for line in lines),
@@ -254,35 +253,25 @@ def kairos_run(build: Path, subscribers: int, seconds: float, cpus: tuple[int, i
     }
 
 
+def kairos_run(build: Path, subscribers: int, seconds: float, cpus: tuple[int, int]) -> dict:
+    """The Kairos nodes: each sink's channel line, and the source's."""
+    sink_ms = int((seconds + 2 * DISCOVERY_S) * 1000)
+    return one_way_run(
+        [[build / f"sink{k}", "--quiet", "--duration", f"{sink_ms}ms", *node_cpu(cpus[1])]
+         for k in range(1, subscribers + 1)],
+        [build / "source", "--quiet", "--duration", f"{int(seconds * 1000)}ms",
+         *node_cpu(cpus[0])],
+        seconds, "channel ")
+
+
 def raw_run(build: Path, subscribers: int, seconds: float, period_ms: int,
             cpus: tuple[int, int]) -> dict:
-    """The raw DDS baseline: its subscribers, then its publisher for `seconds`."""
-    sink_seconds = seconds + 2 * DISCOVERY_S
-    sinks = [subprocess.Popen([str(build / "raw_dds"), "sub", "chbench_raw", str(sink_seconds),
-                               str(cpus[1])],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(subscribers)]
-    time.sleep(DISCOVERY_S)
-    source = subprocess.run([str(build / "raw_dds"), "pub", "chbench_raw",
-                             str(period_ms * 1000), str(seconds), str(cpus[0])],
-                            capture_output=True, text=True, timeout=seconds + 60)
-    if source.returncode != 0:
-        raise RuntimeError(f"raw publisher failed:\n{source.stdout}\n{source.stderr}")
-    published = int(fields(source.stdout.strip().splitlines()[-1])["published"])
-    lines = []
-    for sink in sinks:
-        out = finish(sink, sink_seconds + 60)
-        line = next((l for l in out.splitlines() if l.startswith("raw received=")), None)
-        if line is None:
-            raise RuntimeError(f"a raw subscriber printed no figures:\n{out}")
-        lines.append(fields(line))
-    return {
-        "published": published,
-        "delivered": sum(int(line["received"]) for line in lines),
-        "p50_us": statistics.median(float(line["p50_us"]) for line in lines),
-        "p99_us": max(float(line["p99_us"]) for line in lines),
-        "max_us": max(float(line["max_us"]) for line in lines),
-    }
+    """The raw DDS baseline: as many subscriber processes, and its publisher."""
+    return one_way_run(
+        [[build / "raw_dds", "sub", "chbench_raw", seconds + 2 * DISCOVERY_S, cpus[1]]
+         for _ in range(subscribers)],
+        [build / "raw_dds", "pub", "chbench_raw", period_ms * 1000, seconds, cpus[0]],
+        seconds, "raw ")
 
 
 def combined(rounds: list[dict]) -> dict:

@@ -8,7 +8,9 @@
  * CDR) per period from a SCHED_FIFO thread woken by an absolute timer, stamped with the time of
  * the write. Each subscriber takes the samples in its reader's listener, on the DDS thread that
  * received them, and records their one-way age (its wall clock minus the source timestamp: one
- * host, one clock). At the end it prints `raw received=<n> p50_us=<f> p99_us=<f> max_us=<f>`.
+ * host, one clock). At the end it prints `raw delivered=<n> delivery_p50_us=<f>
+ * delivery_p99_us=<f> delivery_max_us=<f>`, the names of a Kairos node's `channel` line, and the
+ * publisher `raw published=<n>`.
  * QoS as a `best-effort` Kairos channel: best effort, keep-last 1, volatile. <cpu> pins the
  * process (-1: any CPU), as the Kairos nodes are pinned. */
 #define _GNU_SOURCE
@@ -87,11 +89,11 @@ static int subscribe(dds_entity_t participant, dds_entity_t topic, double second
   const uint32_t n = age_count;
   qsort(ages_ns, n, sizeof ages_ns[0], compare);
   if (n == 0) {
-    printf("raw received=0 p50_us=0 p99_us=0 max_us=0\n");
+    printf("raw delivered=0 delivery_p50_us=0 delivery_p99_us=0 delivery_max_us=0\n");
     return 0;
   }
-  printf("raw received=%u p50_us=%.1f p99_us=%.1f max_us=%.1f\n", n, ages_ns[n / 2] / 1e3,
-         ages_ns[(uint64_t)n * 99 / 100] / 1e3, ages_ns[n - 1] / 1e3);
+  printf("raw delivered=%u delivery_p50_us=%.1f delivery_p99_us=%.1f delivery_max_us=%.1f\n", n,
+         ages_ns[n / 2] / 1e3, ages_ns[(uint64_t)n * 99 / 100] / 1e3, ages_ns[n - 1] / 1e3);
   return 0;
 }
 
