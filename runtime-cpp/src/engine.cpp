@@ -18,15 +18,6 @@ constexpr kal::Duration kStartupLead = std::chrono::milliseconds{10};
 // time the trigger's zero-time run at that instant could otherwise come after the choice.
 constexpr kal::Duration kMinimumDispatchAhead{1};
 constexpr kal::Duration kDefaultDispatchAhead = std::chrono::microseconds{200};
-// On Linux, the time trigger of an engine with deadline lanes runs under SCHED_DEADLINE too:
-// in the fixed-priority class it would rank below every deadline lane and, on a CPU they keep
-// busy, release nothing until they all sleep. Each time it wakes it is due 1 ms later, which is
-// earlier than every job but one due within that millisecond, with 500 us to spend every 5 ms
-// (10% of a processor, which it reserves but hardly uses): a release costs a few microseconds, a
-// burst of them at a hyperperiod's start a few tens, and the margin keeps a host's stall from
-// throttling it.
-constexpr kal::DeadlineReservation kTriggerReservation{
-    std::chrono::microseconds{500}, std::chrono::milliseconds{1}, std::chrono::milliseconds{5}};
 // How often the calling thread hands finished activation records to the observer.
 constexpr kal::Duration kTracePollInterval = std::chrono::milliseconds{10};
 
@@ -389,9 +380,11 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
     for (std::size_t i = 0; i < lane_count_; ++i) {
       deadline_lanes = deadline_lanes || lanes_[i].by_deadline;
     }
-    // On sim the trigger is the only thread of the highest band and runs first anyway.
-    const kal::DeadlineReservation trigger_reservation =
-        deadline_lanes && !kal::kSimulatedTime ? kTriggerReservation : kal::DeadlineReservation{};
+    // On Linux the trigger of deadline lanes must not rank below them (kHandoffReservation); on
+    // sim it is the only thread of the highest band and runs first anyway.
+    const kal::DeadlineReservation trigger_reservation = deadline_lanes && !kal::kSimulatedTime
+                                                             ? kal::kHandoffReservation
+                                                             : kal::DeadlineReservation{};
     status = time_trigger_.start({"kairos-trigger", kal::kHighestBand, core_cpu_[0], 256 * 1024,
                                   options_.real_time, trigger_reservation},
                                  &Engine::time_trigger_main, this);

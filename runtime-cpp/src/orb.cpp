@@ -361,6 +361,9 @@ kal::Status Orb::start() noexcept {
       attributes.band = reader.band;
       attributes.real_time = options_.real_time;
       attributes.cpu = options_.cpu;
+      if (options_.lanes_by_deadline && !kal::kSimulatedTime) {
+        attributes.reservation = kal::kHandoffReservation;
+      }
       if (const kal::Status status = reader.thread.start(attributes, &Orb::reader_main, &reader);
           status != kal::Status::kOk) {
         stop();

@@ -3,10 +3,13 @@
 // allocates nothing and locks nothing, and oneways over UDP datagrams.
 #include <catch2/catch.hpp>
 
+#include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <atomic>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -254,6 +257,54 @@ TEST_CASE("a call whose deadline passes fails at its deadline and its late reply
     REQUIRE(counters.deadline_expired - client.baseline.deadline_expired == 1);
     REQUIRE(counters.late_replies - client.baseline.late_replies == 1);
   }
+}
+
+/// The scheduling policy of this process's thread named `name`, or -1 if there is none.
+int policy_of_thread(const std::string& name) {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) {
+    return -1;
+  }
+  int policy = -1;
+  while (const dirent* task = readdir(tasks)) {
+    std::string comm;
+    std::ifstream(std::string("/proc/self/task/") + task->d_name + "/comm") >> comm;
+    if (comm == name) {
+      policy = sched_getscheduler(static_cast<pid_t>(std::atoi(task->d_name)));
+      break;
+    }
+  }
+  closedir(tasks);
+  return policy;
+}
+
+TEST_CASE("the band readers of a node whose lanes run by deadline do not rank below them",
+          "[integration][orb][edf]") {
+  const std::string endpoint = unique_endpoint("tcp", 11);
+  CubeServant servant;
+  kairos::Engine engine{kairos::EngineOptions{kairos::Strategy::kEdf}};
+  servant.engine = &engine;
+  REQUIRE(engine.add_svm(kCubeRow, &servant, &serve_cube, &no_miss) == kairos::kal::Status::kOk);
+  kairos::orb::Orb orb{kairos::orb::OrbOptions{.node = "edf-server", .lanes_by_deadline = true}};
+  REQUIRE(orb.listen(endpoint) == kairos::kal::Status::kOk);
+  REQUIRE(orb.add_object(kCubeObject, &dispatch_cube, &servant) == kairos::kal::Status::kOk);
+  REQUIRE(orb.serve_band(kServiceBand) == kairos::kal::Status::kOk);
+  REQUIRE(orb.start() == kairos::kal::Status::kOk);
+  std::thread runner([&engine] { engine.run_for(1s, nullptr, nullptr); });
+  {
+    CubeClient client(endpoint);
+    std::int32_t result = 0;
+    REQUIRE(client.cube(3, result) == CallStatus::kOk);
+    REQUIRE(result == 27);
+  }
+  if (!kairos::kal::kSimulatedTime) {
+    // The kernel's own EDF, as the lanes: as SCHED_FIFO the reader would wait for every
+    // deadline lane of its CPU to sleep. Where SCHED_DEADLINE is refused, it keeps its band.
+    const int policy = policy_of_thread("kairos-orb-b" + std::to_string(kServiceBand));
+    REQUIRE(policy == (kairos::kal::deadline_scheduling_granted() ? SCHED_DEADLINE : SCHED_FIFO));
+  }
+  runner.join();
+  orb.stop();
 }
 
 TEST_CASE("requests the server cannot take are answered with the reason", "[integration][orb]") {

@@ -47,6 +47,16 @@ struct DeadlineReservation {
   Duration period{};
 };
 
+/// The reservation of a thread that hands work to deadline-scheduled lanes (the engine's time
+/// trigger, the ORB's band readers) on Linux: as SCHED_FIFO it would rank below the whole deadline
+/// class and, on a CPU the lanes keep busy, hand nothing on until every lane sleeps. Each time it
+/// wakes it is due 1 ms later, earlier than every job but one due within that millisecond, with
+/// 500 us to spend every 5 ms (10% of a processor, which it reserves but hardly uses: its work
+/// per wake-up is a few microseconds, a burst a few tens, and the margin keeps a host's stall
+/// from throttling it). Not for simulated platforms, where such threads rank above the lanes.
+inline constexpr DeadlineReservation kHandoffReservation{
+    std::chrono::microseconds{500}, std::chrono::milliseconds{1}, std::chrono::milliseconds{5}};
+
 struct ThreadAttributes {
   const char* name = "kairos";  ///< shown by the OS (truncated to its limit)
   PriorityBand band = kLowestBand;

@@ -180,6 +180,10 @@ struct OrbOptions {
   /// The CPU the acceptor and the band readers run on (-1: anywhere): a node's own processor,
   /// so that on sim two nodes in one process never share one (kal::ThreadAttributes::cpu).
   int cpu = -1;
+  /// The node's lanes run by deadline (preemptive EDF): on Linux the band readers then run under
+  /// SCHED_DEADLINE with kal::kHandoffReservation instead of their band's SCHED_FIFO priority, so
+  /// that a request is read while the lanes keep the CPU busy.
+  bool lanes_by_deadline = false;
 };
 
 class Orb {

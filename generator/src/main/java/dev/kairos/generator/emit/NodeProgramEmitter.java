@@ -174,8 +174,11 @@ final class NodeProgramEmitter {
           "    : engine{::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated)},",
           "ns",
           ns);
+      // The band readers of a node whose lanes run by deadline must not rank below them.
       w.line(
-          "      orb{::kairos::orb::OrbOptions{.node = kNode, .cpu = options.orb_cpu}}$more$",
+          "      orb{::kairos::orb::OrbOptions{.node = kNode, .cpu = options.orb_cpu$edf$}}$more$",
+          "edf",
+          node.strategy().preemptsByDeadline() ? ", .lanes_by_deadline = true" : "",
           "more",
           clock ? "," : " {}");
       if (clock) {
