@@ -44,9 +44,8 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
-
-#include <csignal>
 
 #include <kairos/engine.hpp>
 #include <kairos/kal/execution.hpp>
@@ -392,11 +391,7 @@ int usage(const char* program) {
 }
 
 constexpr const char* kRtRuntimeFile = "/proc/sys/kernel/sched_rt_runtime_us";
-/// sched_rt_runtime_us as it was before a partitioned EDF run turned it off, as text, so that a
-/// signal handler can write it back; empty when there is nothing to restore.
-char saved_rt_runtime[32] = "";
 
-/// Writes `text` into sched_rt_runtime_us with async-signal-safe calls only.
 bool write_rt_runtime(const char* text) noexcept {
   const int fd = ::open(kRtRuntimeFile, O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -408,20 +403,30 @@ bool write_rt_runtime(const char* text) noexcept {
   return written;
 }
 
+/// The write end of the pipe to the restorer (restore_rt_runtime), or -1 when there is none.
+int restorer_pipe = -1;
+pid_t restorer = -1;
+
+/// Puts sched_rt_runtime_us back and waits until it is (restore_rt_runtime's child does it).
 void restore_rt_runtime() noexcept {
-  if (saved_rt_runtime[0] != '\0') {
-    write_rt_runtime(saved_rt_runtime);
-    saved_rt_runtime[0] = '\0';
+  if (restorer_pipe < 0) {
+    return;
+  }
+  ::close(restorer_pipe);
+  restorer_pipe = -1;
+  int status = 0;
+  ::waitpid(restorer, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "kokyu_regions: could not restore %s: set it back by hand\n",
+                 kRtRuntimeFile);
   }
 }
 
-extern "C" void restore_rt_runtime_and_exit(int signal) {
-  restore_rt_runtime();
-  std::_Exit(128 + signal);
-}
-
 /// Turns the kernel's deadline admission control (and real-time throttling) off until
-/// restore_rt_runtime; false, having said why, where it cannot.
+/// restore_rt_runtime; false, having said why, where it cannot. A child process holds the old
+/// value and writes it back once this process closes its pipe, on restore_rt_runtime or at its
+/// end, however it ends: the kernel refuses the old value (EBUSY) while deadline threads that
+/// exceed it still exist, which they do until this process is gone.
 bool deadline_admission_control_off() {
   std::FILE* file = std::fopen(kRtRuntimeFile, "r");
   long runtime_us = 0;
@@ -436,13 +441,39 @@ bool deadline_admission_control_off() {
   if (runtime_us < 0) {
     return true;  // off already: nothing to restore
   }
-  std::snprintf(saved_rt_runtime, sizeof saved_rt_runtime, "%ld", runtime_us);
-  std::signal(SIGINT, restore_rt_runtime_and_exit);
-  std::signal(SIGTERM, restore_rt_runtime_and_exit);
+  char saved[32];
+  std::snprintf(saved, sizeof saved, "%ld", runtime_us);
+  int ends[2];
+  if (::pipe(ends) != 0) {
+    std::fprintf(stderr, "kokyu_regions: no pipe for the restorer: %s\n", std::strerror(errno));
+    return false;
+  }
+  std::fflush(nullptr);
+  restorer = ::fork();
+  if (restorer < 0) {
+    std::fprintf(stderr, "kokyu_regions: cannot start the restorer: %s\n", std::strerror(errno));
+    return false;
+  }
+  if (restorer == 0) {
+    ::close(ends[1]);
+    char byte = 0;
+    while (::read(ends[0], &byte, 1) > 0) {
+    }
+    // Bounded: 10 s of tries, for the parent's deadline threads to be gone.
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+      if (write_rt_runtime(saved)) {
+        std::_Exit(0);
+      }
+      ::usleep(10'000);
+    }
+    std::_Exit(1);
+  }
+  ::close(ends[0]);
+  restorer_pipe = ends[1];
   if (!write_rt_runtime("-1")) {
     std::fprintf(stderr, "kokyu_regions: --edf-partitioned cannot write %s (%s): it needs root\n",
                  kRtRuntimeFile, std::strerror(errno));
-    saved_rt_runtime[0] = '\0';
+    restore_rt_runtime();
     return false;
   }
   return true;

@@ -2,6 +2,8 @@
 // (a medium task preempting a low one that holds what a high one needs) cannot happen.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+
 #include "scenario.hpp"
 
 using conformance::unit;
@@ -62,6 +64,18 @@ ThreeJobs run_three(kairos::Strategy strategy, const kairos::SegmentEntry& share
   REQUIRE(engine->run_for(unit() * 12, &conformance::collect, &outcome) ==
           kairos::kal::Status::kOk);
   return ThreeJobs{outcome.of(0).at(0), outcome.of(1).at(0), outcome.of(2).at(0), outcome.counters};
+}
+
+/// Whether the Linux kernel checks SCHED_DEADLINE bandwidth, and so refuses pinned deadline
+/// threads (sched_rt_runtime_us not -1).
+bool deadline_admission_control() {
+  std::FILE* file = std::fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
+  long runtime_us = 0;
+  const bool read = file != nullptr && std::fscanf(file, "%ld", &runtime_us) == 1;
+  if (file != nullptr) {
+    std::fclose(file);
+  }
+  return !read || runtime_us >= 0;
 }
 
 }  // namespace
@@ -127,11 +141,16 @@ TEST_CASE("under preemptive EDF segments follow the Stack Resource Policy",
   static const kairos::SpmEntry high = job("high", 1, 4, 4, 1, 1, 0b1);
   static const kairos::SpmEntry medium = job("medium", 1, 6, 6, 1, 1, 0);
   const auto [l, h, m, counters] = run_three(kairos::Strategy::kEdf, shared, low, high, medium);
-  // The policy itself, on any platform: neither started while 'low' held the segment, and
-  // 'medium' (below the ceiling while 'high' held it) not before 'high' was done.
+  // The policy itself, on any platform: neither started while 'low' held the segment, and, on
+  // one processor, 'medium' (below the ceiling while 'high' held it) not before 'high' was done.
+  // Linux pins deadline lanes to their core's CPU only with the kernel's admission control off
+  // (docs/architecture.md#preemptive-edf); with it on, the kernel's global EDF may run 'medium'
+  // on the other CPU beside 'high', as a multiprocessor may.
   REQUIRE(h.start_ns >= l.finish_ns);
   REQUIRE(m.start_ns >= l.finish_ns);
-  REQUIRE(m.start_ns >= h.finish_ns);
+  if (kSimulatedTime || !deadline_admission_control()) {
+    REQUIRE(m.start_ns >= h.finish_ns);
+  }
   if (kSimulatedTime) {
     REQUIRE(l.finish_ns == (unit() * 3).count());  // never preempted
     REQUIRE(h.start_ns == (unit() * 3).count());
