@@ -1,5 +1,5 @@
 """RMMC channels on Eclipse Cyclone DDS, end to end: a generated Linux node publishes a channel
-and a Python subscriber (the `cyclonedds` package from PyPI, types written here to match the IDL
+(whose payload has fields named like IDL keywords) and a Python subscriber (the `cyclonedds` package from PyPI, types written here to match the IDL
 Kairos emits) receives every field; a Python publisher feeds a channel the node reads (taken in
 DDS's listener) and one the node publishes too (taken by the node's hub, which feeds the same
 reader with the node's own samples); and the avionics mission computer replicates navigation's
@@ -33,6 +33,7 @@ from cyclonedds.idl.types import (  # noqa: E402
     float64,
     int16,
     sequence,
+    uint16,
     uint32,
 )
 from cyclonedds.pub import DataWriter  # noqa: E402
@@ -45,7 +46,7 @@ enum Mode { IDLE, TRACKING }
 struct Point { double x; double y; }
 struct Fix {
   uint32 seq; double lat; float alt; int16 delta; bool valid; string<12> label;
-  sequence<Point, 4> trail; Mode state;
+  sequence<Point, 4> trail; Mode state; uint16 port; bool local;
 }
 
 tmo Beacon {
@@ -91,6 +92,8 @@ void Beacon::emit(EmitAccess ods, EmitChannels channels) {
     fix.trail.push_back(Point{1.0 * k, -1.0 * n});
   }
   fix.state = n % 3 == 0 ? Mode::TRACKING : Mode::IDLE;
+  fix.port = static_cast<::std::uint16_t>(7400 + n % 100);
+  fix.local = n % 4 == 0;
   channels.fixes.publish(fix);
   channels.beats.publish(Point{static_cast<double>(n), 0.0});
 }
@@ -146,6 +149,8 @@ class Fix(IdlStruct, typename="probe::Fix"):
     label: bounded_str[12]
     trail: sequence[Point, 4]
     state: Mode
+    port: uint16
+    local: bool
 
 
 def expected_fix(n: int) -> Fix:
@@ -158,6 +163,8 @@ def expected_fix(n: int) -> Fix:
         label="even" if n % 2 == 0 else "odd",
         trail=[Point(x=1.0 * k, y=-1.0 * n) for k in range(n % 5)],
         state=Mode.TRACKING if n % 3 == 0 else Mode.IDLE,
+        port=7400 + n % 100,
+        local=n % 4 == 0,
     )
 
 
@@ -193,6 +200,8 @@ def test_the_emitted_idl_names_each_payload_struct_in_its_package_module(beacon)
     assert "@final struct Fix {" in idl and "sequence<::probe::Point, 4> trail;" in idl
     assert "string<12> label;" in idl
     assert "enum Mode { IDLE, TRACKING };" in idl
+    # IDL keywords (`port`, `local`) are written escaped; IDL reads them without the underscore.
+    assert "unsigned short _port;" in idl and "boolean _local;" in idl
 
 
 def test_each_read_channel_is_taken_from_dds_by_its_readers_one_producer(beacon):

@@ -317,7 +317,7 @@ public class ChannelValidator extends ConcernValidator {
   }
 
   /** The type a reference stands for, through typedefs without arrays; null while unresolved. */
-  private static TypeRef canonical(TypeRef type) {
+  static TypeRef canonical(TypeRef type) {
     for (int depth = 0; depth < 32 && type != null; depth++) {
       if (!(type instanceof NamedTypeRef named)) {
         return type;

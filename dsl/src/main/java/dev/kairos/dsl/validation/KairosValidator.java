@@ -17,6 +17,7 @@ import org.eclipse.xtext.validation.ComposedChecks;
       DeploymentValidator.class,
       PackageValidator.class,
       ChannelValidator.class,
+      IdlNamesValidator.class,
       CapacityValidator.class
     })
 public class KairosValidator extends AbstractKairosValidator {}

@@ -354,6 +354,56 @@ class KairosValidationTest {
   }
 
   @Test
+  void idlNamesThatCollideIgnoringCaseAreRefusedForChannelsOnLinux() throws Exception {
+    final String payload =
+        "enum Mode { IDLE, TRACKING }\n"
+            + "enum State { Idle, BUSY }\n"
+            + "struct Fix { Mode mode; State state; double lat; }\n";
+    final String tmo =
+        "tmo P { eac { channel track : rmmc<Fix>; } spm p " + CHANNEL_SPM + " publishes track; }\n";
+    final Model linux = parser.parse(payload + tmo + "node a { os linux deploy P as p }\n");
+    validation.assertError(
+        linux,
+        Literals.CHANNEL,
+        IssueCodes.IDL_NAME_COLLISION,
+        "channel 'track' is carried by DDS",
+        "enum literal 'IDLE' of Mode (",
+        ":1) and enum literal 'Idle' of State (",
+        ":2) collide, so idlc refuses channels.idl; rename one");
+    // On sim no idlc runs yet: the same names are a warning there.
+    final Model sim = parser.parse(payload + tmo + "node a { os sim deploy P as p }\n");
+    validation.assertWarning(sim, Literals.CHANNEL, IssueCodes.IDL_NAME_COLLISION, "collide");
+    org.junit.jupiter.api.Assertions.assertTrue(
+        validation.validate(sim).stream()
+            .noneMatch(
+                i ->
+                    IssueCodes.IDL_NAME_COLLISION.equals(i.getCode())
+                        && i.getSeverity() == org.eclipse.xtext.diagnostics.Severity.ERROR));
+    // Fields that differ in case, a field named like its struct, a type named like its package.
+    for (String[] bad :
+        new String[][] {
+          {"struct Fix { double lat; double Lat; }\n", "field 'lat' of Fix ("},
+          {"struct Fix { double fix; }\n", "field 'fix' of Fix ("},
+          {"package fix\nstruct Fix { double lat; }\n", "its package's module 'fix'"},
+        }) {
+      final Model model = parser.parse(bad[0] + tmo + "node a { os linux deploy P as p }\n");
+      validation.assertError(model, Literals.CHANNEL, IssueCodes.IDL_NAME_COLLISION, bad[1]);
+    }
+    // Types the channel does not carry, a field named like its type (IDL refers to types by
+    // their full name), and a payload that is not a struct are not IDL's business.
+    for (String fine :
+        new String[] {
+          "enum Mode { IDLE }\nenum State { IDLE }\nstruct Fix { Mode mode; double lat; }\n",
+          "struct Point { double x; }\nstruct Fix { Point point; Point other; }\n",
+        }) {
+      validation.assertNoIssue(
+          parser.parse(fine + tmo + "node a { os linux deploy P as p }\n"),
+          Literals.CHANNEL,
+          IssueCodes.IDL_NAME_COLLISION);
+    }
+  }
+
+  @Test
   void aChannelReadWithoutAPublisherIsAWarning() throws Exception {
     final String text =
         "struct Fix { double lat; }\n"

@@ -73,17 +73,17 @@ final class DdsEmitter {
       w.blank();
       w.line(Banner.origin(declaration.source()));
       for (String module : declaration.namespace()) {
-        w.open("module $module$ {", "module", module);
+        w.open("module $module$ {", "module", idlName(module));
       }
       if (declaration instanceof Aggregate aggregate) {
-        w.open("@final struct $name$ {", "name", aggregate.name());
+        w.open("@final struct $name$ {", "name", idlName(aggregate.name()));
         for (Field field : aggregate.fields()) {
           w.line(
               "$type$ $name$$array$;",
               "type",
               idlType(field.type()),
               "name",
-              field.name(),
+              idlName(field.name()),
               "array",
               field.arraySize() > 0 ? "[" + field.arraySize() + "]" : "");
         }
@@ -92,16 +92,16 @@ final class DdsEmitter {
         w.line(
             "enum $name$ { $literals$ };",
             "name",
-            enumeration.name(),
+            idlName(enumeration.name()),
             "literals",
-            String.join(", ", enumeration.literals()));
+            String.join(", ", enumeration.literals().stream().map(DdsEmitter::idlName).toList()));
       } else if (declaration instanceof Alias alias) {
         w.line(
             "typedef $type$ $name$$array$;",
             "type",
             idlType(alias.type()),
             "name",
-            alias.name(),
+            idlName(alias.name()),
             "array",
             alias.arraySize() > 0 ? "[" + alias.arraySize() + "]" : "");
       }
@@ -139,7 +139,104 @@ final class DdsEmitter {
     final TypeUse.Named named = (TypeUse.Named) type;
     final List<String> parts = new ArrayList<>(named.namespace());
     parts.add(named.name());
-    return "::" + String.join("::", parts);
+    return "::" + String.join("::", parts.stream().map(DdsEmitter::idlName).toList());
+  }
+
+  /**
+   * IDL's keywords, which IDL matches ignoring case (OMG IDL 4.2, §7.2.4): a model name among them
+   * (a field {@code in}, an enum literal {@code Object}) is written escaped, {@code _in}, which IDL
+   * reads as the identifier {@code in}.
+   */
+  private static final java.util.Set<String> IDL_KEYWORDS =
+      java.util.Set.of(
+          "abstract",
+          "any",
+          "alias",
+          "attribute",
+          "bitfield",
+          "bitmask",
+          "bitset",
+          "boolean",
+          "case",
+          "char",
+          "component",
+          "connector",
+          "const",
+          "consumes",
+          "context",
+          "custom",
+          "default",
+          "double",
+          "exception",
+          "emits",
+          "enum",
+          "eventtype",
+          "factory",
+          "false",
+          "finder",
+          "fixed",
+          "float",
+          "getraises",
+          "getter",
+          "home",
+          "import",
+          "in",
+          "inout",
+          "interface",
+          "local",
+          "long",
+          "manages",
+          "map",
+          "mirrorport",
+          "module",
+          "multiple",
+          "native",
+          "object",
+          "octet",
+          "oneway",
+          "out",
+          "primarykey",
+          "private",
+          "port",
+          "porttype",
+          "provides",
+          "public",
+          "publishes",
+          "raises",
+          "readonly",
+          "setraises",
+          "setter",
+          "sequence",
+          "short",
+          "string",
+          "struct",
+          "supports",
+          "switch",
+          "true",
+          "truncatable",
+          "typedef",
+          "typeid",
+          "typename",
+          "typeprefix",
+          "unsigned",
+          "union",
+          "uses",
+          "valuebase",
+          "valuetype",
+          "void",
+          "wchar",
+          "wstring",
+          "int8",
+          "uint8",
+          "int16",
+          "int32",
+          "int64",
+          "uint16",
+          "uint32",
+          "uint64");
+
+  static String idlName(String name) {
+    return IDL_KEYWORDS.contains(name.toLowerCase(java.util.Locale.ROOT)) ? "_" + name : name;
   }
 
   // ----- channels.dds.hpp -----------------------------------------------------------------------
