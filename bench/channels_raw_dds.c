@@ -131,16 +131,34 @@ static int publish(dds_entity_t participant, dds_entity_t topic, long period_us,
   return 0;
 }
 
+/* Reads argv[index] as a number in [low, high]; false (and says which argument) otherwise. */
+static int number(char** argv, int index, double low, double high, double* out) {
+  char* end = NULL;
+  errno = 0;
+  *out = strtod(argv[index], &end);
+  if (errno != 0 || end == argv[index] || *end != '\0' || *out < low || *out > high) {
+    fprintf(stderr, "raw: argument %d, '%s': expected a number from %g to %g\n", index, argv[index],
+            low, high);
+    return 0;
+  }
+  return 1;
+}
+
 int main(int argc, char** argv) {
   const int pub = argc == 6 && strcmp(argv[1], "pub") == 0;
   const int sub = argc == 5 && strcmp(argv[1], "sub") == 0;
-  if (!pub && !sub) {
+  double period_us = 0, seconds = 0, cpu = -1;
+  if ((!pub && !sub) ||
+      (pub && !(number(argv, 3, 100, 1e7, &period_us) && number(argv, 4, 0.001, 3600, &seconds))) ||
+      (sub && !number(argv, 3, 0.001, 3600, &seconds)) ||
+      !number(argv, argc - 1, -1, CPU_SETSIZE - 1, &cpu) || cpu != (int)cpu) {
     fprintf(stderr,
             "usage: channels_raw_dds pub <topic> <period_us> <seconds> <cpu>\n"
-            "       channels_raw_dds sub <topic> <seconds> <cpu>\n");
+            "       channels_raw_dds sub <topic> <seconds> <cpu>\n"
+            "       (period 100 us to 10 s, seconds up to 3600, cpu -1 for any)\n");
     return 2;
   }
-  pin(atoi(argv[argc - 1]));
+  pin((int)cpu);
   dds_qos_t* qos = dds_create_qos();
   dds_qset_ignorelocal(qos, DDS_IGNORELOCAL_PARTICIPANT);
   const dds_entity_t participant = dds_create_participant(DDS_DOMAIN_DEFAULT, qos, NULL);
@@ -155,8 +173,8 @@ int main(int argc, char** argv) {
     fprintf(stderr, "raw: no topic: %s\n", dds_strretcode(topic));
     return 1;
   }
-  const int rc = pub ? publish(participant, topic, atol(argv[3]), atof(argv[4]))
-                     : subscribe(participant, topic, atof(argv[3]));
+  const int rc = pub ? publish(participant, topic, (long)period_us, seconds)
+                     : subscribe(participant, topic, seconds);
   dds_delete(participant);
   return rc;
 }
