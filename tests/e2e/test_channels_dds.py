@@ -6,9 +6,8 @@ reader with the node's own samples); and the avionics mission computer replicate
 state from mission1 to mission2's tracker.
 Everything stays on loopback in a DDS domain of this run (conftest.py sets CYCLONEDDS_URI).
 
-The payload has no fixed array: Debian's Cyclone DDS 0.10.2 (the node's) crashes on the type
-object the PyPI package's Cyclone 11 sends for a struct with an array member (docs/channels.md,
-"Known limits"); arrays are carried between Kairos nodes.
+The payload has fixed arrays (of doubles and of structs), whose type objects Debian's Cyclone DDS
+0.10.2 (the node's) and the PyPI package's Cyclone 11 exchange while they match.
 """
 
 import re
@@ -28,6 +27,7 @@ from cyclonedds.domain import DomainParticipant  # noqa: E402
 from cyclonedds.idl import IdlEnum, IdlStruct  # noqa: E402
 from cyclonedds.idl.annotations import final  # noqa: E402
 from cyclonedds.idl.types import (  # noqa: E402
+    array,
     bounded_str,
     float32,
     float64,
@@ -46,7 +46,7 @@ enum Mode { IDLE, TRACKING }
 struct Point { double x; double y; }
 struct Fix {
   uint32 seq; double lat; float alt; int16 delta; bool valid; string<12> label;
-  sequence<Point, 4> trail; Mode state; uint16 port; bool local;
+  sequence<Point, 4> trail; Mode state; uint16 port; bool local; double cov[3]; Point corners[2];
 }
 
 tmo Beacon {
@@ -94,6 +94,9 @@ void Beacon::emit(EmitAccess ods, EmitChannels channels) {
   fix.state = n % 3 == 0 ? Mode::TRACKING : Mode::IDLE;
   fix.port = static_cast<::std::uint16_t>(7400 + n % 100);
   fix.local = n % 4 == 0;
+  fix.cov[0] = 0.25 * n;
+  fix.cov[2] = -1.0;
+  fix.corners[1] = Point{2.0, 1.0 * n};
   channels.fixes.publish(fix);
   channels.beats.publish(Point{static_cast<double>(n), 0.0});
 }
@@ -151,6 +154,8 @@ class Fix(IdlStruct, typename="probe::Fix"):
     state: Mode
     port: uint16
     local: bool
+    cov: array[float64, 3]
+    corners: array[Point, 2]
 
 
 def expected_fix(n: int) -> Fix:
@@ -165,6 +170,8 @@ def expected_fix(n: int) -> Fix:
         state=Mode.TRACKING if n % 3 == 0 else Mode.IDLE,
         port=7400 + n % 100,
         local=n % 4 == 0,
+        cov=[0.25 * n, 0.0, -1.0],
+        corners=[Point(x=0.0, y=0.0), Point(x=2.0, y=1.0 * n)],
     )
 
 
