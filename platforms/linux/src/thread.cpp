@@ -73,21 +73,6 @@ void apply_deadline_reservation(const NativeThread& native) noexcept {
   }
 }
 
-/// Whether the kernel checks the bandwidth of SCHED_DEADLINE threads: unless
-/// /proc/sys/kernel/sched_rt_runtime_us is -1 (real-time throttling and deadline admission
-/// control off), it admits a deadline thread only if the thread may run on every CPU of its root
-/// domain. Unknown counts as on.
-bool deadline_admission_control() noexcept {
-  std::FILE* file = std::fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
-  if (file == nullptr) {
-    return true;
-  }
-  long runtime_us = 0;
-  const bool read = std::fscanf(file, "%ld", &runtime_us) == 1;
-  std::fclose(file);
-  return !read || runtime_us >= 0;
-}
-
 void warn_best_effort_once() noexcept {
   if (!fell_back_to_best_effort.exchange(true)) {
     report(Severity::kWarning, "threads",
@@ -168,7 +153,7 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
   // With admission control on, the kernel admits SCHED_DEADLINE only for threads that may run on
   // every CPU of their root domain, so a thread scheduled by deadline is pinned only when it is
   // off: partitioned EDF (docs/architecture.md#preemptive-edf).
-  if (attributes.cpu >= 0 && (!by_deadline || !deadline_admission_control())) {
+  if (attributes.cpu >= 0 && (!by_deadline || deadline_threads_pinned())) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(static_cast<std::size_t>(attributes.cpu), &set);
@@ -196,6 +181,17 @@ SchedulingMode scheduling_mode() noexcept {
 
 bool deadline_scheduling_granted() noexcept {
   return !deadline_refused.load();
+}
+
+bool deadline_threads_pinned() noexcept {
+  std::FILE* file = std::fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
+  if (file == nullptr) {
+    return false;  // unknown: as with admission control on
+  }
+  long runtime_us = 0;
+  const bool read = std::fscanf(file, "%ld", &runtime_us) == 1;
+  std::fclose(file);
+  return read && runtime_us < 0;
 }
 
 bool cpu_available(int cpu) noexcept {

@@ -231,6 +231,10 @@ bool deadline_scheduling_granted() noexcept {
   return true;  // the simulation kernel schedules by deadline exactly
 }
 
+bool deadline_threads_pinned() noexcept {
+  return true;  // every thread runs on its virtual processor
+}
+
 bool cpu_available(int cpu) noexcept {
   return cpu >= 0 && cpu < sim::processor_count();
 }

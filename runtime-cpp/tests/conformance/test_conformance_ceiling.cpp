@@ -2,8 +2,6 @@
 // (a medium task preempting a low one that holds what a high one needs) cannot happen.
 #include <catch2/catch.hpp>
 
-#include <cstdio>
-
 #include "scenario.hpp"
 
 using conformance::unit;
@@ -64,18 +62,6 @@ ThreeJobs run_three(kairos::Strategy strategy, const kairos::SegmentEntry& share
   REQUIRE(engine->run_for(unit() * 12, &conformance::collect, &outcome) ==
           kairos::kal::Status::kOk);
   return ThreeJobs{outcome.of(0).at(0), outcome.of(1).at(0), outcome.of(2).at(0), outcome.counters};
-}
-
-/// Whether the Linux kernel checks SCHED_DEADLINE bandwidth, and so refuses pinned deadline
-/// threads (sched_rt_runtime_us not -1).
-bool deadline_admission_control() {
-  std::FILE* file = std::fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
-  long runtime_us = 0;
-  const bool read = file != nullptr && std::fscanf(file, "%ld", &runtime_us) == 1;
-  if (file != nullptr) {
-    std::fclose(file);
-  }
-  return !read || runtime_us >= 0;
 }
 
 }  // namespace
@@ -144,11 +130,11 @@ TEST_CASE("under preemptive EDF segments follow the Stack Resource Policy",
   // The policy itself, on any platform: neither started while 'low' held the segment, and, on
   // one processor, 'medium' (below the ceiling while 'high' held it) not before 'high' was done.
   // Linux pins deadline lanes to their core's CPU only with the kernel's admission control off
-  // (docs/architecture.md#preemptive-edf); with it on, the kernel's global EDF may run 'medium'
-  // on the other CPU beside 'high', as a multiprocessor may.
+  // (kal::deadline_threads_pinned); with it on, the kernel's global EDF may run 'medium' on the
+  // other CPU beside 'high', as a multiprocessor may.
   REQUIRE(h.start_ns >= l.finish_ns);
   REQUIRE(m.start_ns >= l.finish_ns);
-  if (kSimulatedTime || !deadline_admission_control()) {
+  if (kairos::kal::deadline_threads_pinned()) {
     REQUIRE(m.start_ns >= h.finish_ns);
   }
   if (kSimulatedTime) {

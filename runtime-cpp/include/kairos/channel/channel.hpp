@@ -58,10 +58,11 @@ struct ChannelCounters {
   std::atomic<std::uint64_t> dropped_overflow{0};
   /// The age of each delivered sample when the hub handed it to a reader here: from its
   /// publication (the publisher's global time) to its delivery (this node's global time), across
-  /// the network for a sample from another node. The hub's threads record it: its sender for
-  /// samples of this node and from DDS, its receiver for datagrams from other nodes. Each record
-  /// is a relaxed load and store (TimingHistogram), so a channel that gets both at one instant
-  /// may miss a count; the figures stay those of real deliveries.
+  /// the network for a sample from another node. The thread that delivers records it: the hub's
+  /// sender for samples of this node (and, on DDS, for a channel the node publishes too), DDS's
+  /// listener for a channel only other nodes publish on DDS, the hub's receiver for datagrams from
+  /// other nodes. Each record is a relaxed load and store (TimingHistogram), so a channel that two
+  /// of them deliver at one instant may miss a count; the figures stay those of real deliveries.
   TimingHistogram delivery;
 };
 

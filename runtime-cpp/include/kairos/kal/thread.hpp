@@ -123,6 +123,13 @@ SchedulingMode scheduling_mode() noexcept;
 /// OS refused one: that thread runs at its band's fixed priority, and a warning says why).
 bool deadline_scheduling_granted() noexcept;
 
+/// Whether a thread scheduled by deadline runs on its ThreadAttributes::cpu, so that the deadline
+/// threads of one core compete on one processor (partitioned EDF). On Linux only when the kernel's
+/// deadline admission control is off (/proc/sys/kernel/sched_rt_runtime_us -1): with it on, the
+/// kernel admits a deadline thread only if it may run on every CPU of its root domain, and such
+/// threads are left unpinned (global EDF). Always on a simulated platform.
+bool deadline_threads_pinned() noexcept;
+
 /// True when this process may run threads on processor `cpu` (ThreadAttributes::cpu): on Linux,
 /// when it is in the process's affinity mask; on a simulated platform, when the simulated machine
 /// has that virtual processor (only CPU 0 until provision_processors asks for more).

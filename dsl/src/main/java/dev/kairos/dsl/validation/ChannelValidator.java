@@ -340,7 +340,8 @@ public class ChannelValidator extends ConcernValidator {
     return node == null ? "its type" : NodeModelUtils.getTokenText(node);
   }
 
-  private static String where(EObject declaration) {
+  /** {@code file:line} of a declaration, for messages that point at another place. */
+  static String where(EObject declaration) {
     final INode node = NodeModelUtils.getNode(declaration);
     final String file =
         declaration.eResource() == null ? "" : declaration.eResource().getURI().lastSegment();

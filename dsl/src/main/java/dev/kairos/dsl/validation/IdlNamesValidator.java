@@ -23,8 +23,6 @@ import java.util.Map;
 import java.util.Set;
 import org.eclipse.emf.ecore.EObject;
 import org.eclipse.xtext.EcoreUtil2;
-import org.eclipse.xtext.nodemodel.INode;
-import org.eclipse.xtext.nodemodel.util.NodeModelUtils;
 import org.eclipse.xtext.util.SimpleAttributeResolver;
 import org.eclipse.xtext.validation.Check;
 
@@ -190,14 +188,7 @@ public class IdlNamesValidator extends ConcernValidator {
         + "'"
         + of
         + " ("
-        + where(element)
+        + ChannelValidator.where(element)
         + ")";
-  }
-
-  private static String where(EObject element) {
-    final INode node = NodeModelUtils.getNode(element);
-    final String file =
-        element.eResource() == null ? "" : element.eResource().getURI().lastSegment();
-    return node == null ? file : file + ":" + node.getStartLine();
   }
 }

@@ -12,6 +12,7 @@ import dev.kairos.generator.ir.Types.TypeDeclaration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -147,8 +148,8 @@ final class DdsEmitter {
    * (a field {@code in}, an enum literal {@code Object}) is written escaped, {@code _in}, which IDL
    * reads as the identifier {@code in}.
    */
-  private static final java.util.Set<String> IDL_KEYWORDS =
-      java.util.Set.of(
+  private static final Set<String> IDL_KEYWORDS =
+      Set.of(
           "abstract",
           "any",
           "alias",
@@ -236,7 +237,7 @@ final class DdsEmitter {
           "uint64");
 
   static String idlName(String name) {
-    return IDL_KEYWORDS.contains(name.toLowerCase(java.util.Locale.ROOT)) ? "_" + name : name;
+    return IDL_KEYWORDS.contains(name.toLowerCase(Locale.ROOT)) ? "_" + name : name;
   }
 
   // ----- channels.dds.hpp -----------------------------------------------------------------------

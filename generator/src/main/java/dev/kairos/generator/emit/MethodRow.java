@@ -9,11 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One method row of a node's schedule. The node's rows come in one order that three parts must
- * share: the schedule's tables list them in it, the node program adds them to its engine in it, and
- * the engine numbers the lanes of a preemptive EDF node in it (which the ORB's routes name). That
- * order is every SpM of every deployment, in deployment order and the TMO's own order, then every
- * SvM likewise.
+ * One method row of a node's schedule, in the order of the schedule's tables (ScheduleEmitter
+ * writes them by the same loops: every SpM of every deployment, in deployment order and the TMO's
+ * own order, then every SvM likewise). Two parts must number the rows alike, and both take them
+ * from here: the node program, which adds them to its engine by table index, and the ORB's routes,
+ * which name the lanes the engine numbers in that order on a preemptive EDF node.
  */
 record MethodRow(Deployment deployment, String method, TaskReport.Kind kind) {
 
