@@ -87,7 +87,7 @@ bench: setup bench-peers cpp bench-lsp
 	$(CPP_GCC)/bench/kairos_bench_mt_cubit --json $(MT_CUBIT_JSON)
 	$(CPP_GCC)/bench/kairos_bench_inversion --json $(INVERSION_JSON)
 	$(CPP_GCC)/bench/kairos_bench_kokyu_regions_linux --samples 5 --cpu 1 \
-	  --strategies rms,muf,rms+mlf,np-edf,mlf --json $(KOKYU_JSON)
+	  --unthrottled --json $(KOKYU_JSON)
 	python3 bench/cubit_plot.py $(CUBIT_JSON) $(MT_CUBIT_JSON) $(INVERSION_JSON) $(KOKYU_JSON)
 	python3 bench/channels.py --json $(BUILD)/bench/channels.json
 

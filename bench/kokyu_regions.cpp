@@ -27,7 +27,7 @@
 //
 // Usage: kairos_bench_kokyu_regions_<platform> [--samples N] [--seed N] [--cpu N]
 //                                              [--strategies LIST] [--edf-partitioned]
-//                                              [--json FILE]
+//                                              [--unthrottled] [--json FILE]
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -209,6 +209,9 @@ struct Options {
   /// Linux: run preemptive EDF with the kernel's deadline admission control off, so that its
   /// SCHED_DEADLINE lanes may be pinned to --cpu (partitioned EDF, as analysed).
   bool edf_partitioned = false;
+  /// Linux: run every strategy with the kernel's real-time throttling off (and with it the
+  /// deadline admission control, so edf is partitioned too): the analysis knows no throttling.
+  bool unthrottled = false;
   const char* json = nullptr;
 };
 
@@ -375,7 +378,7 @@ int usage(const char* program) {
   std::fprintf(
       stderr,
       "usage: %s [--samples N] [--seed N] [--cpu N] [--strategies LIST] "
-      "[--edf-partitioned] [--json FILE]\n"
+      "[--edf-partitioned] [--unthrottled] [--json FILE]\n"
       "  plays Kokyu's operating regions 0..11 under each strategy (rms,muf,rms+mlf,"
       "np-edf,edf,mlf;\n"
       "  np-edf is Kokyu's EDF queue, edf preemptive EDF)\n"
@@ -385,6 +388,9 @@ int usage(const char* program) {
       "  --edf-partitioned  Linux, root, with --cpu: run edf with the kernel's deadline\n"
       "                admission control off (sched_rt_runtime_us -1, restored after), so\n"
       "                that its SCHED_DEADLINE lanes are pinned to CPU N too\n"
+      "  --unthrottled Linux, root, with --cpu: run every strategy with the kernel's\n"
+      "                real-time throttling off (sched_rt_runtime_us -1, restored after);\n"
+      "                edf is then partitioned as with --edf-partitioned\n"
       "  --json FILE   also write the figures as JSON (bench/cubit_plot.py draws them)\n",
       program);
   return 2;
@@ -471,8 +477,8 @@ bool deadline_admission_control_off() {
   ::close(ends[0]);
   restorer_pipe = ends[1];
   if (!write_rt_runtime("-1")) {
-    std::fprintf(stderr, "kokyu_regions: --edf-partitioned cannot write %s (%s): it needs root\n",
-                 kRtRuntimeFile, std::strerror(errno));
+    std::fprintf(stderr, "kokyu_regions: cannot write %s (%s): it needs root\n", kRtRuntimeFile,
+                 std::strerror(errno));
     restore_rt_runtime();
     return false;
   }
@@ -549,6 +555,8 @@ int main(int argc, char** argv) {
       ++i;
     } else if (arg == "--edf-partitioned") {
       options.edf_partitioned = true;
+    } else if (arg == "--unthrottled") {
+      options.unthrottled = true;
     } else if (arg == "--json" && i + 1 < argc) {
       options.json = argv[++i];
     } else {
@@ -560,6 +568,15 @@ int main(int argc, char** argv) {
                  "kokyu_regions: --edf-partitioned pins the edf lanes to --cpu: give one\n");
     return 2;
   }
+  if (options.unthrottled && options.cpu < 0) {
+    // Unpinned and unthrottled, an overloaded region could starve every CPU of the machine.
+    std::fprintf(stderr, "kokyu_regions: --unthrottled needs --cpu, to keep the others free\n");
+    return 2;
+  }
+  const bool unthrottled = options.unthrottled && !kairos::kal::kSimulatedTime;
+  if (unthrottled && !deadline_admission_control_off()) {
+    return 1;
+  }
   std::printf("Kokyu operating regions on %s: %d one-second samples per region, seed %u\n",
               kairos::kal::kSimulatedTime ? "sim (virtual time, exact)" : "Linux (real time)",
               options.samples, options.seed);
@@ -570,15 +587,16 @@ int main(int argc, char** argv) {
   for (const kairos::Strategy strategy : options.strategies) {
     std::vector<Outcome> outcomes(kRegions);
     const bool by_deadline = kairos::preempts_by_deadline(strategy) && !kairos::kal::kSimulatedTime;
-    const bool partitioned = by_deadline && options.edf_partitioned;
-    if (partitioned && !deadline_admission_control_off()) {
+    const bool partitioned = by_deadline && (options.edf_partitioned || unthrottled);
+    const bool toggles_alone = partitioned && !unthrottled;
+    if (toggles_alone && !deadline_admission_control_off()) {
       return 1;
     }
     bool played = true;
     for (int r = 0; r < kRegions && played; ++r) {
       played = play(strategy, region(r), options, outcomes[static_cast<std::size_t>(r)]);
     }
-    if (partitioned) {
+    if (toggles_alone) {
       restore_rt_runtime();
     }
     if (!played) {
@@ -590,8 +608,8 @@ int main(int argc, char** argv) {
     } else if (partitioned) {
       std::printf(
           "  (edf lanes under SCHED_DEADLINE pinned to CPU %d: partitioned EDF; the kernel's "
-          "deadline admission control and real-time throttling were off for this strategy)\n",
-          options.cpu);
+          "deadline admission control and real-time throttling were off for %s)\n",
+          options.cpu, unthrottled ? "the whole run" : "this strategy");
     } else if (by_deadline) {
       // With admission control on, SCHED_DEADLINE threads must be allowed every CPU of their
       // root domain: the lanes are not pinned to --cpu, and the kernel runs global EDF.
@@ -600,6 +618,9 @@ int main(int argc, char** argv) {
     }
     std::fflush(stdout);
     all.push_back(std::move(outcomes));
+  }
+  if (unthrottled) {
+    restore_rt_runtime();
   }
   if (options.json != nullptr) {
     std::FILE* out = std::fopen(options.json, "w");
