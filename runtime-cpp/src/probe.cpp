@@ -19,6 +19,8 @@
 #include <kairos/kal/execution.hpp>
 #include <kairos/kal/mutex.hpp>
 #include <kairos/kal/thread.hpp>
+#include <kairos/orb/orb.hpp>
+#include <kairos/orb/service.hpp>
 
 namespace kairos::probe {
 
@@ -35,6 +37,12 @@ constexpr int kLockBatches = 2'000;
 constexpr int kLockPairsPerBatch = 100;
 constexpr int kClockBatches = 2'000;
 constexpr int kClockReadsPerBatch = 1'000;
+constexpr int kHandoffSamples = 2'000;
+constexpr int kOrbWarmUpCalls = 200;
+constexpr int kOrbCalls = 5'000;
+constexpr int kOrbEnoughCalls = 100;
+/// How long the probe's engine serves the calls: far more than 5,000 calls take (about 0.1 s).
+constexpr kal::Duration kOrbServing = 2s;
 
 Distribution distribution_of(std::vector<std::int64_t>& samples) {
   Distribution d;
@@ -97,6 +105,50 @@ kal::Status release_lateness(const ProbeOptions& options, int cpu, Distribution&
     return status;
   }
   out = distribution_of(lateness);
+  return kal::Status::kOk;
+}
+
+// ------------------------------------------------------------------ dispatch handoff
+
+void collect_handoff(void* context, const SpmEntry&, const ActivationRecord& record) {
+  if (record.ran()) {
+    static_cast<std::vector<std::int64_t>*>(context)->push_back(record.start_ns -
+                                                                record.dispatch_ns);
+  }
+}
+
+/// An SpM every millisecond, dispatched at its window's opening (no dispatch ahead), so that
+/// its lane is asleep when the trigger hands it over: the start minus the hand-over.
+kal::Status dispatch_handoff(const ProbeOptions& options, int cpu, Distribution& out) {
+  static const SpmEntry kEveryMillisecond{"probe",
+                                          "handoff",
+                                          "kairos probe",
+                                          kal::Duration::zero(),
+                                          kForever,
+                                          1ms,
+                                          kal::Duration::zero(),
+                                          1ms,
+                                          1ms,
+                                          kal::Duration{10'000},
+                                          Criticality::kHard,
+                                          kProbeBand};
+  EngineOptions engine_options{Strategy::kRms};
+  engine_options.cpu = cpu;
+  engine_options.real_time = options.real_time;
+  engine_options.dispatch_ahead = kal::Duration::zero();
+  auto engine = std::make_unique<Engine>(engine_options);
+  if (const kal::Status status = engine->add_spm(kEveryMillisecond, nullptr, &empty_body, nullptr);
+      status != kal::Status::kOk) {
+    return status;
+  }
+  std::vector<std::int64_t> handoffs;
+  handoffs.reserve(kHandoffSamples + 16);
+  if (const kal::Status status =
+          engine->run_for(1ms * kHandoffSamples, &collect_handoff, &handoffs);
+      status != kal::Status::kOk) {
+    return status;
+  }
+  out = distribution_of(handoffs);
   return kal::Status::kOk;
 }
 
@@ -204,6 +256,132 @@ kal::Status lock_and_clock(const ProbeOptions& options, int cpu, Distribution& l
   return kal::Status::kOk;
 }
 
+// ------------------------------------------------------------------ ORB call
+
+constexpr kal::PriorityBand kOrbServiceBand = kProbeBand;
+constexpr std::uint16_t kOrbObject = 1;
+
+// The serving side: what a generated skeleton does for an operation without arguments.
+void serve_empty(void*, void* request) {
+  static_cast<orb::ServerRequest*>(request)->complete(orb::ReplyStatus::kOk, 0);
+}
+
+void no_miss(void*, const MissReport&) noexcept {}
+
+orb::ReplyStatus dispatch_empty(void* context, orb::ServerRequest& request) noexcept {
+  return orb::admit(*static_cast<Engine*>(context), 0, request);
+}
+
+struct OrbGame {
+  orb::Orb* client = nullptr;
+  std::uint8_t peer = 0;
+  kal::TimePoint stop_calling{};  ///< well before the engine stops serving
+  std::vector<std::int64_t> round_trips;
+};
+
+orb::CallStatus call_empty(OrbGame& game) noexcept {
+  auto call = game.client->begin({game.peer, kOrbServiceBand, kOrbObject, 0});
+  if (call.status() != orb::CallStatus::kPending) {
+    return call.status();
+  }
+  return game.client->invoke(call, 0, kal::MonotonicClock::now() + 1s);
+}
+
+// The calling lane: waits for the server, warms the connection up, then times the calls.
+void orb_client_main(void* context) noexcept {
+  auto& game = *static_cast<OrbGame*>(context);
+  set_current_lane(LaneIdentity{0, kProbeBand, false});
+  orb::CallStatus status = call_empty(game);
+  while (status != orb::CallStatus::kOk && kal::MonotonicClock::now() < game.stop_calling) {
+    kal::sleep_until(kal::MonotonicClock::now() + 2ms);
+    status = call_empty(game);
+  }
+  for (int i = 0; i < kOrbWarmUpCalls && status == orb::CallStatus::kOk; ++i) {
+    status = call_empty(game);
+  }
+  for (int i = 0; i < kOrbCalls && status == orb::CallStatus::kOk &&
+                  kal::MonotonicClock::now() < game.stop_calling;
+       ++i) {
+    const std::int64_t start = now_ns();
+    status = call_empty(game);
+    if (status == orb::CallStatus::kOk) {
+      game.round_trips.push_back(now_ns() - start);
+    }
+  }
+}
+
+/// Two-way calls of an empty operation through the ORB over a Unix socket, both ends on `cpu`:
+/// on one CPU a round trip is all work of the two ends (no idle time in it), which is what a
+/// call costs the nodes it joins.
+kal::Status orb_call(const ProbeOptions& options, int cpu, Distribution& out) {
+  static const SvmEntry kEmptyRow{.instance = "probe",
+                                  .method = "empty",
+                                  .source = "kairos probe",
+                                  .gct = 1s,
+                                  .wcet = kal::Duration{10'000},
+                                  .criticality = Criticality::kHard,
+                                  .band = kOrbServiceBand,
+                                  .admission_slot = kal::Duration{10'000}};
+  const std::string endpoint = "uds:/tmp/kairos-probe-" + std::to_string(::getpid());
+  EngineOptions engine_options{Strategy::kRms};
+  engine_options.cpu = cpu;
+  engine_options.real_time = options.real_time;
+  auto engine = std::make_unique<Engine>(engine_options);
+  orb::OrbOptions server_options{"probe-server"};
+  server_options.real_time = options.real_time;
+  server_options.cpu = cpu;
+  auto server = std::make_unique<orb::Orb>(server_options);
+  orb::OrbOptions client_options{"probe-client"};
+  client_options.real_time = options.real_time;
+  client_options.cpu = cpu;
+  auto client = std::make_unique<orb::Orb>(client_options);
+  auto game = std::make_unique<OrbGame>();
+  game->client = client.get();
+  game->round_trips.reserve(kOrbCalls);
+  kal::Status status = engine->add_svm(kEmptyRow, nullptr, &serve_empty, &no_miss);
+  if (status == kal::Status::kOk) {
+    status = server->listen(endpoint);
+  }
+  if (status == kal::Status::kOk) {
+    status = server->add_object(kOrbObject, &dispatch_empty, engine.get());
+  }
+  if (status == kal::Status::kOk) {
+    status = server->serve_band(kOrbServiceBand);
+  }
+  if (status == kal::Status::kOk) {
+    status = server->start();
+  }
+  if (status == kal::Status::kOk) {
+    status = client->add_peer(endpoint, game->peer);
+  }
+  if (status == kal::Status::kOk) {
+    status = client->add_route(game->peer, kOrbServiceBand, 0, kProbeBand);
+  }
+  if (status == kal::Status::kOk) {
+    status = client->start();
+  }
+  if (status != kal::Status::kOk) {
+    server->stop();
+    return status;
+  }
+  game->stop_calling = kal::MonotonicClock::now() + kOrbServing - 300ms;
+  kal::Thread caller;
+  status = caller.start({"kairos-probe-call", kProbeBand, cpu, 256 * 1024, options.real_time},
+                        &orb_client_main, game.get());
+  if (status == kal::Status::kOk) {
+    // The engine serves for a fixed time, longer than the calls take; the caller stops first.
+    status = engine->run_for(kOrbServing, nullptr, nullptr);
+    caller.join();
+  }
+  client->stop();
+  server->stop();
+  if (status == kal::Status::kOk && game->round_trips.size() < kOrbEnoughCalls) {
+    status = kal::Status::kUnavailable;  // the server never answered, or hardly
+  }
+  out = distribution_of(game->round_trips);
+  return status;
+}
+
 // ------------------------------------------------------------------ the platform file
 
 std::string first_line_with(const char* path, const char* key) {
@@ -289,6 +467,12 @@ kal::Status measure(const ProbeOptions& options, ProbeResult& result) noexcept {
     status = context_switch(options, result.cpu, result.context_switch);
   }
   if (status == kal::Status::kOk) {
+    status = dispatch_handoff(options, result.cpu, result.dispatch_handoff);
+  }
+  if (status == kal::Status::kOk) {
+    status = orb_call(options, result.cpu, result.orb_call);
+  }
+  if (status == kal::Status::kOk) {
     status = release_lateness(options, result.cpu, result.release_lateness);
   }
   result.real_time = options.real_time && kal::scheduling_mode() == kal::SchedulingMode::kRealTime;
@@ -316,8 +500,10 @@ void write_platform_file(std::FILE* out, const ProbeOptions& options,
                result.cpu, scheduling_name(result),
                static_cast<long long>(options.duration.count()));
   write_distribution(out, "release_lateness_ns", result.release_lateness, false);
+  write_distribution(out, "dispatch_handoff_ns", result.dispatch_handoff, false);
   write_distribution(out, "context_switch_ns", result.context_switch, false);
   write_distribution(out, "ceiling_lock_ns", result.ceiling_lock, false);
+  write_distribution(out, "orb_call_ns", result.orb_call, false);
   write_distribution(out, "clock_read_ns", result.clock_read, true);
   std::fprintf(out, "}\n");
 }
@@ -334,8 +520,10 @@ int run_probe(const ProbeOptions& options, const char* path) noexcept {
   }
   std::printf("probe cpu=%d scheduling=%s\n", result.cpu, scheduling_name(result));
   print_summary("release_lateness", result.release_lateness);
+  print_summary("dispatch_handoff", result.dispatch_handoff);
   print_summary("context_switch", result.context_switch);
   print_summary("ceiling_lock", result.ceiling_lock);
+  print_summary("orb_call", result.orb_call);
   print_summary("clock_read", result.clock_read);
   const bool to_stdout = std::strcmp(path, "-") == 0;
   std::FILE* out = to_stdout ? stdout : std::fopen(path, "w");

@@ -15,8 +15,9 @@ namespace {
 int usage(std::FILE* stream) {
   std::fprintf(stream,
                "usage: kairos-probe [--duration <time>] [--cpu <n>] [--time-shared] [-o <file>]\n"
-               "  measures release lateness, context switch, ceiling lock and clock read on one\n"
-               "  CPU and writes the platform file a model's hardware names\n"
+               "  measures release lateness, dispatch handoff, context switch, ceiling lock, an\n"
+               "  ORB call and clock read on one CPU and writes the platform file a model's\n"
+               "  hardware names\n"
                "  --duration <time>  how long to release an SpM every millisecond (default 10s)\n"
                "  --cpu <n>          the CPU to measure (default: the first this process may use)\n"
                "  --time-shared      measure without real-time priorities\n"

@@ -2,7 +2,8 @@
 
 The probe program (kairos-probe, installed with the runtime) and a generated node's own binary
 (`--probe FILE`, what `kairos probe --node` runs) measure release lateness on an engine releasing
-an SpM every millisecond, a context switch, a ceiling lock and a clock read, and write the same
+an SpM every millisecond, the dispatch handoff to a lane, a context switch, a ceiling lock, a
+two-way ORB call and a clock read, and write the same
 documented JSON (docs/cli.md, `probe`). Figures vary with the machine: the test asserts the file's
 shape, counts and the order of percentiles, never their size.
 """
@@ -11,7 +12,8 @@ import json
 
 from conftest import build_node_project, copy_example, kairos, run
 
-DISTRIBUTIONS = ["release_lateness_ns", "context_switch_ns", "ceiling_lock_ns", "clock_read_ns"]
+DISTRIBUTIONS = ["release_lateness_ns", "dispatch_handoff_ns", "context_switch_ns",
+                 "ceiling_lock_ns", "orb_call_ns", "clock_read_ns"]
 
 
 def assert_platform_file(path, duration_ms, measured_by):
@@ -28,6 +30,10 @@ def assert_platform_file(path, duration_ms, measured_by):
     # One release a millisecond: every one is measured but for the first and last few, and those
     # a stall of this shared machine spans (24 of 300 were lost to one under a full test run).
     assert duration_ms // 2 <= platform["release_lateness_ns"]["samples"] <= duration_ms + 1
+    # Two seconds of releases handed over at their windows' opening; up to 5,000 ORB calls, of
+    # which a few hundred at least in the time the probe gives them.
+    assert 1000 <= platform["dispatch_handoff_ns"]["samples"] <= 2001
+    assert 100 <= platform["orb_call_ns"]["samples"] <= 5000
     return platform
 
 
@@ -35,7 +41,8 @@ def test_kairos_probe_writes_a_platform_file(workdir):
     out = workdir / "lab.platform.json"
     probed = kairos("probe", "--duration", "500ms", "-o", out)
     assert probed.returncode == 0, probed.stdout + probed.stderr
-    for what in ("release_lateness", "context_switch", "ceiling_lock", "clock_read"):
+    for what in ("release_lateness", "dispatch_handoff", "context_switch", "ceiling_lock",
+                 "orb_call", "clock_read"):
         assert f"probe {what} " in probed.stdout
     assert_platform_file(out, 500, "kairos-probe")
 
@@ -62,7 +69,9 @@ def test_kairos_check_reads_the_platform_file_a_hardware_names(workdir):
         "spm_release_jitter_ns": measured["release_lateness_ns"]["max"],
         "context_switches_per_job": 2,
         "context_switch_ns": measured["context_switch_ns"]["p99.9"],
-        "ceiling_lock_ns_per_segment": measured["ceiling_lock_ns"]["p99.9"]}
+        "ceiling_lock_ns_per_segment": measured["ceiling_lock_ns"]["p99.9"],
+        "svm_release_jitter_ns": measured["dispatch_handoff_ns"]["max"],
+        "orb_call_ns_per_message": measured["orb_call_ns"]["p99.9"]}
     assert json.loads(checked.stdout)["nodes"][0]["overheads"] == "measured"
 
     (workdir / "lab.platform.json").write_text('{"format": "kairos-platform/0"}')

@@ -5,11 +5,16 @@
 //   - release lateness: how late the engine starts an SpM after its start window opens (the
 //     time trigger's timer, the hand-over to the lane, the lane's own timer), measured on an
 //     engine releasing an SpM every millisecond, as cyclictest measures a timer thread;
+//   - dispatch handoff: from the moment the time trigger hands an activation to its lane to the
+//     moment the lane starts it (what a service request admitted to a sleeping lane waits too);
 //   - context switch: one hand-over between two threads of one CPU through a KAL event (the
 //     engine's wake-up path), half an event ping-pong;
 //   - ceiling lock: locking and unlocking an uncontended priority-ceiling mutex (an ODS segment);
+//   - ORB call: one two-way call of an empty operation through the ORB over a Unix socket, the
+//     client and the serving engine on the probe's CPU: what a remote call costs its two ends;
 //   - clock read: one MonotonicClock::now().
-// Each figure is a distribution (samples, p50, p99, p99.9, max); the analysis uses the maxima.
+// Each figure is a distribution (samples, p50, p99, p99.9, max); the analysis charges the
+// maxima of the lateness and the handoff and the p99.9 of the per-job costs (docs/analysis.md).
 #pragma once
 
 #include <cstdint>
@@ -38,8 +43,10 @@ struct Distribution {
 
 struct ProbeResult {
   Distribution release_lateness;
+  Distribution dispatch_handoff;
   Distribution context_switch;
   Distribution ceiling_lock;
+  Distribution orb_call;
   Distribution clock_read;
   bool real_time = false;  ///< whether the measuring threads ran with real-time priorities
   int cpu = -1;

@@ -24,9 +24,9 @@ import picocli.CommandLine.Spec;
     name = "probe",
     mixinStandardHelpOptions = true,
     description =
-        "Measures this machine's real-time overheads (release lateness, context switch, ceiling"
-            + " lock) with the Kairos runtime and writes the platform file a model's hardware"
-            + " names.")
+        "Measures this machine's real-time overheads (release lateness, dispatch handoff, context"
+            + " switch, ceiling lock, ORB call) with the Kairos runtime and writes the platform"
+            + " file a model's hardware names.")
 final class ProbeCommand implements Callable<Integer> {
   @Option(
       names = {"-o", "--output"},

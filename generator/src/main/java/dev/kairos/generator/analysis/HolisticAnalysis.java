@@ -703,7 +703,8 @@ public final class HolisticAnalysis {
     }
 
     private long busyPeriod(Node node) {
-      final long releaseLateness = PlatformOverheads.of(node).releaseJitterNs();
+      final PlatformOverheads overheads = PlatformOverheads.of(node);
+      final long releaseLateness = overheads.releaseJitterNs();
       final List<long[]> periodic = new ArrayList<>();
       long once = 0;
       double load = 0;
@@ -726,7 +727,9 @@ public final class HolisticAnalysis {
           continue;
         }
         final long released =
-            service ? requestJitter.getOrDefault(method.name(), 0L) : releaseLateness;
+            service
+                ? requestJitter.getOrDefault(method.name(), 0L) + overheads.serviceJitterNs()
+                : releaseLateness;
         final long suspended = waits > 0 ? Math.max(0, task.responseTimeNs() - computes) : 0;
         periodic.add(new long[] {method.periodNs(), released + suspended, computes});
         load += (double) computes / method.periodNs();

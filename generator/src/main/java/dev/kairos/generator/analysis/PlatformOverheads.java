@@ -12,27 +12,44 @@ import java.util.Optional;
  * scheduling", Software Engineering Journal 8(5), 1993):
  *
  * <ul>
- *   <li>each job's computation C becomes C + 2·cs + k·lock: a context switch to it and one away
- *       from it (a preempting job's own two switches cover the preemption), and one lock and unlock
- *       of a priority-ceiling mutex for each of the k ODS segments it uses;
+ *   <li>each job's computation C becomes C + 2·cs + k·lock + m·call: a context switch to it and one
+ *       away from it (a preempting job's own two switches cover the preemption), one lock and
+ *       unlock of a priority-ceiling mutex for each of the k ODS segments it uses, and the ORB's
+ *       cost of a two-way call for each of the m messages it handles: a service method handles its
+ *       request, and every method each call it makes through a gate. The probe measures a call with
+ *       both its ends on one CPU, so each end is charged the whole of it: safe, at a few
+ *       microseconds of pessimism per call;
  *   <li>an SpM is released up to J late, J being the largest release lateness measured (timer,
  *       hand-over to the lane, the lane's own timer): J enters the interference it causes as
  *       release jitter, ⌈(w + J)/T⌉, and its own response, R = J + w; the EDF demand test takes J
- *       off its deadline. Service requests arrive by message, not by timer: they get no lateness.
+ *       off its deadline. A service request arrives by message, not by timer, but one admitted to a
+ *       sleeping lane starts only once the lane is woken: its release jitter is the largest
+ *       dispatch handoff measured (on top of what its chain passes on), charged in the same way.
  * </ul>
  *
- * The release lateness is charged at the largest value measured: it takes in whatever delayed a
- * release, a stall of the machine included. The per-job costs are charged at their p99.9: every job
- * pays them, and the largest of thousands of switches on a shared or virtual machine is such a
- * stall (tens of milliseconds, seen here), which the release lateness already charges once per
- * release rather than twice per job. Without a platform file every term is zero, which is the
- * analysis's assumption of an ideal processor, and the report says so.
+ * The release lateness and the handoff are charged at the largest value measured: they take in
+ * whatever delayed a release, a stall of the machine included. The per-job costs are charged at
+ * their p99.9: every job pays them, and the largest of thousands of switches on a shared or virtual
+ * machine is such a stall (tens of milliseconds, seen here), which the release lateness already
+ * charges once per release rather than twice per job. Without a platform file every term is zero,
+ * which is the analysis's assumption of an ideal processor, and the report says so. A platform file
+ * of a probe that measured neither the handoff nor the ORB call charges nothing for them.
  */
-public record PlatformOverheads(long releaseJitterNs, long contextSwitchNs, long ceilingLockNs) {
+public record PlatformOverheads(
+    long releaseJitterNs,
+    long contextSwitchNs,
+    long ceilingLockNs,
+    long serviceJitterNs,
+    long orbCallNs) {
   /** Context switches charged to each job. */
   public static final int SWITCHES_PER_JOB = 2;
 
-  public static final PlatformOverheads NONE = new PlatformOverheads(0, 0, 0);
+  public static final PlatformOverheads NONE = new PlatformOverheads(0, 0, 0, 0, 0);
+
+  /** The overheads of a platform without an ORB or service methods to charge. */
+  public PlatformOverheads(long releaseJitterNs, long contextSwitchNs, long ceilingLockNs) {
+    this(releaseJitterNs, contextSwitchNs, ceilingLockNs, 0, 0);
+  }
 
   /** The overheads the node's hardware platform file gives, or {@link #NONE}. */
   public static PlatformOverheads of(Node node) {
@@ -46,15 +63,35 @@ public record PlatformOverheads(long releaseJitterNs, long contextSwitchNs, long
 
   static PlatformOverheads of(Platform.Overheads measured) {
     return new PlatformOverheads(
-        measured.releaseLatenessNs(), measured.contextSwitchP999Ns(), measured.ceilingLockP999Ns());
+        measured.releaseLatenessNs(),
+        measured.contextSwitchP999Ns(),
+        measured.ceilingLockP999Ns(),
+        measured.dispatchHandoffNs(),
+        measured.orbCallP999Ns());
   }
 
   /** A job's computation with its switches and the locks of its {@code segments} segments. */
   public long chargedNs(long wcetNs, int segments) {
+    return chargedNs(wcetNs, segments, 0);
+  }
+
+  /**
+   * A job's computation with its switches, the locks of its {@code segments} segments and the ORB's
+   * cost of the {@code messages} calls it handles (its request, for a service method, and each call
+   * it makes through a gate).
+   */
+  public long chargedNs(long wcetNs, int segments, int messages) {
     return Math.addExact(
         wcetNs,
         Math.addExact(
-            Math.multiplyExact(SWITCHES_PER_JOB, contextSwitchNs),
-            Math.multiplyExact(segments, ceilingLockNs)));
+            Math.addExact(
+                Math.multiplyExact(SWITCHES_PER_JOB, contextSwitchNs),
+                Math.multiplyExact(segments, ceilingLockNs)),
+            Math.multiplyExact(messages, orbCallNs)));
+  }
+
+  /** The ORB messages a job of a method handles: its request if it serves one, and its calls. */
+  public static int messages(boolean service, int calls) {
+    return (service ? 1 : 0) + calls;
   }
 }

@@ -177,7 +177,10 @@ public final class ReleaseTableAnalysis {
             new Row(
                 deployment.instance(),
                 spm,
-                overheads.chargedNs(task.wcetNs(), segments.size()),
+                overheads.chargedNs(
+                    task.wcetNs(),
+                    segments.size(),
+                    PlatformOverheads.messages(false, spm.calls().size())),
                 task.band(),
                 segments));
       }

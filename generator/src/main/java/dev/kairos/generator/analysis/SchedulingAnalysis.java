@@ -234,7 +234,11 @@ public final class SchedulingAnalysis {
                 spm.criticality(),
                 spm.periodNs(),
                 scale(spm.wcetNs(), speed) + wait,
-                overheads.chargedNs(scale(spm.wcetNs(), speed), segments.size()) + wait,
+                overheads.chargedNs(
+                        scale(spm.wcetNs(), speed),
+                        segments.size(),
+                        PlatformOverheads.messages(false, spm.calls().size()))
+                    + wait,
                 spm.deadlineNs() - spm.windowOpenNs(),
                 spm.source(),
                 segments);
@@ -255,12 +259,17 @@ public final class SchedulingAnalysis {
                 svm.criticality(),
                 svm.minInterArrivalNs(),
                 scale(svm.wcetNs(), speed) + wait,
-                overheads.chargedNs(scale(svm.wcetNs(), speed), segments.size()) + wait,
+                overheads.chargedNs(
+                        scale(svm.wcetNs(), speed),
+                        segments.size(),
+                        PlatformOverheads.messages(true, svm.calls().size()))
+                    + wait,
                 svm.gctNs(),
                 svm.source(),
                 segments);
         service.jitterNs =
-            arrivalJitterNs.getOrDefault(deployment.instance() + "." + svm.name(), 0L);
+            arrivalJitterNs.getOrDefault(deployment.instance() + "." + svm.name(), 0L)
+                + overheads.serviceJitterNs();
         drafts.add(service);
       }
     }
@@ -293,9 +302,15 @@ public final class SchedulingAnalysis {
     final java.util.Map<String, Long> admittedResponses = new java.util.HashMap<>();
     for (Draft task : drafts) {
       final long busy = interference.responseTime(task);
-      // An SpM released up to J late (the platform's release lateness) finishes J + w after t.
+      // An SpM released up to J late (the platform's release lateness) finishes J + w after t. A
+      // service request's response counts from its arrival: the jitter its chain passed on is in
+      // when it arrives, not in how long it takes, but the hand-over to a sleeping lane is.
       final long response =
-          busy < 0 || task.kind != TaskReport.Kind.SPM ? busy : Math.addExact(busy, task.jitterNs);
+          busy < 0
+              ? busy
+              : Math.addExact(
+                  busy,
+                  task.kind == TaskReport.Kind.SPM ? task.jitterNs : overheads.serviceJitterNs());
       if (task.kind == TaskReport.Kind.SVM) {
         admittedResponses.put(task.instance + "." + task.method, response);
       }

@@ -39,7 +39,7 @@ public final class CheckReports {
     return String.format(
         Locale.ROOT,
         "  platform %s: measured %s by %s on %s (%s); charged: SpM release jitter %s (max),"
-            + " %d context switches of %s per job, %s per segment lock (p99.9)%n",
+            + " %d context switches of %s per job, %s per segment lock (p99.9), %s%n",
         file.path(),
         o.measuredAt(),
         o.measuredBy(),
@@ -48,7 +48,14 @@ public final class CheckReports {
         Durations.format(o.releaseLatenessNs()),
         PlatformOverheads.SWITCHES_PER_JOB,
         Durations.format(o.contextSwitchP999Ns()),
-        Durations.format(o.ceilingLockP999Ns()));
+        Durations.format(o.ceilingLockP999Ns()),
+        o.dispatchHandoffNs() == 0 && o.orbCallP999Ns() == 0
+            ? "no dispatch handoff or ORB call (the file's probe did not measure them)"
+            : String.format(
+                Locale.ROOT,
+                "service request jitter %s (max dispatch handoff), %s per ORB call (p99.9)",
+                Durations.format(o.dispatchHandoffNs()),
+                Durations.format(o.orbCallP999Ns())));
   }
 
   /**
@@ -71,12 +78,16 @@ public final class CheckReports {
     p.addProperty("release_lateness_ns", o.releaseLatenessNs());
     p.addProperty("context_switch_ns", o.contextSwitchNs());
     p.addProperty("ceiling_lock_ns", o.ceilingLockNs());
+    p.addProperty("dispatch_handoff_ns", o.dispatchHandoffNs());
+    p.addProperty("orb_call_ns", o.orbCallNs());
     // What the analysis charged for them (PlatformOverheads).
     final JsonObject charged = new JsonObject();
     charged.addProperty("spm_release_jitter_ns", o.releaseLatenessNs());
     charged.addProperty("context_switches_per_job", PlatformOverheads.SWITCHES_PER_JOB);
     charged.addProperty("context_switch_ns", o.contextSwitchP999Ns());
     charged.addProperty("ceiling_lock_ns_per_segment", o.ceilingLockP999Ns());
+    charged.addProperty("svm_release_jitter_ns", o.dispatchHandoffNs());
+    charged.addProperty("orb_call_ns_per_message", o.orbCallP999Ns());
     p.add("charged", charged);
     return p;
   }

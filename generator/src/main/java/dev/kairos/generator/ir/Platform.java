@@ -74,7 +74,8 @@ public final class Platform {
 
   /**
    * What `kairos probe` measured on a machine (nanoseconds: the largest of each distribution, and
-   * the p99.9 of the per-job costs), and when, by what, on which CPU, with which scheduling.
+   * the p99.9 of the per-job costs), and when, by what, on which CPU, with which scheduling. The
+   * dispatch handoff and the ORB call are 0 in files of probes that did not measure them yet.
    */
   public record Overheads(
       String measuredAt,
@@ -85,7 +86,36 @@ public final class Platform {
       long contextSwitchNs,
       long ceilingLockNs,
       long contextSwitchP999Ns,
-      long ceilingLockP999Ns) {}
+      long ceilingLockP999Ns,
+      long dispatchHandoffNs,
+      long orbCallNs,
+      long orbCallP999Ns) {
+    /** The figures of a probe that measured neither the dispatch handoff nor the ORB call. */
+    public Overheads(
+        String measuredAt,
+        String measuredBy,
+        String cpuModel,
+        String scheduling,
+        long releaseLatenessNs,
+        long contextSwitchNs,
+        long ceilingLockNs,
+        long contextSwitchP999Ns,
+        long ceilingLockP999Ns) {
+      this(
+          measuredAt,
+          measuredBy,
+          cpuModel,
+          scheduling,
+          releaseLatenessNs,
+          contextSwitchNs,
+          ceilingLockNs,
+          contextSwitchP999Ns,
+          ceilingLockP999Ns,
+          0,
+          0,
+          0);
+    }
+  }
 
   /**
    * A TMO deployed on a node, on the core the model names ({@code core >= 0}) or, with {@link

@@ -80,7 +80,10 @@ public final class PlatformFiles {
                   figure(platform, "context_switch_ns", "max"),
                   figure(platform, "ceiling_lock_ns", "max"),
                   figure(platform, "context_switch_ns", "p99.9"),
-                  figure(platform, "ceiling_lock_ns", "p99.9"))),
+                  figure(platform, "ceiling_lock_ns", "p99.9"),
+                  figureIfMeasured(platform, "dispatch_handoff_ns", "max"),
+                  figureIfMeasured(platform, "orb_call_ns", "max"),
+                  figureIfMeasured(platform, "orb_call_ns", "p99.9"))),
           "");
     } catch (JsonParseException | IllegalStateException | UnsupportedOperationException e) {
       final Throwable reason = e.getCause() != null ? e.getCause() : e;
@@ -113,7 +116,15 @@ public final class PlatformFiles {
     return value != null && value.isJsonPrimitive() ? value.getAsString() : "";
   }
 
-  /** The largest measured value of a distribution: what the analysis charges. */
+  /**
+   * One figure of a distribution that probes before the dispatch handoff and the ORB call did not
+   * write: 0 when the file has no such distribution, else as {@link #figure}.
+   */
+  private static long figureIfMeasured(JsonObject platform, String key, String which)
+      throws MissingFigure {
+    return platform.has(key) ? figure(platform, key, which) : 0;
+  }
+
   /** One figure (`max`, `p99.9`) of a distribution the file gives, in whole nanoseconds. */
   private static long figure(JsonObject platform, String key, String which) throws MissingFigure {
     final JsonElement distribution = platform.get(key);

@@ -50,8 +50,40 @@ class PlatformOverheadsTest {
             new Platform.PlatformFile("lab.platform.json", HERE, Optional.of(overheads), "")));
   }
 
+  /** A platform whose probe measured only a dispatch handoff and an ORB call (p99.9). */
+  private static Platform.Hardware measuredService(long handoffNs, long orbCallNs) {
+    final Platform.Overheads overheads =
+        new Platform.Overheads(
+            "2026-11-27T00:00:00Z",
+            "kairos-probe",
+            "a CPU",
+            "real-time",
+            0,
+            0,
+            0,
+            0,
+            0,
+            handoffNs,
+            10 * orbCallNs, // the largest seen: a stall, not what every call pays
+            orbCallNs);
+    return new Platform.Hardware(
+        "lab",
+        1,
+        BigDecimal.ONE,
+        Optional.of(
+            new Platform.PlatformFile("lab.platform.json", HERE, Optional.of(overheads), "")));
+  }
+
   private static NodeReport analyse(
       Platform.Strategy strategy, Platform.Hardware hardware, Tmos.Spm... spms) {
+    return analyse(strategy, hardware, List.of(), spms);
+  }
+
+  private static NodeReport analyse(
+      Platform.Strategy strategy,
+      Platform.Hardware hardware,
+      List<Tmos.Svm> svms,
+      Tmos.Spm... spms) {
     final List<Tmos.Segment> segments =
         List.of(spms).stream()
             .flatMap(s -> s.uses().stream())
@@ -61,15 +93,7 @@ class PlatformOverheadsTest {
             .toList();
     final Tmos.TmoClass tmo =
         new Tmos.TmoClass(
-            List.of(),
-            "T",
-            List.of(),
-            segments,
-            List.of(spms),
-            List.of(),
-            List.of(),
-            List.of(),
-            HERE);
+            List.of(), "T", List.of(), segments, List.of(spms), svms, List.of(), List.of(), HERE);
     return SchedulingAnalysis.analyse(
         new Platform.Node(
             "n",
@@ -159,6 +183,50 @@ class PlatformOverheadsTest {
     assertTrue(
         late.notes().contains(new Finding.EdfDemandExceeded(11_900 * US, true)),
         late.notes().toString());
+  }
+
+  /**
+   * A service method get (max-rate 100 Hz: T = 10 ms, C = 1 ms, GCT 10 ms) above an SpM low (T = 20
+   * ms, C = 3 ms), on a platform with a 7 ms dispatch handoff (a stalled machine's, to cross a
+   * period) and 50 us per ORB call. get handles one message: C' = 1.05 ms, and its response from
+   * the request's arrival is the handoff and that, 8.05 ms. Its requests may start up to 7 ms late,
+   * so low sees two of them: w = 3 + ⌈(w + 7)/10⌉ 1.05 goes 4.05, 5.1 and stays (4.05 ms on an
+   * ideal processor, where one request fits).
+   */
+  @Test
+  void aServiceRequestWaitsForTheHandoffAndPaysForItsMessage() {
+    final Tmos.Svm get =
+        new Tmos.Svm(
+            "get",
+            10 * MS,
+            MS,
+            Tmos.Criticality.HARD,
+            0,
+            10 * MS,
+            List.of(),
+            Optional.empty(),
+            HERE);
+    final Tmos.Spm low = spm("low", 3, 20, List.of());
+
+    final NodeReport ideal = analyse(Platform.Strategy.RMS, Platform.REFERENCE, List.of(get), low);
+    assertEquals(MS, task(ideal, "get").responseTimeNs());
+    assertEquals(4 * MS, task(ideal, "low").responseTimeNs());
+
+    final NodeReport real =
+        analyse(Platform.Strategy.RMS, measuredService(7 * MS, 50 * US), List.of(get), low);
+    assertEquals(8_050 * US, task(real, "get").responseTimeNs());
+    assertEquals(5_100 * US, task(real, "low").responseTimeNs());
+    assertTrue(real.schedulable());
+  }
+
+  @Test
+  void everyCallThroughAGateAndEveryRequestServedCostsAnOrbCall() {
+    assertEquals(0, PlatformOverheads.messages(false, 0));
+    assertEquals(2, PlatformOverheads.messages(false, 2));
+    assertEquals(3, PlatformOverheads.messages(true, 2));
+    assertEquals(
+        3 * MS + 2 * 7 + 4 * 5 + 3 * 11,
+        new PlatformOverheads(1, 7, 5, 0, 11).chargedNs(3 * MS, 4, 3));
   }
 
   @Test

@@ -75,6 +75,26 @@ class PlatformFilesTest {
         PlatformFiles.read("relative.json", Optional.empty(), CLAUSE), "relative path has no base");
   }
 
+  @Test
+  void aProbeThatMeasuredTheHandoffAndTheOrbCallGivesThemToo() throws IOException {
+    final String newer =
+        PROBED.replace(
+            "\"clock_read_ns\"",
+            """
+            "dispatch_handoff_ns": {"samples": 2000, "p50": 5100, "p99": 9800, "p99.9": 30100, \
+            "max": 61200},
+            "orb_call_ns": {"samples": 5000, "p50": 21000, "p99": 35000, "p99.9": 48000, \
+            "max": 400000},
+            "clock_read_ns\"""");
+    final Overheads overheads = read(newer).overheads().orElseThrow();
+    assertEquals(61_200, overheads.dispatchHandoffNs());
+    assertEquals(400_000, overheads.orbCallNs());
+    assertEquals(48_000, overheads.orbCallP999Ns());
+    // An older probe's file has neither: nothing is charged for them.
+    assertEquals(0, read(PROBED).overheads().orElseThrow().orbCallP999Ns());
+    assertProblem(read(newer.replace("\"max\": 400000", "\"top\": 400000")), "orb_call_ns");
+  }
+
   private static void assertProblem(PlatformFile file, String expected) {
     assertTrue(file.overheads().isEmpty(), file.toString());
     assertTrue(file.problem().contains(expected), file.problem());
