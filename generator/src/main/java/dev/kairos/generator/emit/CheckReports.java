@@ -14,6 +14,7 @@ import dev.kairos.generator.ir.Platform;
 import dev.kairos.generator.wire.Frames;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /** The verdicts of `kairos check`, for people (a table per node) and for machines (JSON). */
 public final class CheckReports {
@@ -66,6 +67,23 @@ public final class CheckReports {
     return node.os() != Platform.OperatingSystem.SIM && PlatformOverheads.measured(node).isEmpty()
         ? ", zero platform overheads assumed"
         : "";
+  }
+
+  /**
+   * Where the node's overheads come from, in one sentence for the HTML report: its platform file's
+   * origin and what the analysis charged, that a real platform without one is analysed as an ideal
+   * processor, or empty for a simulated node (its processor is modelled).
+   */
+  static String platformSummary(Platform.Node node) {
+    final Optional<Platform.PlatformFile> file =
+        node.hardware().platform().filter(f -> f.overheads().isPresent());
+    if (file.isPresent()) {
+      return platformLine(file.get(), file.get().overheads().get()).strip();
+    }
+    return node.os() == Platform.OperatingSystem.SIM
+        ? ""
+        : "zero platform overheads assumed: the hardware names no platform file (kairos probe"
+            + " measures one), so the analysis assumes an ideal processor";
   }
 
   private static JsonObject platformJson(String path, Platform.Overheads o) {

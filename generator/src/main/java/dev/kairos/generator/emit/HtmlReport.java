@@ -83,6 +83,7 @@ public final class HtmlReport {
       .banner.bad { background: #fbd9d9; color: #a11212; }
       .facts { color: #4a5568; margin: 2px 0 8px; }
       .facts span + span::before { content: " \\00b7  "; color: #9aa5b4; }
+      .platform { color: #4a5568; font-size: 12px; margin: 0 0 8px; }
       table { border-collapse: collapse; margin: 4px 0; }
       th, td { padding: 3px 10px; text-align: left; border-bottom: 1px solid #e6e9ee;
         white-space: nowrap; }
@@ -261,6 +262,10 @@ public final class HtmlReport {
       out.append("<span>endpoint <code>").append(esc(n.endpoint())).append("</code></span>");
     }
     out.append("<span>").append(esc(n.source().toString())).append("</span></p>\n");
+    final String platform = CheckReports.platformSummary(n);
+    if (!platform.isEmpty()) {
+      out.append("<p class=\"platform\">").append(esc(platform)).append("</p>\n");
+    }
     utilization(out, node);
     out.append("<h3>Release table</h3>\n")
         .append("<div class=\"kt-view\" data-node-index=\"")

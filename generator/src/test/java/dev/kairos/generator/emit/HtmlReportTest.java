@@ -100,6 +100,48 @@ class HtmlReportTest {
   }
 
   @Test
+  void eachNodeSaysWhereItsOverheadsComeFrom() {
+    final Platform.Node simulated =
+        node("sim", "i", List.of(spm("m", 1 * MS, 10 * MS, Tmos.Criticality.HARD)));
+    final Platform.Node linux =
+        new Platform.Node(
+            "board",
+            Platform.OperatingSystem.LINUX,
+            simulated.strategy(),
+            simulated.hardware(),
+            null,
+            simulated.deployments(),
+            HERE);
+    final Platform.Overheads measured =
+        new Platform.Overheads(
+            "2026-11-27T00:00:00Z", "kairos-probe", "a CPU", "real-time", 9, 9, 9, 9, 9);
+    final Platform.Node probed =
+        new Platform.Node(
+            "lab",
+            Platform.OperatingSystem.LINUX,
+            simulated.strategy(),
+            new Platform.Hardware(
+                "Lab",
+                1,
+                java.math.BigDecimal.ONE,
+                Optional.of(
+                    new Platform.PlatformFile(
+                        "lab.platform.json", HERE, Optional.of(measured), ""))),
+            null,
+            simulated.deployments(),
+            HERE);
+    final String page = HtmlReport.render("t.tmo", analyse(simulated, linux, probed), List.of());
+    // A simulated processor is modelled; a real one is ideal without a probe, else probed.
+    assertEquals(2, page.split("<p class=\"platform\">", -1).length - 1, page);
+    assertTrue(page.contains("<p class=\"platform\">zero platform overheads assumed"), page);
+    assertTrue(
+        page.contains(
+            "<p class=\"platform\">platform lab.platform.json: measured 2026-11-27T00:00:00Z by"
+                + " kairos-probe on a CPU (real-time)"),
+        page);
+  }
+
+  @Test
   void thePageIsSelfContained() {
     final String page =
         HtmlReport.render(
