@@ -145,10 +145,20 @@ def activations_that_ran(summary: dict) -> int:
     return ran
 
 
+def checked_by_client(stdout: str) -> dict[str, int]:
+    """The line the calls model's client prints as it ends: what each gate's answered calls
+    brought as it checked them (results, the declared exception Missing), and how many were
+    wrong."""
+    lines = [line for line in stdout.splitlines() if line.startswith("client checked ")]
+    assert len(lines) == 1, stdout
+    return {k: int(v) for k, v in (item.split("=", 1) for item in lines[0].split()[2:])}
+
+
 def test_blocking_and_non_blocking_gates_carry_in_and_out_arguments(tmp_path):
     # A client calls one server operation through a blocking gate and a non-blocking one (started
-    # in one activation, collected in the next); the server answers with the cube of the key and
-    # an out argument, which the client checks.
+    # in one activation, collected in the next), with the keys 0..6 in turn; the server answers
+    # with the cube of the key and an out argument, which the client checks, except for key 5,
+    # for which it raises the declared exception Missing, naming the key.
     model_dir = ROOT / "tests" / "e2e" / "models" / "calls"
     impl = tmp_path / "impl"
     shutil.copytree(model_dir / "src", impl)
@@ -161,11 +171,21 @@ def test_blocking_and_non_blocking_gates_carry_in_and_out_arguments(tmp_path):
     gates = parse_gates("a", client_out)
     blocking, later = gates[("a", "client.server")], gates[("a", "client.async")]
     ran = activations_that_ran(parse_summary(client_out))
-    for fields in (blocking, later):
-        calls = int(fields["calls"])
-        assert calls == int(fields["answered"]) + int(fields["late"]) + int(fields["failed"])
+    checked = checked_by_client(client_out)
+    # No result answered another request or came for key 5, no Missing named another key than
+    # the one called or came for a stored key.
+    assert checked["wrong"] == 0 and checked["wrong_key"] == 0, checked
+    for fields, gate in ((blocking, "blocking"), (later, "async")):
+        calls, answered = int(fields["calls"]), int(fields["answered"])
+        assert calls == answered + int(fields["late"]) + int(fields["failed"])
         assert calls >= ran - 1, fields  # each activation that ran made its calls
-        assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
+        assert int(fields["failed"]) <= 2 and answered >= 0.8 * calls, fields
+        # A raised exception is an answer: the gate counts it as answered, the client got it as
+        # the typed Missing. Every answered call reached the client as one or the other.
+        values, raised = checked[f"{gate}_values"], checked[f"{gate}_raised"]
+        assert values + raised == answered, (checked, fields)
+        # Key 5 is one call in seven (less those a busy host made late or skipped).
+        assert 1 <= raised and answered / 7 - 3 <= raised <= answered / 7 + 3, (checked, fields)
 
 
 def edf_calls_model(tmp_path, os_name: str):

@@ -7,7 +7,8 @@ namespace calls {
 
 class Server final : public ServerBase {
  private:
-  ::std::uint32_t get(GetAccess ods, ::std::uint8_t key, ::std::uint32_t& version) override;
+  ::kairos::orb::Reply<::std::uint32_t, ::calls::Missing> get(GetAccess ods, ::std::uint8_t key,
+                                                              ::std::uint32_t& version) override;
 };
 
 }  // namespace calls
