@@ -4,6 +4,7 @@ oneway calls to a node listening on UDP."""
 
 import re
 import shutil
+import signal
 import subprocess
 import time
 
@@ -100,28 +101,52 @@ def test_the_mission_nodes_call_each_other_through_every_gate(avionics):
 
 
 def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionics):
-    # mission2 serves sensors.sample to mission1's planner.replan (10 Hz). It runs for 1.5 s, is
-    # gone for about a second, and comes back for 2 s, while mission1 runs throughout.
-    first = start(avionics, "mission2", "--duration", "1500ms", "--peer-wait", "0s")
+    # mission2 serves sensors.sample to mission1's planner.replan (10 Hz) and tracker.tracks to
+    # its hud (5 Hz). It crashes (SIGKILL: no orderly close of its connections) about 1.5 s into
+    # mission1's run, is gone for about a second, and a new one serves for 2 s, while mission1
+    # runs throughout.
+    first = start(avionics, "mission2", "--duration", "60s", "--peer-wait", "0s")
     time.sleep(0.2)
     client = start(avionics, "mission1", "--duration", "5s", "--peer-wait", "0s")
-    finish(first)
+    client_started = time.monotonic()
+    time.sleep(1.5)
+    first.kill()
+    killed = time.monotonic()
+    first.wait(timeout=60)
+    first.stdout.close()
+    first.stderr.close()
+    assert first.returncode == -signal.SIGKILL, first.returncode
     time.sleep(1.0)
     second = start(avionics, "mission2", "--duration", "2s", "--peer-wait", "0s")
-    finish(second)
+    second_out = finish(second)
     stdout = finish(client)
 
-    sensors = parse_gates("mission1", stdout)[("mission1", "planner.sensors")]
-    calls, answered = int(sensors["calls"]), int(sensors["answered"])
-    failed, late = int(sensors["failed"]), int(sensors["late"])
-    assert calls == answered + late + failed
-    # The gap made calls fail at once (no connection), never hang: the run kept its rate.
-    assert failed >= 5, sensors
-    assert calls >= 5 * 10 * 0.9, sensors
-    # More answers than the first server's 1.5 s could give: the restarted one answered too.
-    assert answered > 1.5 * 10 + 5, sensors
+    gates = parse_gates("mission1", stdout)
+    assert set(gates) == {k for k in GATES if k[0] == "mission1"}, stdout
+    # The first server was there for at most this long of mission1's run (the host may have
+    # stretched the sleep: measured, not assumed).
+    first_share_s = killed - client_started
+    # The gap of about a second fails at least this many calls of each gate.
+    for gate, gap_failures in (("planner.sensors", 5), ("hud.tracking", 2)):
+        fields, (callee, rate) = gates[("mission1", gate)], GATES[("mission1", gate)]
+        assert fields["callee"] == callee, fields
+        calls, answered = int(fields["calls"]), int(fields["answered"])
+        failed, late = int(fields["failed"]), int(fields["late"])
+        assert calls == answered + late + failed, fields
+        # The gap made calls fail at once (no connection), never hang until their deadline: they
+        # failed, at most a few (the one in flight at the kill, a busy host) were late, and the
+        # run kept its rate.
+        assert failed >= gap_failures, fields
+        assert late <= max(3, calls // 5), fields
+        assert calls >= 5 * rate * 0.9, fields
+        # More answers than the first server could give: the restarted one answered too.
+        assert answered > first_share_s * rate + gap_failures, (first_share_s, fields)
+    # The crash disturbed no other lane of mission1: its methods kept their deadlines, and it
+    # served the restarted mission2's calls (tracker.navigation, 20 Hz for 2 s).
     summary = parse_summary(stdout)
     assert summary["deadline_misses"] == "0", stdout
+    navigation = parse_gates("mission2", second_out)[("mission2", "tracker.navigation")]
+    assert int(navigation["answered"]) >= 2 * 20 * 0.5, navigation
 
 
 def serve_b_while_a_calls(build) -> str:
