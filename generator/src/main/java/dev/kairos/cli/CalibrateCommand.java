@@ -62,6 +62,14 @@ final class CalibrateCommand extends KairosCli.ModelCommand {
               + " margin exceeds it (comments and layout kept), and say what changed")
   boolean update;
 
+  @Option(
+      names = "--only",
+      paramLabel = "TMO.METHOD",
+      description =
+          "with --update, rewrite only the wcet of this method (repeatable; the TMO's name, with"
+              + " or without its package, e.g. Controller.control)")
+  List<String> only = new ArrayList<>();
+
   private static final Pattern PERCENT = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)%");
   private static final BigDecimal MAX_MARGIN = BigDecimal.TEN;
 
@@ -98,6 +106,10 @@ final class CalibrateCommand extends KairosCli.ModelCommand {
               "kairos: error: --margin "
                   + margin
                   + ": give a percentage from 0% to 1000%, e.g. --margin 20%");
+      return KairosCli.USAGE;
+    }
+    if (!only.isEmpty() && !update) {
+      err().println("kairos: error: --only chooses which WCETs --update rewrites: give --update");
       return KairosCli.USAGE;
     }
     files = models;
@@ -140,10 +152,11 @@ final class CalibrateCommand extends KairosCli.ModelCommand {
     lap("read runs and analyse twice");
     final PrintWriter notes = format == Format.text ? out() : err();
     boolean updated = false;
-    if (update && !result.updates().isEmpty()) {
+    final List<Calibration.Update> chosen = chosen(result.updates(), notes);
+    if (update && !chosen.isEmpty()) {
       try {
         final WcetRewriter.Outcome outcome =
-            WcetRewriter.apply(loader, loaded.get(), models, result.updates());
+            WcetRewriter.apply(loader, loaded.get(), models, chosen);
         for (WcetRewriter.Change change : outcome.changes()) {
           notes.println(
               "updated "
@@ -184,6 +197,39 @@ final class CalibrateCommand extends KairosCli.ModelCommand {
     notes.flush();
     reportTimings();
     return result.allWithinBounds() ? KairosCli.OK : KairosCli.MODEL_ERRORS;
+  }
+
+  /**
+   * The updates --update writes: all of them, or those of the methods --only names (a name that
+   * chooses none is said, since it may be misspelt).
+   */
+  private List<Calibration.Update> chosen(List<Calibration.Update> updates, PrintWriter notes) {
+    if (only.isEmpty()) {
+      return updates;
+    }
+    final List<Calibration.Update> chosen = new ArrayList<>();
+    for (String name : only) {
+      final List<Calibration.Update> named =
+          updates.stream()
+              .filter(
+                  u -> {
+                    final String full = u.tmo() + "." + u.method();
+                    return full.equals(name) || full.endsWith("." + name);
+                  })
+              .toList();
+      if (named.isEmpty()) {
+        notes.println(
+            "note: --only "
+                + name
+                + ": no wcet of that name needs raising (or the model has no such method)");
+      }
+      for (Calibration.Update update : named) {
+        if (!chosen.contains(update)) {
+          chosen.add(update);
+        }
+      }
+    }
+    return chosen;
   }
 
   /** "20%" as 0.2; empty for anything else, or beyond 1000%. */

@@ -203,6 +203,40 @@ class CalibrateTest {
   }
 
   @Test
+  void onlyChoosesWhichExceededWcetsUpdateRewrites() throws IOException {
+    final Path model = write("plant.tmo", MODEL);
+    // Both methods exceed their WCETs: control (1 ms) took 2.05 ms, log (2 ms) 2.5 ms.
+    final Path timings =
+        write(
+            "run.json",
+            run(
+                method("control", 1_000_000, 3, 100, 2_050_000, false)
+                    + method("log", 2_000_000, 2, 10, 2_500_000, true)));
+    final CliRun update =
+        CliRun.kairos(
+            "calibrate",
+            model.toString(),
+            timings.toString(),
+            "--update",
+            "--only",
+            "Controller.log",
+            "--only",
+            "Controller.steer");
+    assertTrue(update.out().contains("plant.Controller.log wcet 2 ms -> 3 ms"), update.all());
+    assertFalse(update.out().contains("plant.Controller.control wcet"), update.all());
+    assertTrue(update.out().contains("note: --only Controller.steer: no wcet"), update.all());
+    final String written = Files.readString(model);
+    assertTrue(written.contains("wcet 1 ms criticality hard"), written);
+    assertTrue(written.contains("wcet 3 ms criticality soft"), written);
+
+    final CliRun withoutUpdate =
+        CliRun.kairos(
+            "calibrate", model.toString(), timings.toString(), "--only", "Controller.log");
+    assertEquals(2, withoutUpdate.exit(), withoutUpdate.all());
+    assertTrue(withoutUpdate.err().contains("give --update"), withoutUpdate.all());
+  }
+
+  @Test
   void measuredFiguresThatBreakADeadlineAreUnschedulable() throws IOException {
     final Path model = write("plant.tmo", MODEL);
     // 7 ms measured (+20%: 8.4 ms) on a method due 8 ms after its window opens.
