@@ -26,10 +26,13 @@ public final class HandWrittenSignatures {
 
   private static final Pattern COMMENTS = Pattern.compile("//[^\n]*|/\\*.*?\\*/", Pattern.DOTALL);
 
-  /** A member function declared {@code override}: its name is group 1. */
+  /**
+   * A member function declared {@code override}: its name is group 1. A destructor ({@code ~Name()
+   * override}, for a servant with members to clean up) is not one of the model's methods.
+   */
   private static final Pattern OVERRIDE =
       Pattern.compile(
-          "\\b([A-Za-z_][A-Za-z0-9_]*)\\s*\\([^()]*\\)\\s*(?:const\\s*)?(?:noexcept\\s*)?override\\b");
+          "(?<![~\\w])([A-Za-z_][A-Za-z0-9_]*)\\s*\\([^()]*\\)\\s*(?:const\\s*)?(?:noexcept\\s*)?override\\b");
 
   /**
    * @param headerName the header as it should be named in messages

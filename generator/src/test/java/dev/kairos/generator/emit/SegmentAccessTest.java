@@ -245,6 +245,12 @@ class SegmentAccessTest {
         source);
     // A fresh starter matches its base.
     assertEquals(List.of(), HandWrittenSignatures.check(nav(), "nav/Nav.hpp", header));
+    // A destructor the user adds is not a method the model dropped.
+    final String withDestructor =
+        header.replace(
+            "  void calibrate() override;\n", "  void calibrate() override;\n  ~Nav() override;\n");
+    assertTrue(withDestructor.contains("~Nav() override;"), withDestructor);
+    assertEquals(List.of(), HandWrittenSignatures.check(nav(), "nav/Nav.hpp", withDestructor));
   }
 
   @Test
