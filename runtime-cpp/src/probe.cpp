@@ -77,7 +77,12 @@ void collect_lateness(void* context, const SpmEntry& entry, const ActivationReco
   }
 }
 
-kal::Status release_lateness(const ProbeOptions& options, int cpu, Distribution& out) {
+/// Runs an engine releasing one SpM every millisecond on `cpu` for `duration`, dispatched
+/// `dispatch_ahead` before its window opens (zero: at the opening), and gives `collect` each
+/// activation's record; `samples` receives what it collects.
+kal::Status every_millisecond(const ProbeOptions& options, int cpu, kal::Duration dispatch_ahead,
+                              kal::Duration duration, ActivationObserver collect,
+                              std::vector<std::int64_t>& samples) {
   static const SpmEntry kEveryMillisecond{"probe",
                                           "release",
                                           "kairos probe",
@@ -93,19 +98,23 @@ kal::Status release_lateness(const ProbeOptions& options, int cpu, Distribution&
   EngineOptions engine_options{Strategy::kRms};
   engine_options.cpu = cpu;
   engine_options.real_time = options.real_time;
+  engine_options.dispatch_ahead = dispatch_ahead;
   auto engine = std::make_unique<Engine>(engine_options);
   if (const kal::Status status = engine->add_spm(kEveryMillisecond, nullptr, &empty_body, nullptr);
       status != kal::Status::kOk) {
     return status;
   }
+  samples.reserve(static_cast<std::size_t>(duration / 1ms) + 16);
+  return engine->run_for(duration, collect, &samples);
+}
+
+kal::Status release_lateness(const ProbeOptions& options, int cpu, Distribution& out) {
   std::vector<std::int64_t> lateness;
-  lateness.reserve(static_cast<std::size_t>(options.duration / 1ms) + 16);
-  if (const kal::Status status = engine->run_for(options.duration, &collect_lateness, &lateness);
-      status != kal::Status::kOk) {
-    return status;
-  }
+  // The engine's own dispatch ahead, as a node runs.
+  const kal::Status status = every_millisecond(options, cpu, EngineOptions{}.dispatch_ahead,
+                                               options.duration, &collect_lateness, lateness);
   out = distribution_of(lateness);
-  return kal::Status::kOk;
+  return status;
 }
 
 // ------------------------------------------------------------------ dispatch handoff
@@ -120,36 +129,11 @@ void collect_handoff(void* context, const SpmEntry&, const ActivationRecord& rec
 /// An SpM every millisecond, dispatched at its window's opening (no dispatch ahead), so that
 /// its lane is asleep when the trigger hands it over: the start minus the hand-over.
 kal::Status dispatch_handoff(const ProbeOptions& options, int cpu, Distribution& out) {
-  static const SpmEntry kEveryMillisecond{"probe",
-                                          "handoff",
-                                          "kairos probe",
-                                          kal::Duration::zero(),
-                                          kForever,
-                                          1ms,
-                                          kal::Duration::zero(),
-                                          1ms,
-                                          1ms,
-                                          kal::Duration{10'000},
-                                          Criticality::kHard,
-                                          kProbeBand};
-  EngineOptions engine_options{Strategy::kRms};
-  engine_options.cpu = cpu;
-  engine_options.real_time = options.real_time;
-  engine_options.dispatch_ahead = kal::Duration::zero();
-  auto engine = std::make_unique<Engine>(engine_options);
-  if (const kal::Status status = engine->add_spm(kEveryMillisecond, nullptr, &empty_body, nullptr);
-      status != kal::Status::kOk) {
-    return status;
-  }
   std::vector<std::int64_t> handoffs;
-  handoffs.reserve(kHandoffSamples + 16);
-  if (const kal::Status status =
-          engine->run_for(1ms * kHandoffSamples, &collect_handoff, &handoffs);
-      status != kal::Status::kOk) {
-    return status;
-  }
+  const kal::Status status = every_millisecond(options, cpu, kal::Duration::zero(),
+                                               1ms * kHandoffSamples, &collect_handoff, handoffs);
   out = distribution_of(handoffs);
-  return kal::Status::kOk;
+  return status;
 }
 
 // ------------------------------------------------------------------ context switch

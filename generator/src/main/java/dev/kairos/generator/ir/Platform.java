@@ -89,33 +89,7 @@ public final class Platform {
       long ceilingLockP999Ns,
       long dispatchHandoffNs,
       long orbCallNs,
-      long orbCallP999Ns) {
-    /** The figures of a probe that measured neither the dispatch handoff nor the ORB call. */
-    public Overheads(
-        String measuredAt,
-        String measuredBy,
-        String cpuModel,
-        String scheduling,
-        long releaseLatenessNs,
-        long contextSwitchNs,
-        long ceilingLockNs,
-        long contextSwitchP999Ns,
-        long ceilingLockP999Ns) {
-      this(
-          measuredAt,
-          measuredBy,
-          cpuModel,
-          scheduling,
-          releaseLatenessNs,
-          contextSwitchNs,
-          ceilingLockNs,
-          contextSwitchP999Ns,
-          ceilingLockP999Ns,
-          0,
-          0,
-          0);
-    }
-  }
+      long orbCallP999Ns) {}
 
   /**
    * A TMO deployed on a node, on the core the model names ({@code core >= 0}) or, with {@link

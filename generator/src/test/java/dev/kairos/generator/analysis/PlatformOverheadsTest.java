@@ -31,6 +31,20 @@ class PlatformOverheadsTest {
   }
 
   private static Platform.Hardware measured(long releaseNs, long switchNs, long lockNs) {
+    return probed(releaseNs, switchNs, lockNs, 0, 0);
+  }
+
+  /** A platform whose probe measured only a dispatch handoff and an ORB call (p99.9). */
+  private static Platform.Hardware measuredService(long handoffNs, long orbCallNs) {
+    return probed(0, 0, 0, handoffNs, orbCallNs);
+  }
+
+  /**
+   * A hardware whose platform file gives these figures as what the analysis charges; the largest of
+   * each per-job cost is ten times it (a stall, not what every job pays).
+   */
+  private static Platform.Hardware probed(
+      long releaseNs, long switchNs, long lockNs, long handoffNs, long orbCallNs) {
     final Platform.Overheads overheads =
         new Platform.Overheads(
             "2026-11-24T00:00:00Z",
@@ -38,33 +52,12 @@ class PlatformOverheadsTest {
             "a CPU",
             "real-time",
             releaseNs,
-            10 * switchNs, // the largest seen: a stall, not what every job pays
+            10 * switchNs,
             10 * lockNs,
             switchNs,
-            lockNs);
-    return new Platform.Hardware(
-        "lab",
-        1,
-        BigDecimal.ONE,
-        Optional.of(
-            new Platform.PlatformFile("lab.platform.json", HERE, Optional.of(overheads), "")));
-  }
-
-  /** A platform whose probe measured only a dispatch handoff and an ORB call (p99.9). */
-  private static Platform.Hardware measuredService(long handoffNs, long orbCallNs) {
-    final Platform.Overheads overheads =
-        new Platform.Overheads(
-            "2026-11-27T00:00:00Z",
-            "kairos-probe",
-            "a CPU",
-            "real-time",
-            0,
-            0,
-            0,
-            0,
-            0,
+            lockNs,
             handoffNs,
-            10 * orbCallNs, // the largest seen: a stall, not what every call pays
+            10 * orbCallNs,
             orbCallNs);
     return new Platform.Hardware(
         "lab",

@@ -56,7 +56,10 @@ class PlatformFilesTest {
                 35_862,
                 4_518,
                 17_387,
-                4_370)),
+                4_370,
+                0,
+                0,
+                0)),
         file.overheads());
     assertEquals(CLAUSE, file.source());
   }
