@@ -425,6 +425,51 @@ TEST_CASE("a server that goes away fails calls at once, and serves them again wh
   }
 }
 
+TEST_CASE("a peer that goes away does not disturb calls to another peer", "[integration][orb]") {
+  const std::string leaving_endpoint = unique_endpoint("uds", 15);
+  const std::string staying_endpoint = unique_endpoint("tcp", 16);
+  // The leaving server's engine runs for 600 ms (its destructor waits for the run to end), the
+  // staying one's for long after.
+  auto leaving = std::make_unique<CubeServer>(leaving_endpoint, 600ms);
+  CubeServer staying(staying_endpoint, 2s);
+  kairos::orb::Orb orb{kairos::orb::OrbOptions{"client"}};
+  kairos::set_current_lane(kairos::LaneIdentity{0, 2, false});
+  std::uint8_t gone_peer = 0;
+  std::uint8_t kept_peer = 0;
+  REQUIRE(orb.add_peer(leaving_endpoint, gone_peer) == kairos::kal::Status::kOk);
+  REQUIRE(orb.add_peer(staying_endpoint, kept_peer) == kairos::kal::Status::kOk);
+  REQUIRE(orb.add_route(gone_peer, kServiceBand, 0, 2) == kairos::kal::Status::kOk);
+  REQUIRE(orb.add_route(kept_peer, kServiceBand, 0, 2) == kairos::kal::Status::kOk);
+  REQUIRE(orb.start() == kairos::kal::Status::kOk);
+  const auto call = [&orb](std::uint8_t peer, std::int32_t x, std::int32_t& result) {
+    return cube(orb, peer, x, result, kCubeOperation, MonotonicClock::now() + 2s);
+  };
+  std::int32_t result = 0;
+  const auto give_up = MonotonicClock::now() + 2s;
+  while ((call(gone_peer, 1, result) != CallStatus::kOk ||
+          call(kept_peer, 1, result) != CallStatus::kOk) &&
+         MonotonicClock::now() < give_up) {
+    std::this_thread::sleep_for(5ms);
+  }
+  REQUIRE(call(gone_peer, 2, result) == CallStatus::kOk);
+  REQUIRE(call(kept_peer, 2, result) == CallStatus::kOk);
+
+  leaving.reset();  // one peer gone: its engine's run ended, its ORB stopped
+  int kept_answers = 0;
+  int gone_failures = 0;
+  for (std::int32_t x = 0; x < 50; ++x) {
+    if (call(gone_peer, x, result) != CallStatus::kOk) {
+      ++gone_failures;
+    }
+    if (call(kept_peer, x, result) == CallStatus::kOk && result == x * x * x) {
+      ++kept_answers;
+    }
+  }
+  REQUIRE(gone_failures == 50);
+  REQUIRE(kept_answers == 50);
+  orb.stop();
+}
+
 TEST_CASE("a steady-state two-way call allocates nothing and locks no mutex on either side",
           "[integration][orb][allocation]") {
   for (const char* transport : {"uds", "tcp", "shm"}) {
