@@ -148,7 +148,7 @@ kal::Status Engine::assign_lanes() noexcept {
     }
     if (by_deadline) {
       const kal::Duration relative_deadline = entry.deadline - entry.window_open;
-      reserve_for_deadline(lanes_[bindings_[i].lane], entry.wcet, relative_deadline, entry.period);
+      reserve_for_deadline(lanes_[bindings_[i].lane], entry.wcet, relative_deadline);
       raise_ceilings(entry.segments, relative_deadline);
     }
   }
@@ -166,25 +166,30 @@ kal::Status Engine::assign_lanes() noexcept {
       return status;
     }
     if (by_deadline) {
-      // A request is due its GCT after it arrives; requests of one SvM come at most once per
-      // GCT for the reservation's sake (the model's max-rate is analysed, not known here).
-      reserve_for_deadline(lanes_[services_[i].lane], entry.wcet, entry.gct, entry.gct);
+      // A request is due its GCT after it arrives.
+      reserve_for_deadline(lanes_[services_[i].lane], entry.wcet, entry.gct);
       raise_ceilings(entry.segments, entry.gct);
     }
   }
   return kal::Status::kOk;
 }
 
-void Engine::reserve_for_deadline(Lane& lane, kal::Duration wcet, kal::Duration relative_deadline,
-                                  kal::Duration period) noexcept {
+void Engine::reserve_for_deadline(Lane& lane, kal::Duration wcet,
+                                  kal::Duration relative_deadline) noexcept {
   lane.by_deadline = true;
   lane.relative_deadline = relative_deadline;
   // The kernel needs runtime <= deadline <= period. The runtime covers the WCET plus the lane's
   // own work around each job (a quarter more and 50 us): a job that overruns that is throttled
-  // until its next period, and misses its deadline rather than taking others' time.
+  // until its next period, and misses its deadline rather than taking others' time. The period
+  // is the deadline, not the method's period: the kernel throttles a thread with a constrained
+  // deadline (deadline < period) that wakes after its deadline but before its next period
+  // (dl_check_constrained_dl) until that period begins, so one late start would shift every
+  // later job of the lane by as much for the rest of the run. With the period equal to the
+  // deadline a job that wakes after the last one's deadline is replenished at once; the lane
+  // reserves C/D of a processor instead of C/T.
   const kal::Duration deadline = std::max(relative_deadline, kal::Duration{1});
   const kal::Duration runtime = std::min(deadline, wcet + wcet / 4 + std::chrono::microseconds{50});
-  lane.reservation = kal::DeadlineReservation{runtime, deadline, std::max(period, deadline)};
+  lane.reservation = kal::DeadlineReservation{runtime, deadline, deadline};
 }
 
 void Engine::srp_enter(Lane& lane, std::uint64_t segments) noexcept {

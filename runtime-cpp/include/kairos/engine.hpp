@@ -405,8 +405,8 @@ class Engine {
   kal::Status add_lane_for(std::uint8_t core, kal::PriorityBand band, Criticality criticality,
                            bool dedicated, std::size_t& lane) noexcept;
   /// Preemptive EDF: gives the lane's row a thread scheduled by deadline and its SRP level.
-  void reserve_for_deadline(Lane& lane, kal::Duration wcet, kal::Duration relative_deadline,
-                            kal::Duration period) noexcept;
+  void reserve_for_deadline(Lane& lane, kal::Duration wcet,
+                            kal::Duration relative_deadline) noexcept;
   /// The Stack Resource Policy (Baker, 1991) with preemption levels by relative deadline: waits
   /// until the lane's level is above the ceiling of every segment held on its core, then holds
   /// `segments` (atomically with that check, so no two jobs ever hold one segment). Replaces the

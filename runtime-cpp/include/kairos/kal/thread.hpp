@@ -51,11 +51,14 @@ struct DeadlineReservation {
 /// trigger, the ORB's band readers) on Linux: as SCHED_FIFO it would rank below the whole deadline
 /// class and, on a CPU the lanes keep busy, hand nothing on until every lane sleeps. Each time it
 /// wakes it is due 1 ms later, earlier than every job but one due within that millisecond, with
-/// 500 us to spend every 5 ms (10% of a processor, which it reserves but hardly uses: its work
-/// per wake-up is a few microseconds, a burst a few tens, and the margin keeps a host's stall
-/// from throttling it). Not for simulated platforms, where such threads rank above the lanes.
+/// 100 us to spend in each such millisecond (10% of a processor, which it reserves but hardly
+/// uses: its work per wake-up is a few microseconds, a burst a few tens). The period is the
+/// deadline: with a shorter deadline than period the kernel would hold a wake-up that comes
+/// after the deadline but before the next period until that period begins
+/// (dl_check_constrained_dl), and such a thread wakes whenever work comes, not periodically.
+/// Not for simulated platforms, where such threads rank above the lanes.
 inline constexpr DeadlineReservation kHandoffReservation{
-    std::chrono::microseconds{500}, std::chrono::milliseconds{1}, std::chrono::milliseconds{5}};
+    std::chrono::microseconds{100}, std::chrono::milliseconds{1}, std::chrono::milliseconds{1}};
 
 struct ThreadAttributes {
   const char* name = "kairos";  ///< shown by the OS (truncated to its limit)
