@@ -37,8 +37,9 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "  --clock-log        after the run, print a clock-round line per synchronisation\n"
       "                     round\n"
       "  --probe <file>     do not run: measure this machine's overheads (release lateness,\n"
-      "                     context switch, ceiling lock) for --duration on --cpu and write\n"
-      "                     the platform file a model's hardware names (kairos probe)\n"
+      "                     dispatch handoff, context switch, ceiling lock, ORB call) for\n"
+      "                     --duration on --cpu and write the platform file a model's\n"
+      "                     hardware names (kairos probe)\n"
       "  --timings <file>   write each method's measured execution and response times\n"
       "                     (JSON) to <file> at the end of the run and on SIGUSR1\n"
       "  --quiet            print only the summary line\n",
