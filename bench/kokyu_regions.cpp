@@ -458,6 +458,8 @@ bool deadline_admission_control_off() {
   restorer = ::fork();
   if (restorer < 0) {
     std::fprintf(stderr, "kokyu_regions: cannot start the restorer: %s\n", std::strerror(errno));
+    ::close(ends[0]);
+    ::close(ends[1]);
     return false;
   }
   if (restorer == 0) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -404,9 +405,24 @@ void write_string(std::FILE* out, const std::string& text) {
   std::fputc('"', out);
 }
 
+/// Every figure the probe measures, in the order the summary and the platform file give them: the
+/// summary prints `name`, the file names it `name` + "_ns".
+struct Figure {
+  const char* name;
+  Distribution ProbeResult::*distribution;
+};
+constexpr Figure kFigures[] = {
+    {"release_lateness", &ProbeResult::release_lateness},
+    {"dispatch_handoff", &ProbeResult::dispatch_handoff},
+    {"context_switch", &ProbeResult::context_switch},
+    {"ceiling_lock", &ProbeResult::ceiling_lock},
+    {"orb_call", &ProbeResult::orb_call},
+    {"clock_read", &ProbeResult::clock_read},
+};
+
 void write_distribution(std::FILE* out, const char* name, const Distribution& d, bool last) {
   std::fprintf(out,
-               "  \"%s\": {\"samples\": %llu, \"p50\": %lld, \"p99\": %lld, \"p99.9\": %lld, "
+               "  \"%s_ns\": {\"samples\": %llu, \"p50\": %lld, \"p99\": %lld, \"p99.9\": %lld, "
                "\"max\": %lld}%s\n",
                name, static_cast<unsigned long long>(d.samples), static_cast<long long>(d.p50_ns),
                static_cast<long long>(d.p99_ns), static_cast<long long>(d.p999_ns),
@@ -483,12 +499,10 @@ void write_platform_file(std::FILE* out, const ProbeOptions& options,
   std::fprintf(out, ",\n  \"cpu\": %d,\n  \"scheduling\": \"%s\",\n  \"duration_ns\": %lld,\n",
                result.cpu, scheduling_name(result),
                static_cast<long long>(options.duration.count()));
-  write_distribution(out, "release_lateness_ns", result.release_lateness, false);
-  write_distribution(out, "dispatch_handoff_ns", result.dispatch_handoff, false);
-  write_distribution(out, "context_switch_ns", result.context_switch, false);
-  write_distribution(out, "ceiling_lock_ns", result.ceiling_lock, false);
-  write_distribution(out, "orb_call_ns", result.orb_call, false);
-  write_distribution(out, "clock_read_ns", result.clock_read, true);
+  for (const Figure& figure : kFigures) {
+    write_distribution(out, figure.name, result.*figure.distribution,
+                       &figure == &kFigures[std::size(kFigures) - 1]);
+  }
   std::fprintf(out, "}\n");
 }
 
@@ -503,12 +517,9 @@ int run_probe(const ProbeOptions& options, const char* path) noexcept {
     return 1;
   }
   std::printf("probe cpu=%d scheduling=%s\n", result.cpu, scheduling_name(result));
-  print_summary("release_lateness", result.release_lateness);
-  print_summary("dispatch_handoff", result.dispatch_handoff);
-  print_summary("context_switch", result.context_switch);
-  print_summary("ceiling_lock", result.ceiling_lock);
-  print_summary("orb_call", result.orb_call);
-  print_summary("clock_read", result.clock_read);
+  for (const Figure& figure : kFigures) {
+    print_summary(figure.name, result.*figure.distribution);
+  }
   const bool to_stdout = std::strcmp(path, "-") == 0;
   std::FILE* out = to_stdout ? stdout : std::fopen(path, "w");
   if (out == nullptr) {

@@ -728,7 +728,7 @@ public final class HolisticAnalysis {
         }
         final long released =
             service
-                ? requestJitter.getOrDefault(method.name(), 0L) + overheads.serviceJitterNs()
+                ? overheads.requestJitterNs(requestJitter.getOrDefault(method.name(), 0L))
                 : releaseLateness;
         final long suspended = waits > 0 ? Math.max(0, task.responseTimeNs() - computes) : 0;
         periodic.add(new long[] {method.periodNs(), released + suspended, computes});

@@ -46,11 +46,6 @@ public record PlatformOverheads(
 
   public static final PlatformOverheads NONE = new PlatformOverheads(0, 0, 0, 0, 0);
 
-  /** The overheads of a platform without an ORB or service methods to charge. */
-  public PlatformOverheads(long releaseJitterNs, long contextSwitchNs, long ceilingLockNs) {
-    this(releaseJitterNs, contextSwitchNs, ceilingLockNs, 0, 0);
-  }
-
   /** The overheads the node's hardware platform file gives, or {@link #NONE}. */
   public static PlatformOverheads of(Node node) {
     return measured(node).map(PlatformOverheads::of).orElse(NONE);
@@ -70,11 +65,6 @@ public record PlatformOverheads(
         measured.orbCallP999Ns());
   }
 
-  /** A job's computation with its switches and the locks of its {@code segments} segments. */
-  public long chargedNs(long wcetNs, int segments) {
-    return chargedNs(wcetNs, segments, 0);
-  }
-
   /**
    * A job's computation with its switches, the locks of its {@code segments} segments and the ORB's
    * cost of the {@code messages} calls it handles (its request, for a service method, and each call
@@ -88,6 +78,14 @@ public record PlatformOverheads(
                 Math.multiplyExact(SWITCHES_PER_JOB, contextSwitchNs),
                 Math.multiplyExact(segments, ceilingLockNs)),
             Math.multiplyExact(messages, orbCallNs)));
+  }
+
+  /**
+   * A service method's release jitter: what the chains that request it pass on ({@code
+   * chainJitterNs}) and the largest handoff to its sleeping lane.
+   */
+  public long requestJitterNs(long chainJitterNs) {
+    return Math.addExact(chainJitterNs, serviceJitterNs);
   }
 
   /** The ORB messages a job of a method handles: its request if it serves one, and its calls. */

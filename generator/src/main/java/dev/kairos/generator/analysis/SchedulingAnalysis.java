@@ -268,8 +268,8 @@ public final class SchedulingAnalysis {
                 svm.source(),
                 segments);
         service.jitterNs =
-            arrivalJitterNs.getOrDefault(deployment.instance() + "." + svm.name(), 0L)
-                + overheads.serviceJitterNs();
+            overheads.requestJitterNs(
+                arrivalJitterNs.getOrDefault(deployment.instance() + "." + svm.name(), 0L));
         drafts.add(service);
       }
     }

@@ -234,7 +234,8 @@ class PlatformOverheadsTest {
             List.of(),
             HERE);
     assertEquals(PlatformOverheads.NONE, PlatformOverheads.of(node));
-    assertEquals(3 * MS, PlatformOverheads.NONE.chargedNs(3 * MS, 4));
-    assertEquals(3 * MS + 2 * 7 + 4 * 5, new PlatformOverheads(1, 7, 5).chargedNs(3 * MS, 4));
+    assertEquals(3 * MS, PlatformOverheads.NONE.chargedNs(3 * MS, 4, 0));
+    assertEquals(
+        3 * MS + 2 * 7 + 4 * 5, new PlatformOverheads(1, 7, 5, 0, 0).chargedNs(3 * MS, 4, 0));
   }
 }
