@@ -11,8 +11,10 @@ import dev.kairos.generator.ir.Tmos.Criticality;
 import dev.kairos.generator.ir.Tmos.Gate;
 import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
+import dev.kairos.generator.ir.TypeUse;
 import dev.kairos.generator.ir.Types.Operation;
 import dev.kairos.generator.wire.Frames;
+import dev.kairos.generator.wire.LeastEncodedSize;
 import dev.kairos.generator.wire.MaxEncodedSize;
 import dev.kairos.generator.wire.OperationMessages;
 import java.util.ArrayDeque;
@@ -37,16 +39,16 @@ import java.util.Set;
  * own calls and channel samples, the replies back to each caller; or a sample it publishes, read on
  * another node by a time-triggered SpM, which ends the chain. Each hop has a window of end times
  * from the chain's release: a message leaves between its sender's activation and that activation's
- * response without its own gate waits; it arrives after the network's latency at the earliest and
- * after latency + jitter + its queueing and transmission on the link at the latest (the network is
- * a resource of its own: every network is one shared medium on which the frames of all chains
- * queue, first in first out, each counted as if it went first); a service method completes between
- * its request's arrival and that arrival's latest plus its response on its node. The width of the
- * window in which a service method's requests arrive is its release jitter J, which raises the
- * interference it causes on its node: ceil((w + J) / T) activations in a window w (the
- * response-time analysis of {@link SchedulingAnalysis} with jitter terms; under EDF, its demand as
- * a job with deadline D - J). Best-case execution times are not modelled: every method may finish
- * at once, which keeps the jitter on the safe side.
+ * response without its own gate waits; it arrives after the network's latency and the transmission
+ * of its smallest frame at the earliest and after latency + jitter + its queueing and transmission
+ * on the link at the latest (the network is a resource of its own: every network is one shared
+ * medium on which the frames of all chains queue, first in first out, each counted as if it went
+ * first); a service method completes between its request's arrival and that arrival's latest plus
+ * its response on its node. The width of the window in which a service method's requests arrive is
+ * its release jitter J, which raises the interference it causes on its node: ceil((w + J) / T)
+ * activations in a window w (the response-time analysis of {@link SchedulingAnalysis} with jitter
+ * terms; under EDF, its demand as a job with deadline D - J). Best-case execution times are not
+ * modelled: every method may finish at once, which keeps the jitter on the safe side.
  *
  * <p>Response times depend on jitters and jitters on response times: the nodes are analysed again
  * with the jitters of the last pass until nothing changes (a fixed point, reached from zero jitter
@@ -183,6 +185,7 @@ public final class HolisticAnalysis {
   static final class Topology {
     final SystemModel system;
     final MaxEncodedSize sizes;
+    final LeastEncodedSize leastSizes;
     final OperationMessages messages;
     private final Map<String, Method> svmsByClass = new HashMap<>();
     private final List<Method> spms = new ArrayList<>();
@@ -195,6 +198,7 @@ public final class HolisticAnalysis {
     Topology(SystemModel system) {
       this.system = system;
       this.sizes = new MaxEncodedSize(system);
+      this.leastSizes = new LeastEncodedSize(system);
       this.messages = new OperationMessages(sizes);
       for (Node node : system.nodes()) {
         for (Deployment deployment : node.deployments()) {
@@ -334,13 +338,45 @@ public final class HolisticAnalysis {
     long sampleBytes(Channel channel) {
       return sizes.body(List.of(channel.type()));
     }
+
+    /** The fewest bytes of a request's body through the gate to the callee. */
+    long leastRequestBytes(Method callee) {
+      return callee
+          .svm()
+          .flatMap(Svm::signature)
+          .map(o -> leastSizes.body(memberTypes(OperationMessages.request(o))))
+          .orElse(0L);
+    }
+
+    /**
+     * The fewest bytes of the answer's body: its reply's, or an exception's index alone where it
+     * raises any.
+     */
+    long leastAnswerBytes(Method callee) {
+      final Optional<Operation> operation = callee.svm().flatMap(Svm::signature);
+      if (operation.isEmpty()) {
+        return 0;
+      }
+      final long reply = leastSizes.body(memberTypes(OperationMessages.reply(operation.get())));
+      return operation.get().raises().isEmpty() ? reply : Math.min(reply, 4);
+    }
+
+    long leastSampleBytes(Channel channel) {
+      return leastSizes.body(List.of(channel.type()));
+    }
+
+    private static List<TypeUse> memberTypes(List<OperationMessages.Member> members) {
+      return members.stream().map(OperationMessages.Member::type).toList();
+    }
   }
 
   /**
    * A stream of frames on a network: one per message of a chain (a gate's requests or replies, or a
-   * channel's samples to one reader's node), with the most bytes of its body and its period.
+   * channel's samples to one reader's node), with the time on the link of its largest frame and of
+   * its smallest, and its period.
    */
-  record Stream(String key, String network, long transmissionNs, long periodNs) {}
+  record Stream(
+      String key, String network, long transmissionNs, long leastTransmissionNs, long periodNs) {}
 
   /** A window of end times from the chain's release; latest -1 when unbounded. */
   record Window(long earliest, long latest) {
@@ -390,11 +426,17 @@ public final class HolisticAnalysis {
             call.caller(),
             call.callee(),
             topology.requestBytes(call.callee()),
+            topology.leastRequestBytes(call.callee()),
             period);
         final long answer = topology.answerBytes(call.callee());
         if (answer != EndToEndAnalysis.NO_ANSWER) {
           stream(
-              replyKey(call.caller(), call.gate()), call.callee(), call.caller(), answer, period);
+              replyKey(call.caller(), call.gate()),
+              call.callee(),
+              call.caller(),
+              answer,
+              topology.leastAnswerBytes(call.callee()),
+              period);
         }
       } else if (step instanceof Publish publish) {
         stream(
@@ -402,11 +444,13 @@ public final class HolisticAnalysis {
             publish.publisher(),
             publish.reader(),
             topology.sampleBytes(publish.channel()),
+            topology.leastSampleBytes(publish.channel()),
             publish.publisher().periodNs());
       }
     }
 
-    private void stream(String key, Method from, Method to, long bytes, long periodNs) {
+    private void stream(
+        String key, Method from, Method to, long bytes, long leastBytes, long periodNs) {
       topology
           .link(from.node(), to.node())
           .ifPresent(
@@ -417,6 +461,7 @@ public final class HolisticAnalysis {
                           key,
                           network.name(),
                           Frames.serialisationNs(bytes, network.bitsPerSecond()),
+                          Frames.serialisationNs(leastBytes, network.bitsPerSecond()),
                           periodNs)));
     }
 
@@ -568,7 +613,10 @@ public final class HolisticAnalysis {
           hops.add(
               hop(
                   ChainReport.HopKind.RESUME,
-                  back.caller().name() + " has its reply and completes",
+                  back.caller().name()
+                      + (oneway
+                          ? " completes, its oneway call " + back.gate().name() + " served"
+                          : " has its reply and completes"),
                   back.caller(),
                   completed,
                   0,
@@ -836,8 +884,10 @@ public final class HolisticAnalysis {
 
     /**
      * A message from {@code from}'s node to {@code to}'s, sent in {@code sent}: on one node at
-     * once; across a network after its latency at the earliest, after latency + jitter + queueing
-     * and transmission at the latest. Records the jitter of its sending for the next iteration.
+     * once; across a network after its latency and the transmission of its smallest frame at the
+     * earliest (a frame has not arrived before its last bit), after latency + jitter + queueing and
+     * transmission of its largest at the latest. Records the jitter of its sending for the next
+     * iteration.
      */
     private Window network(
         List<ChainReport.Hop> hops, String what, String key, Method from, Method to, Window sent) {
@@ -855,7 +905,11 @@ public final class HolisticAnalysis {
       if (sent.bounded()) {
         messageJitter.merge(key, sent.latest() - sent.earliest(), Math::max);
       }
-      final long earliest = saturatedSum(sent.earliest(), network.latencyNs());
+      final Stream stream = streams.get(key);
+      final long earliest =
+          saturatedSum(
+              saturatedSum(sent.earliest(), network.latencyNs()),
+              stream == null ? 0 : stream.leastTransmissionNs());
       final long latest =
           sent.bounded() && onLink[1] >= 0
               ? saturatedSum(
