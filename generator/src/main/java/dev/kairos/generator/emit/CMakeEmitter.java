@@ -29,7 +29,12 @@ final class CMakeEmitter {
     w.line("project($name$_nodes LANGUAGES CXX)", "name", system.modelName()).blank();
     w.line("set(CMAKE_CXX_STANDARD 20)");
     w.line("set(CMAKE_CXX_STANDARD_REQUIRED ON)");
-    w.line("set(CMAKE_CXX_EXTENSIONS OFF)").blank();
+    w.line("set(CMAKE_CXX_EXTENSIONS OFF)");
+    w.line("# Nodes are measured and deployed optimised, as the runtime is built: without a build");
+    w.line("# type the runtime's headers would be compiled into each node unoptimised.");
+    w.line("if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)");
+    w.line("  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING \"Build type\" FORCE)");
+    w.line("endif()").blank();
     w.line("find_package(Kairos 0.1 REQUIRED)").blank();
     w.line(
         "set(KAIROS_IMPL_DIR \"$${CMAKE_CURRENT_SOURCE_DIR}/$dir$\" CACHE PATH",
