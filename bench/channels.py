@@ -46,6 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 KAIROS = ROOT / "kairos"
 PREFIX = ROOT / "build" / "prefix"
 PAYLOAD_BYTES = 64
+# The channel's validity: DDS's lifespan on both sides, Kairos's and the raw baseline's.
+VALIDITY_MS = 100
 
 MODEL_HEAD = """package chbench
 
@@ -62,7 +64,7 @@ struct Reading {   // 64 bytes in CDR: what ddsperf's `size 64` carries
 
 tmo Source {
   ods { segment sent { uint64 count; } }
-  eac { channel feed : rmmc<Reading> best-effort validity 100 ms fan-out @FANOUT@; }
+  eac { channel feed : rmmc<Reading> best-effort validity @VALIDITY@ ms fan-out @FANOUT@; }
   spm publish
     for t = from 0 s to forever every @PERIOD@
     start-during (t, t + 1 ms) finish-by t + 5 ms
@@ -78,7 +80,7 @@ node source {
 
 SINK_TMO = """tmo @SINK@ {
   ods { segment seen { uint64 count; } }
-  eac { channel feed : rmmc<Reading> best-effort validity 100 ms fan-out @FANOUT@; }
+  eac { channel feed : rmmc<Reading> best-effort validity @VALIDITY@ ms fan-out @FANOUT@; }
   spm drain
     for t = from 0 s to forever every 100 ms
     start-during (t, t + 5 ms) finish-by t + 50 ms
@@ -150,12 +152,12 @@ void Sink::drain(DrainAccess ods, DrainChannels channels) {
 
 def model_text(subscribers: int, period_ms: int) -> str:
     text = MODEL_HEAD.replace("@FANOUT@", str(max(subscribers, 1))).replace(
-        "@PERIOD@", f"{period_ms} ms")
+        "@PERIOD@", f"{period_ms} ms").replace("@VALIDITY@", str(VALIDITY_MS))
     # A TMO is deployed once in a system: each subscriber node deploys a class of its own.
     sinks = [f"sink{k}" for k in range(1, subscribers + 1)]
     for k, sink in enumerate(sinks, start=1):
         text += "\n" + SINK_TMO.replace("@SINK@", f"Sink{k}").replace(
-            "@FANOUT@", str(subscribers))
+            "@FANOUT@", str(subscribers)).replace("@VALIDITY@", str(VALIDITY_MS))
         text += f"\nnode {sink} {{\n  os linux\n  deploy Sink{k} as {sink}\n}}\n"
     # One host's loopback, as the analysis should see it: a fraction of a millisecond.
     text += ("\nnetwork host {\n  latency 100 us;\n  jitter 100 us;\n  bandwidth 1000 Mbps;\n"
@@ -268,9 +270,11 @@ def raw_run(build: Path, subscribers: int, seconds: float, period_ms: int,
             cpus: tuple[int, int]) -> dict:
     """The raw DDS baseline: as many subscriber processes, and its publisher."""
     return one_way_run(
-        [[build / "raw_dds", "sub", "chbench_raw", seconds + 2 * DISCOVERY_S, cpus[1]]
+        [[build / "raw_dds", "sub", "chbench_raw", VALIDITY_MS, seconds + 2 * DISCOVERY_S,
+          cpus[1]]
          for _ in range(subscribers)],
-        [build / "raw_dds", "pub", "chbench_raw", period_ms * 1000, seconds, cpus[0]],
+        [build / "raw_dds", "pub", "chbench_raw", VALIDITY_MS, period_ms * 1000, seconds,
+         cpus[0]],
         seconds, "raw ")
 
 

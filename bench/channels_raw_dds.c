@@ -1,8 +1,8 @@
 /* bench/channels_raw_dds.c -- the raw Cyclone DDS baseline of bench/channels.py: what a Kairos
  * channel does on DDS, with nothing of Kairos around it, at the same period and payload.
  *
- *   channels_raw_dds pub <topic> <period_us> <seconds> <cpu>
- *   channels_raw_dds sub <topic> <seconds> <cpu>
+ *   channels_raw_dds pub <topic> <lifespan_ms> <period_us> <seconds> <cpu>
+ *   channels_raw_dds sub <topic> <lifespan_ms> <seconds> <cpu>
  *
  * The publisher writes one chbench_Reading (idlc's C type of the benchmark model, 64 bytes in
  * CDR) per period from a SCHED_FIFO thread woken by an absolute timer, stamped with the time of
@@ -11,8 +11,9 @@
  * host, one clock). At the end it prints `raw delivered=<n> delivery_p50_us=<f>
  * delivery_p99_us=<f> delivery_max_us=<f>`, the names of a Kairos node's `channel` line, and the
  * publisher `raw published=<n>`.
- * QoS as a `best-effort` Kairos channel: best effort, keep-last 1, volatile. <cpu> pins the
- * process (-1: any CPU), as the Kairos nodes are pinned. */
+ * QoS as a `best-effort` Kairos channel with a `validity` of <lifespan_ms>: best effort,
+ * keep-last 1, volatile, that lifespan. <cpu> pins the process (-1: any CPU), as the Kairos nodes
+ * are pinned. */
 #define _GNU_SOURCE
 #include <dds/dds.h>
 #include <errno.h>
@@ -44,11 +45,14 @@ static void pin(int cpu) {
   }
 }
 
+static double lifespan_ms;
+
 static dds_qos_t* channel_qos(void) {
   dds_qos_t* qos = dds_create_qos();
   dds_qset_reliability(qos, DDS_RELIABILITY_BEST_EFFORT, 0);
   dds_qset_history(qos, DDS_HISTORY_KEEP_LAST, 1);
   dds_qset_durability(qos, DDS_DURABILITY_VOLATILE);
+  dds_qset_lifespan(qos, (dds_duration_t)(lifespan_ms * 1e6));
   return qos;
 }
 
@@ -145,17 +149,18 @@ static int number(char** argv, int index, double low, double high, double* out) 
 }
 
 int main(int argc, char** argv) {
-  const int pub = argc == 6 && strcmp(argv[1], "pub") == 0;
-  const int sub = argc == 5 && strcmp(argv[1], "sub") == 0;
+  const int pub = argc == 7 && strcmp(argv[1], "pub") == 0;
+  const int sub = argc == 6 && strcmp(argv[1], "sub") == 0;
   double period_us = 0, seconds = 0, cpu = -1;
-  if ((!pub && !sub) ||
-      (pub && !(number(argv, 3, 100, 1e7, &period_us) && number(argv, 4, 0.001, 3600, &seconds))) ||
-      (sub && !number(argv, 3, 0.001, 3600, &seconds)) ||
+  if ((!pub && !sub) || !number(argv, 3, 1, 3.6e6, &lifespan_ms) ||
+      (pub && !(number(argv, 4, 100, 1e7, &period_us) && number(argv, 5, 0.001, 3600, &seconds))) ||
+      (sub && !number(argv, 4, 0.001, 3600, &seconds)) ||
       !number(argv, argc - 1, -1, CPU_SETSIZE - 1, &cpu) || cpu != (int)cpu) {
     fprintf(stderr,
-            "usage: channels_raw_dds pub <topic> <period_us> <seconds> <cpu>\n"
-            "       channels_raw_dds sub <topic> <seconds> <cpu>\n"
-            "       (period 100 us to 10 s, seconds up to 3600, cpu -1 for any)\n");
+            "usage: channels_raw_dds pub <topic> <lifespan_ms> <period_us> <seconds> <cpu>\n"
+            "       channels_raw_dds sub <topic> <lifespan_ms> <seconds> <cpu>\n"
+            "       (lifespan 1 ms to 1 h, period 100 us to 10 s, seconds up to 3600,\n"
+            "       cpu -1 for any)\n");
     return 2;
   }
   pin((int)cpu);
