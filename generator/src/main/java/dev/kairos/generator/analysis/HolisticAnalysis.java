@@ -427,6 +427,7 @@ public final class HolisticAnalysis {
             call.callee(),
             topology.requestBytes(call.callee()),
             topology.leastRequestBytes(call.callee()),
+            Frames.HEADER_BYTES,
             period);
         final long answer = topology.answerBytes(call.callee());
         if (answer != EndToEndAnalysis.NO_ANSWER) {
@@ -436,6 +437,7 @@ public final class HolisticAnalysis {
               call.caller(),
               answer,
               topology.leastAnswerBytes(call.callee()),
+              Frames.HEADER_BYTES,
               period);
         }
       } else if (step instanceof Publish publish) {
@@ -445,12 +447,24 @@ public final class HolisticAnalysis {
             publish.reader(),
             topology.sampleBytes(publish.channel()),
             topology.leastSampleBytes(publish.channel()),
+            Frames.SAMPLE_HEADER_BYTES,
             publish.publisher().periodNs());
       }
     }
 
+    /**
+     * A stream's frames: its largest as a frame of the ORB (the most a message puts on the link),
+     * its smallest with {@code leastHeader}, the header it carries at the least (a frame's for a
+     * request or a reply; a channel sample's, shorter, where the hub sends the sample itself).
+     */
     private void stream(
-        String key, Method from, Method to, long bytes, long leastBytes, long periodNs) {
+        String key,
+        Method from,
+        Method to,
+        long bytes,
+        long leastBytes,
+        int leastHeader,
+        long periodNs) {
       topology
           .link(from.node(), to.node())
           .ifPresent(
@@ -461,7 +475,7 @@ public final class HolisticAnalysis {
                           key,
                           network.name(),
                           Frames.serialisationNs(bytes, network.bitsPerSecond()),
-                          Frames.serialisationNs(leastBytes, network.bitsPerSecond()),
+                          Frames.serialisationNs(leastBytes, leastHeader, network.bitsPerSecond()),
                           periodNs)));
     }
 

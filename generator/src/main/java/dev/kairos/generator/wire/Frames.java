@@ -14,6 +14,13 @@ public final class Frames {
   public static final int HEADER_BYTES = 32;
 
   /**
+   * Bytes of the header before a channel sample's body where the node's hub sends it itself (sim,
+   * UDP): {@code kairos::channel::kSampleHeaderSize} in the runtime's hub.hpp, which a test reads
+   * too. Smaller than a frame's: the least a sample can put on a link.
+   */
+  public static final int SAMPLE_HEADER_BYTES = 16;
+
+  /**
    * Bytes of the largest body the ORB carries: {@code body} of runtime-cpp/capacities.properties,
    * which the runtime's {@code kairos::orb::kMaxBody} is made from.
    */
@@ -29,10 +36,15 @@ public final class Frames {
    * size too large for 64 bits of bit-nanoseconds gives {@link Long#MAX_VALUE}.
    */
   public static long serialisationNs(long bodyBytes, long bitsPerSecond) {
+    return serialisationNs(bodyBytes, HEADER_BYTES, bitsPerSecond);
+  }
+
+  /** As {@link #serialisationNs(long, long)}, with a header of {@code headerBytes}. */
+  public static long serialisationNs(long bodyBytes, int headerBytes, long bitsPerSecond) {
     if (bitsPerSecond <= 0) {
       return 0;
     }
-    final long bytes = bodyBytes > Long.MAX_VALUE - HEADER_BYTES ? -1 : bodyBytes + HEADER_BYTES;
+    final long bytes = bodyBytes > Long.MAX_VALUE - headerBytes ? -1 : bodyBytes + headerBytes;
     if (bytes < 0 || bytes > Long.MAX_VALUE / (8 * NANOSECONDS_PER_SECOND)) {
       return Long.MAX_VALUE;
     }

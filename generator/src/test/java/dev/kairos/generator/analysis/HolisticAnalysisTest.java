@@ -215,14 +215,14 @@ class HolisticAnalysisTest {
    * sense's 12 ms wait for its reply (a waiting lane is not ready): hi C 1, R 1 (J = R - C = 0);
    * sense C 2, R 18 (J = 16): w = ceil(w / 5) + 2 ceil((w + 16) / 20) from 3 -> 1 + 2 = 3 ms. So it
    * leaves by 9 ms: its frames' jitter is 9 ms, which still lets one frame of it into each other
-   * frame's window (above). It arrives [1 + 1.125 = 2.125, 9 + 1.5 + 3.125 = 13.625 ms]. Node b's
-   * hub hands it to crunch's history within b's busy period: get C 1, R 1, J 8.625 ms (its
-   * requests' jitter); crunch C 12, R 14 (J 2): w = ceil((w + 8.625) / 20) + 12 ceil((w + 2) / 40)
-   * from 13 -> 2 + 12 = 14 -> 14 ms (13 ms in pass 1, before get's jitter). Delivered by 27.625 ms;
-   * crunch takes it at its next release at most 40 ms later and completes within 14 ms: 81.625 ms.
-   * Its age when read: sense publishes every 20 ms, so the newest sample left at most 20 + 9 ms ago
-   * and took at most 27.625 - 9 = 18.625 ms to reach the history: 47.625 ms, within the channel's
-   * validity of 50 ms.
+   * frame's window (above). It arrives [1 + 0.625 = 1.625, 9 + 1.5 + 3.125 = 13.625 ms] (at the
+   * earliest its 4 bytes with a sample's 16-byte header, 160 bits). Node b's hub hands it to
+   * crunch's history within b's busy period: get C 1, R 1, J 8.625 ms (its requests' jitter);
+   * crunch C 12, R 14 (J 2): w = ceil((w + 8.625) / 20) + 12 ceil((w + 2) / 40) from 13 -> 2 + 12 =
+   * 14 -> 14 ms (13 ms in pass 1, before get's jitter). Delivered by 27.625 ms; crunch takes it at
+   * its next release at most 40 ms later and completes within 14 ms: 81.625 ms. Its age when read:
+   * sense publishes every 20 ms, so the newest sample left at most 20 + 9 ms ago and took at most
+   * 27.625 - 9 = 18.625 ms to reach the history: 47.625 ms, within the channel's validity of 50 ms.
    */
   @Test
   void jitterCrossesTheNetworkAndRaisesInterferenceUntilAFixedPoint() {
@@ -261,6 +261,7 @@ class HolisticAnalysisTest {
     final ChainReport sample = chain(report, "client.sense", "channel status");
     assertEquals("client.sense -[channel status]-> worker.crunch", sample.name());
     assertEquals(List.of(0L, 9 * MS, 13_625 * US, 27_625 * US, 81_625 * US), latest(sample));
+    assertEquals(1_625 * US, sample.hops().get(2).earliestNs());
     assertEquals(ChainReport.HopKind.DELIVER, sample.hops().get(3).kind());
     final ChainReport.Hop frame = sample.hops().get(2);
     assertEquals(1_125 * US, frame.transmissionNs());

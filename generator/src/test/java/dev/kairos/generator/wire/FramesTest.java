@@ -31,6 +31,16 @@ class FramesTest {
   }
 
   @Test
+  void theSampleHeaderIsTheRuntimes() throws Exception {
+    final String hub =
+        Files.readString(Path.of("..", "runtime-cpp", "include", "kairos", "channel", "hub.hpp"));
+    final Matcher size = Pattern.compile("kSampleHeaderSize\\s*=\\s*([0-9]+)\\s*;").matcher(hub);
+    assertTrue(size.find(), "hub.hpp declares kSampleHeaderSize");
+    assertEquals(Integer.parseInt(size.group(1)), Frames.SAMPLE_HEADER_BYTES);
+    assertTrue(Frames.SAMPLE_HEADER_BYTES <= Frames.HEADER_BYTES);
+  }
+
+  @Test
   void theBodyCapacityIsTheRuntimes() throws Exception {
     final String capacities =
         Files.readString(Path.of("..", "runtime-cpp", "capacities.properties"));
