@@ -11,7 +11,6 @@ import dev.kairos.generator.ir.Tmos.Criticality;
 import dev.kairos.generator.ir.Tmos.Gate;
 import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
-import dev.kairos.generator.ir.TypeUse;
 import dev.kairos.generator.ir.Types.Operation;
 import dev.kairos.generator.wire.Frames;
 import dev.kairos.generator.wire.LeastEncodedSize;
@@ -344,7 +343,7 @@ public final class HolisticAnalysis {
       return callee
           .svm()
           .flatMap(Svm::signature)
-          .map(o -> leastSizes.body(memberTypes(OperationMessages.request(o))))
+          .map(o -> leastSizes.body(OperationMessages.types(OperationMessages.request(o))))
           .orElse(0L);
     }
 
@@ -357,16 +356,13 @@ public final class HolisticAnalysis {
       if (operation.isEmpty()) {
         return 0;
       }
-      final long reply = leastSizes.body(memberTypes(OperationMessages.reply(operation.get())));
+      final long reply =
+          leastSizes.body(OperationMessages.types(OperationMessages.reply(operation.get())));
       return operation.get().raises().isEmpty() ? reply : Math.min(reply, 4);
     }
 
     long leastSampleBytes(Channel channel) {
       return leastSizes.body(List.of(channel.type()));
-    }
-
-    private static List<TypeUse> memberTypes(List<OperationMessages.Member> members) {
-      return members.stream().map(OperationMessages.Member::type).toList();
     }
   }
 

@@ -31,7 +31,8 @@ public final class LeastEncodedSize {
 
   public LeastEncodedSize(List<TypeDeclaration> types) {
     for (TypeDeclaration declaration : types) {
-      declarations.put(key(declaration.namespace(), declaration.name()), declaration);
+      declarations.put(
+          MaxEncodedSize.key(declaration.namespace(), declaration.name()), declaration);
     }
   }
 
@@ -58,7 +59,7 @@ public final class LeastEncodedSize {
       return LENGTH_BYTES;
     }
     final TypeUse.Named named = (TypeUse.Named) type;
-    final String key = key(named.namespace(), named.name());
+    final String key = MaxEncodedSize.key(named.namespace(), named.name());
     final Long known = memo.get(key);
     if (known != null) {
       return known;
@@ -81,9 +82,5 @@ public final class LeastEncodedSize {
     }
     memo.put(key, bytes);
     return bytes;
-  }
-
-  private static String key(List<String> namespace, String name) {
-    return String.join(".", namespace) + "." + name;
   }
 }

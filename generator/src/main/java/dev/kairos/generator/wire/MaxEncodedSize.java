@@ -233,7 +233,8 @@ public final class MaxEncodedSize {
     return sum < 0 ? Long.MAX_VALUE : sum;
   }
 
-  private static String key(List<String> namespace, String name) {
+  /** A declared type's name, qualified by its package: how the tables of sizes look it up. */
+  static String key(List<String> namespace, String name) {
     return String.join(".", namespace) + "." + name;
   }
 }

@@ -63,9 +63,14 @@ public final class OperationMessages {
     return members;
   }
 
+  /** The types of `members`, in their order: what a body holding them is made of. */
+  public static List<TypeUse> types(List<Member> members) {
+    return members.stream().map(Member::type).toList();
+  }
+
   /** The most bytes of a body holding `members`. */
   public long body(List<Member> members) {
-    return sizes.body(members.stream().map(Member::type).toList());
+    return sizes.body(types(members));
   }
 
   /** The most bytes of the request's body. */

@@ -21,22 +21,24 @@ import org.junit.jupiter.api.Test;
 class FramesTest {
   private static final SourceRef AT = new SourceRef("m.tmo", 1);
 
+  /** The value of `constant` as the runtime header `kairos/<header>` declares it. */
+  private static int runtimeConstant(String header, String constant) throws Exception {
+    final String text =
+        Files.readString(Path.of("..", "runtime-cpp", "include", "kairos").resolve(header));
+    final Matcher value = Pattern.compile(constant + "\\s*=\\s*([0-9]+)\\s*;").matcher(text);
+    assertTrue(value.find(), header + " declares " + constant);
+    return Integer.parseInt(value.group(1));
+  }
+
   @Test
   void theHeaderIsTheRuntimes() throws Exception {
-    final String frame =
-        Files.readString(Path.of("..", "runtime-cpp", "include", "kairos", "orb", "frame.hpp"));
-    final Matcher size = Pattern.compile("kHeaderSize\\s*=\\s*([0-9]+)\\s*;").matcher(frame);
-    assertTrue(size.find(), "frame.hpp declares kHeaderSize");
-    assertEquals(Integer.parseInt(size.group(1)), Frames.HEADER_BYTES);
+    assertEquals(runtimeConstant("orb/frame.hpp", "kHeaderSize"), Frames.HEADER_BYTES);
   }
 
   @Test
   void theSampleHeaderIsTheRuntimes() throws Exception {
-    final String hub =
-        Files.readString(Path.of("..", "runtime-cpp", "include", "kairos", "channel", "hub.hpp"));
-    final Matcher size = Pattern.compile("kSampleHeaderSize\\s*=\\s*([0-9]+)\\s*;").matcher(hub);
-    assertTrue(size.find(), "hub.hpp declares kSampleHeaderSize");
-    assertEquals(Integer.parseInt(size.group(1)), Frames.SAMPLE_HEADER_BYTES);
+    assertEquals(
+        runtimeConstant("channel/hub.hpp", "kSampleHeaderSize"), Frames.SAMPLE_HEADER_BYTES);
     assertTrue(Frames.SAMPLE_HEADER_BYTES <= Frames.HEADER_BYTES);
   }
 
