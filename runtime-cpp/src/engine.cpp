@@ -876,12 +876,12 @@ ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const no
   if (activation.service) {
     const SvmEntry& service = *services_[activation.spm].entry;
     due = since(epoch_, activation.release + service.gct);
-    wcet = service.wcet;
+    wcet = service.wcet + service.reply_wait;
     importance = service.importance;
   } else {
     const SpmEntry& entry = *bindings_[activation.spm].entry;
     due = since(epoch_, activation.release + entry.deadline);
-    wcet = entry.wcet;
+    wcet = entry.wcet + entry.reply_wait;
     importance = entry.importance;
   }
   switch (lane.discipline) {
@@ -891,7 +891,8 @@ ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const no
       return ReadyKey{due, 0, activation.arrival};
     case QueueDiscipline::kLaxity:
       // Laxity at any common instant orders like (deadline - remaining work); a waiting
-      // activation has all of its WCET still to do.
+      // activation has all of its WCET still to do, and its replies to wait for, as the analysis
+      // counts them.
       return ReadyKey{due - wcet.count(), 0, activation.arrival};
     case QueueDiscipline::kLaxityThenImportance:
       return ReadyKey{due - wcet.count(), -static_cast<std::int64_t>(importance),

@@ -80,7 +80,7 @@ struct SpmEntry {
   kal::Duration window_open;   ///< start-during (t + window_open, ...)
   kal::Duration window_close;  ///< start-during (..., t + window_close)
   kal::Duration deadline;      ///< finish-by t + deadline
-  kal::Duration wcet;          ///< scaled to the node's hardware
+  kal::Duration wcet;          ///< what a job computes, scaled to the node's hardware
   Criticality criticality;
   kal::PriorityBand band;
   std::uint8_t importance = 0;  ///< MUF tie-breaker: higher is more important
@@ -89,6 +89,9 @@ struct SpmEntry {
   /// and the BCC between its methods stay within one core (the engine refuses rows that would
   /// share them across cores).
   std::uint8_t core = 0;  ///< the node's core the method is bound to (partitioned scheduling)
+  /// How long a job may wait for the replies of the blocking gates it calls (the sum of their
+  /// deadlines): the analysis counts it as execution, but a wait is no processor time.
+  kal::Duration reply_wait{};
 };
 
 /// One ODS segment of a deployed TMO: the unit of locking, with its priority ceiling (the
@@ -109,8 +112,8 @@ struct SvmEntry {
   std::string_view instance;
   std::string_view method;
   std::string_view source;
-  kal::Duration gct;  ///< guaranteed completion time, from the request's arrival
-  kal::Duration wcet;
+  kal::Duration gct;   ///< guaranteed completion time, from the request's arrival
+  kal::Duration wcet;  ///< what a request computes, scaled to the node's hardware
   Criticality criticality;
   kal::PriorityBand band;
   std::uint8_t importance = 0;
@@ -118,7 +121,8 @@ struct SvmEntry {
   kal::Duration admission_slot{};  ///< room needed before the next conflicting window opens
   std::uint64_t segments = 0;      ///< bit k: uses ODS segment k of the node's segment table
   /// As for SpmEntry::core: the SvM's TMO is on this core, and so is every SpM it conflicts with.
-  std::uint8_t core = 0;  ///< the node's core the method is bound to (partitioned scheduling)
+  std::uint8_t core = 0;       ///< the node's core the method is bound to (partitioned scheduling)
+  kal::Duration reply_wait{};  ///< as SpmEntry::reply_wait
 };
 
 /// One release of the static release table: the start window of SpM row `spm` opens `open`

@@ -242,6 +242,7 @@ public final class SchedulingAnalysis {
                 spm.deadlineNs() - spm.windowOpenNs(),
                 spm.source(),
                 segments);
+        draft.replyWaitNs = wait;
         draft.jitterNs = overheads.releaseJitterNs();
         drafts.add(draft);
       }
@@ -267,6 +268,7 @@ public final class SchedulingAnalysis {
                 svm.gctNs(),
                 svm.source(),
                 segments);
+        service.replyWaitNs = wait;
         service.jitterNs =
             overheads.requestJitterNs(
                 arrivalJitterNs.getOrDefault(deployment.instance() + "." + svm.name(), 0L));
@@ -336,7 +338,8 @@ public final class SchedulingAnalysis {
               response,
               meets,
               task.source,
-              0));
+              0,
+              task.replyWaitNs));
     }
     if (node.strategy().earliestDeadlineFirst()) {
       // One band ordered by deadline: the processor-demand test decides, and every method
@@ -893,6 +896,10 @@ public final class SchedulingAnalysis {
     final long deadlineNs;
     final dev.kairos.generator.ir.SourceRef source;
     final java.util.Set<String> segments;
+
+    /** The part of the declared WCET that is waiting for replies of blocking gates. */
+    long replyWaitNs;
+
     int band;
     long blockingNs;
 

@@ -14,6 +14,9 @@ import dev.kairos.generator.ir.Tmos.Criticality;
  * @param band priority band on the node (higher is more urgent)
  * @param responseTimeNs worst-case response time, or -1 where it diverges past the deadline
  * @param core the core of the node the method runs on (partitioned scheduling)
+ * @param replyWaitNs the part of {@code wcetNs} that is waiting for the replies of the blocking
+ *     gates the method calls (counted as execution by the analysis, but no processor time: the
+ *     engine computes only {@code wcetNs - replyWaitNs})
  */
 public record TaskReport(
     String instance,
@@ -27,7 +30,8 @@ public record TaskReport(
     long responseTimeNs,
     boolean schedulable,
     SourceRef source,
-    int core) {
+    int core,
+    long replyWaitNs) {
 
   public enum Kind {
     SPM,
@@ -61,7 +65,13 @@ public record TaskReport(
         response,
         meets,
         source,
-        onCore);
+        onCore,
+        replyWaitNs);
+  }
+
+  /** What the method computes per job on the node's hardware: its WCET less its reply waits. */
+  public long computeNs() {
+    return wcetNs - replyWaitNs;
   }
 
   public double utilization() {

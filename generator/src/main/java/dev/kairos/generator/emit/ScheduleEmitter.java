@@ -124,13 +124,14 @@ final class ScheduleEmitter {
         w.line(".window_open = nanoseconds{$v$},", "v", spm.windowOpenNs());
         w.line(".window_close = nanoseconds{$v$},", "v", spm.windowCloseNs());
         w.line(".deadline = nanoseconds{$v$},", "v", spm.deadlineNs());
-        w.line(".wcet = nanoseconds{$v$},", "v", task.wcetNs());
+        wcetField(w, task);
         priorityFields(w, spm.criticality(), task.band(), spm.importance());
         w.line(
             ".segments = 0x$v$ULL,",
             "v",
             Long.toHexString(segmentMask(report, deployment.instance(), spm.uses())));
         coreField(w, report, task);
+        replyWaitField(w, task);
         w.closeList("},");
       }
     }
@@ -204,7 +205,7 @@ final class ScheduleEmitter {
         w.line(".method = $v$,", "v", CppNames.literal(svm.name()));
         w.line(".source = $v$,", "v", CppNames.literal(svm.source().toString()));
         w.line(".gct = nanoseconds{$v$},", "v", svm.gctNs());
-        w.line(".wcet = nanoseconds{$v$},", "v", task.wcetNs());
+        wcetField(w, task);
         priorityFields(w, svm.criticality(), task.band(), svm.importance());
         final NodeReport.ServiceAdmission bcc =
             admission(report, deployment.instance(), svm.name());
@@ -215,6 +216,7 @@ final class ScheduleEmitter {
             "v",
             Long.toHexString(segmentMask(report, deployment.instance(), svm.uses())));
         coreField(w, report, task);
+        replyWaitField(w, task);
         w.closeList("},");
       }
     }
@@ -225,6 +227,21 @@ final class ScheduleEmitter {
   }
 
   /** The core of a row, on multicore nodes only (single-core rows keep the default, 0). */
+  /**
+   * What the engine computes for a job: its WCET on the node's hardware, without the waits for
+   * replies that the analysis counts as execution too (replyWaitField).
+   */
+  private static void wcetField(CodeWriter w, TaskReport task) {
+    w.line(".wcet = nanoseconds{$v$},", "v", task.computeNs());
+  }
+
+  /** For a method that calls blocking gates, how long it may wait for their replies. */
+  private static void replyWaitField(CodeWriter w, TaskReport task) {
+    if (task.replyWaitNs() > 0) {
+      w.line(".reply_wait = nanoseconds{$v$},", "v", task.replyWaitNs());
+    }
+  }
+
   private static void coreField(CodeWriter w, NodeReport report, TaskReport task) {
     if (report.multicore()) {
       w.line(".core = $v$,", "v", task.core());
