@@ -348,6 +348,34 @@ kal::Status Engine::request(std::size_t svm, void* request) noexcept {
   return kal::Status::kOk;
 }
 
+kal::Status Engine::admit_arrival(std::size_t svm) noexcept {
+  if (svm >= service_count_) {
+    return kal::Status::kInvalidArgument;
+  }
+  ServiceBinding& service = services_[svm];
+  const std::int64_t interval = service.entry->min_inter_arrival.count();
+  if (interval <= 0) {
+    return kal::Status::kOk;
+  }
+  // Virtual scheduling: each request taken moves the theoretical arrival of the next one
+  // interval past its own (or past the last, when it came early); a request may come at most
+  // arrival_jitter before its theoretical arrival. That admits exactly the streams with at most
+  // ceil((w + jitter) / interval) requests in any window w, the ones the analysis counted.
+  const std::int64_t tolerance = service.entry->arrival_jitter.count();
+  const std::int64_t now = kal::MonotonicClock::now().time_since_epoch().count();
+  std::int64_t next = service.next_arrival_ns.load(std::memory_order_acquire);
+  while (true) {
+    if (next != kNoArrivalYet && now < next - tolerance) {
+      requests_over_rate_.fetch_add(1, std::memory_order_relaxed);
+      return kal::Status::kRateExceeded;
+    }
+    const std::int64_t after = (next == kNoArrivalYet ? now : std::max(next, now)) + interval;
+    if (service.next_arrival_ns.compare_exchange_weak(next, after, std::memory_order_acq_rel)) {
+      return kal::Status::kOk;
+    }
+  }
+}
+
 kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
                             void* observer_context) noexcept {
   if (duration <= kal::Duration::zero()) {
@@ -1157,7 +1185,8 @@ EngineCounters Engine::counters() const noexcept {
                         gct_misses_.load(),
                         requests_served_at_once_.load(),
                         wcet_overruns,
-                        options_.measure_execution_time};
+                        options_.measure_execution_time,
+                        requests_over_rate_.load()};
 }
 
 }  // namespace kairos

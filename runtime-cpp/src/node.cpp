@@ -499,8 +499,8 @@ std::size_t format_summary(std::span<char> out, std::string_view node_name,
   return written(std::snprintf(out.data(), out.size(),
                                "summary node=%.*s activations=%llu start_window_misses=%llu "
                                "deadline_misses=%llu overruns=%llu trace_drops=%llu scheduling=%s "
-                               "requests_served=%llu requests_refused=%llu gct_misses=%llu "
-                               "wcet_overruns=%s\n",
+                               "requests_served=%llu requests_refused=%llu "
+                               "requests_over_rate=%llu gct_misses=%llu wcet_overruns=%s\n",
                                static_cast<int>(node_name.size()), node_name.data(),
                                static_cast<unsigned long long>(counters.activations),
                                static_cast<unsigned long long>(counters.start_window_misses),
@@ -509,6 +509,7 @@ std::size_t format_summary(std::span<char> out, std::string_view node_name,
                                static_cast<unsigned long long>(counters.trace_drops), scheduling,
                                static_cast<unsigned long long>(counters.requests_served),
                                static_cast<unsigned long long>(counters.requests_refused),
+                               static_cast<unsigned long long>(counters.requests_over_rate),
                                static_cast<unsigned long long>(counters.gct_misses), wcet_overruns),
                  out);
 }

@@ -56,6 +56,8 @@ CallStatus status_of(ReplyStatus status) noexcept {
       return CallStatus::kNoSuchTarget;
     case ReplyStatus::kMalformed:
       return CallStatus::kMalformed;
+    case ReplyStatus::kRateExceeded:
+      return CallStatus::kRateExceeded;
   }
   return CallStatus::kMalformed;
 }

@@ -49,6 +49,8 @@ const char* to_string(CallStatus status) noexcept {
       return "too many calls in flight";
     case CallStatus::kPending:
       return "pending";
+    case CallStatus::kRateExceeded:
+      return "refused: beyond the method's max-rate";
   }
   return "unknown call status";
 }

@@ -18,6 +18,8 @@ const char* to_string(Status status) noexcept {
       return "unavailable";
     case Status::kPlatformError:
       return "platform error";
+    case Status::kRateExceeded:
+      return "rate exceeded";
   }
   return "unknown status";
 }

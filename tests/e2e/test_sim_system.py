@@ -195,9 +195,10 @@ def test_the_system_writes_each_nodes_timings_for_calibrate(avionics_on_sim, tmp
             assert row["response"]["max_ns"] <= row["deadline_ns"], row
             assert row["wcet_overruns"] == 0, row
 
-    # A row's WCET holds the waits of the gates its method calls (hud.survey: 500 us declared,
-    # 40 ms for its tracking gate); calibrate takes them off a modelled run, so with no margin
-    # every measured method is at its declared WCET and the analysis is the declared one.
+    # A row's WCET is what its method computes, without the waits of the gates it calls
+    # (hud.survey: 500 us declared, up to 40 ms waiting on its tracking gate, which is no
+    # processor time), so with no margin every measured method is at its declared WCET and the
+    # analysis is the declared one.
     calibrated = kairos("calibrate", model, *files, "--margin", "0%", "--format", "json")
     assert calibrated.returncode == 0, calibrated.stdout + calibrated.stderr
     report = json.loads(calibrated.stdout)

@@ -7,17 +7,27 @@ the check and missed at run time, each run against the bounds the check printed 
   really waited for the reply, and every activation missed its deadline; the node's channel hub,
   below every lane, waited out that charge too and delivered the other node's samples later than
   their analysed bound.
+- `max-rate` holds against the model's callers and at run time (tests/e2e/models/rates): a client
+  calling every 4 ms a service method of max-rate 50 Hz once passed the check, and the server
+  served every request, so that the hard SpM beside it missed its deadlines. Check now adds up the
+  callers' rates, and a node refuses the requests beyond the rate it was analysed with (the
+  client sees kRateExceeded), so the SpM keeps its deadline even when such a model is run anyway.
+  Two callers whose rates add up to max-rate, released together, are never refused: independent
+  callers may call up to (n - 1) / max-rate early, and the analysis counts that as release jitter.
 """
 
 import json
 import re
 import shutil
+import subprocess
+import time
 
 import pytest
 
 from conftest import ROOT, build_node_project, kairos, parse_activations, run
 
 GATEWAIT = ROOT / "tests" / "e2e" / "models" / "gatewait"
+RATES = ROOT / "tests" / "e2e" / "models" / "rates"
 RUN_S = 2
 
 
@@ -46,19 +56,32 @@ def responses(report: dict) -> dict[tuple[str, str], int]:
     }
 
 
-def sim_system(tmp_path, model_dir, name: str, system: str):
-    """The model with every node on sim, as one system; built. Returns (model, binary)."""
+def built(tmp_path, model_dir, name: str, text: str, *generate_args):
+    """`text` as the model `name` with the method bodies of `model_dir`, generated and built.
+    Returns (model, build directory)."""
     impl = tmp_path / "impl"
     shutil.copytree(model_dir / "src", impl)
-    text = (model_dir / f"{name}.tmo").read_text().replace("os linux", "os sim")
-    nodes = ", ".join(re.findall(r"^node (\w+)", text, re.MULTILINE))
     model = tmp_path / f"{name}.tmo"
-    model.write_text(text + f"\nsystem {system} {{\n  nodes {nodes};\n}}\n")
+    model.write_text(text)
     out = tmp_path / "generated"
-    result = kairos("generate", model, "-o", out, "--impl", impl)
+    result = kairos("generate", model, "-o", out, "--impl", impl, *generate_args)
     assert result.returncode == 0, result.stdout + result.stderr
     build_node_project(out, tmp_path / "build", impl)
-    return model, tmp_path / "build" / system
+    return model, tmp_path / "build"
+
+
+def on_sim(text: str, system: str) -> str:
+    """The model with every node on sim, as one system."""
+    text = text.replace("os linux", "os sim")
+    nodes = ", ".join(re.findall(r"^node (\w+)", text, re.MULTILINE))
+    return text + f"\nsystem {system} {{\n  nodes {nodes};\n}}\n"
+
+
+def sim_system(tmp_path, model_dir, name: str, system: str, *generate_args):
+    """The model with every node on sim, as one system; built. Returns (model, binary)."""
+    text = on_sim((model_dir / f"{name}.tmo").read_text(), system)
+    model, build = built(tmp_path, model_dir, name, text, *generate_args)
+    return model, build / system
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +123,100 @@ def test_the_hub_delivers_within_its_bound_beside_a_gate_calling_method_on_sim(g
     assert int(channel["delivered"]) >= RUN_S * 100 - 1, channel
     assert channel["dropped_late"] == "0", channel
     assert float(channel["delivery_max_us"]) <= float(channel["analysed_bound_us"]), channel
+
+
+def client_calls(stdout: str) -> dict[str, int]:
+    """How the rates client's calls ended, as it prints them when it ends."""
+    lines = [line for line in stdout.splitlines() if line.startswith("client calls ")]
+    assert len(lines) == 1, stdout
+    return {k: int(v) for k, v in (item.split("=", 1) for item in lines[0].split()[2:])}
+
+
+def test_check_rejects_callers_faster_than_max_rate():
+    result = kairos("check", RATES / "rates.tmo")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "server.bump (server): max-rate 50 Hz, called at up to 250 Hz" in result.stdout
+    assert "EXCEEDS MAX-RATE" in result.stdout
+    errors = [line for line in result.stderr.splitlines() if "error[" in line]
+    # The rate is the model's only flaw: its node is schedulable at the rate it declares.
+    assert len(errors) == 1, result.stderr
+    assert re.match(r".*rates\.tmo:17:7: error\[kairos\.service-rate-exceeded\]: server\.bump is "
+                    r"called at up to 250 Hz, beyond its max-rate of 50 Hz \(client\.flood through "
+                    r"gate counter every 4 ms\)", errors[0]), errors[0]
+    report = json.loads(kairos("check", RATES / "rates.tmo", "--format", "json").stdout)
+    (rate,) = report["service_rates"]
+    assert rate["service"] == "server.bump" and rate["schedulable"] is False, rate
+    assert rate["calls_per_second"] == 250.0 and rate["min_inter_arrival_ns"] == 20_000_000, rate
+
+
+def assert_refused_beyond_max_rate(server_out: str, client_out: str, seconds: float):
+    """The server served bump at most at its max-rate (and its jitter), refused the rest, and
+    the hard SpM beside it kept every deadline; the client saw the refusals as such."""
+    summary = next(s for s in fields_of("summary", server_out) if s["node"] == "server")
+    assert summary["deadline_misses"] == "0" and summary["gct_misses"] == "0", summary
+    served, over = int(summary["requests_served"]), int(summary["requests_over_rate"])
+    # 50 Hz, and one more for the jitter its requests may have (the analysed arrival jitter).
+    assert served <= 50 * seconds + 2, summary
+    assert over >= 150 * seconds, summary  # about four in five of the client's 250 per second
+    calls = client_calls(client_out)
+    assert calls["over_rate"] >= over - 5 and calls["over_rate"] <= over, (calls, summary)
+    crunches = [a for a in parse_activations(server_out) if a.method == "crunch"]
+    assert crunches and all(a.deadline == "met" for a in crunches), crunches
+
+
+def test_a_node_refuses_requests_beyond_max_rate_on_sim(tmp_path):
+    model, system = sim_system(
+        tmp_path, RATES, "rates", "Rates", "--allow-unschedulable")
+    first = run([system, "--duration", f"{RUN_S}s"], timeout=120)
+    second = run([system, "--duration", f"{RUN_S}s"], timeout=120)
+    assert first.stdout == second.stdout, "two runs of one system differ"
+    assert_refused_beyond_max_rate(first.stdout, first.stdout, RUN_S)
+    # What was served came within the analysed bound of its GCT, every crunch within its bound.
+    bound = responses(json.loads(kairos("check", model, "--format", "json").stdout))
+    crunches = [a for a in parse_activations(first.stdout) if a.method == "crunch"]
+    assert max(a.finish_ns - a.release_ns for a in crunches) <= bound[("server", "cruncher.crunch")]
+
+
+def test_a_node_refuses_requests_beyond_max_rate_on_linux(tmp_path):
+    text = (RATES / "rates.tmo").read_text().replace(
+        "/tmp/kairos-rates-", f"/tmp/kairos-rates-{tmp_path.name}-")
+    _, build = built(tmp_path, RATES, "rates", text, "--allow-unschedulable")
+    # The server for 2 s, the client from 0.2 s on for 1.5 s: every call meets a running server.
+    server = subprocess.Popen([build / "server", "--duration", "2s", "--peer-wait", "0s"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.2)
+    client = subprocess.run([build / "client", "--duration", "1500ms", "--quiet"],
+                            capture_output=True, text=True, timeout=60)
+    server_out, server_err = server.communicate(timeout=60)
+    assert client.returncode == 0 and server.returncode == 0, client.stderr + server_err
+    assert_refused_beyond_max_rate(server_out, client.stdout, 1.5)
+
+
+def test_two_callers_at_max_rate_together_are_never_refused_on_sim(tmp_path):
+    # Two clients every 40 ms, released together: their requests arrive in pairs, 20 ms closer
+    # than 1 / max-rate; the analysis counts that as release jitter and the node admits it.
+    text = (RATES / "rates.tmo").read_text().replace("every 4 ms", "every 40 ms")
+    client = re.search(r"^tmo Client \{.*?^\}\n", text, re.MULTILINE | re.DOTALL).group(0)
+    text = text.replace(client, client + "\n" + client.replace("tmo Client", "tmo Twin"))
+    text = text.replace("deploy Client as client", "deploy Client as client\n  deploy Twin as twin")
+    text = on_sim(text, "Rates")
+    impl = tmp_path / "impl"
+    shutil.copytree(RATES / "src", impl)
+    for suffix in ("hpp", "cpp"):
+        body = (impl / "rates" / f"Client.{suffix}").read_text()
+        (impl / "rates" / f"Twin.{suffix}").write_text(
+            body.replace("Client", "Twin").replace("client calls", "twin calls"))
+    model = tmp_path / "rates.tmo"
+    model.write_text(text)
+    report = analysed(model)
+    (rate,) = report["service_rates"]
+    assert rate["calls_per_second"] == 50.0 and rate["burst_jitter_ns"] == 20_000_000, rate
+    out = tmp_path / "generated"
+    result = kairos("generate", model, "-o", out, "--impl", impl)
+    assert result.returncode == 0, result.stdout + result.stderr
+    build_node_project(out, tmp_path / "build", impl)
+    stdout = run([tmp_path / "build" / "Rates", "--duration", f"{RUN_S}s"], timeout=120).stdout
+    summary = next(s for s in fields_of("summary", stdout) if s["node"] == "server")
+    assert summary["requests_over_rate"] == "0", summary
+    assert int(summary["requests_served"]) == 2 * RUN_S * 25, summary
+    assert client_calls(stdout)["over_rate"] == 0, stdout

@@ -163,6 +163,9 @@ struct EngineCounters {
   /// Whether execution times were measured (EngineOptions::measure_execution_time); without
   /// them `wcet_overruns` is 0 because nothing was compared.
   bool execution_time_measured = false;
+  /// Requests refused because they came sooner than their service method's max-rate allows
+  /// (admit_arrival): never queued or served, and not in `requests_refused`.
+  std::uint64_t requests_over_rate = 0;
 };
 
 using MethodInvoker = void (*)(void* servant);
@@ -234,6 +237,16 @@ class Engine {
   /// - kUnavailable: the run is over (or could not start);
   /// - kResourceExhausted: the request queue is full.
   kal::Status request(std::size_t svm, void* request) noexcept;
+
+  /// Takes a request of service method row `svm` that arrives now against the method's max-rate,
+  /// before it is served (serve_here) or submitted (request): the ORB's admission of every remote
+  /// request. kOk when the requests taken so far, this one with them, come at most
+  /// ceil((w + arrival_jitter) / min_inter_arrival) in any window w, as the analysis counts them
+  /// (the generic cell rate algorithm, one atomic word per method: wait-free for one thread, no
+  /// lock, no allocation); kRateExceeded otherwise, counted in `requests_over_rate`: such a request
+  /// must not be served, so that no caller can load the node beyond what was analysed. Rows
+  /// without a max-rate (min_inter_arrival zero) take every request; kInvalidArgument for no row.
+  kal::Status admit_arrival(std::size_t svm) noexcept;
 
   /// Serves a request for service method row `svm` at once, on the calling thread, instead of
   /// handing it to the time trigger and the lane (two thread switches): for the reader of a
@@ -314,6 +327,8 @@ class Engine {
     std::atomic<std::int64_t> next_window_ns{0};
   };
 
+  static constexpr std::int64_t kNoArrivalYet = INT64_MIN;
+
   struct ServiceBinding {
     const SvmEntry* entry = nullptr;
     void* servant = nullptr;
@@ -328,6 +343,9 @@ class Engine {
     /// Count of the latest request whose outcome is decided: by the lane when it completes, or
     /// by the watchdog at its GCT (then missed, and reported there), whichever comes first.
     std::atomic<std::uint64_t> decided{0};
+    /// The max-rate's theoretical arrival time of the next request, in ns of the monotonic clock
+    /// (admit_arrival); kNoArrivalYet before the first.
+    std::atomic<std::int64_t> next_arrival_ns{kNoArrivalYet};
   };
 
   struct Request {
@@ -480,6 +498,7 @@ class Engine {
   std::atomic<std::uint64_t> trace_drops_{0};
   std::atomic<std::uint64_t> requests_served_{0};
   std::atomic<std::uint64_t> requests_refused_{0};
+  std::atomic<std::uint64_t> requests_over_rate_{0};
   std::atomic<std::uint64_t> gct_misses_{0};
   std::atomic<std::uint64_t> requests_served_at_once_{0};
 };

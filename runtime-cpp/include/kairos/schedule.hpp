@@ -123,6 +123,14 @@ struct SvmEntry {
   /// As for SpmEntry::core: the SvM's TMO is on this core, and so is every SpM it conflicts with.
   std::uint8_t core = 0;       ///< the node's core the method is bound to (partitioned scheduling)
   kal::Duration reply_wait{};  ///< as SpmEntry::reply_wait
+  /// 1 / max-rate (zero: no max-rate). The analysis takes the method's requests to come at most
+  /// ceil((w + arrival_jitter) / min_inter_arrival) in any window w, and the engine refuses a
+  /// request that would break that (Engine::request), so that no caller, however fast, can load
+  /// the node beyond what was analysed.
+  kal::Duration min_inter_arrival{};
+  /// How much closer together than min_inter_arrival requests may come: the release jitter the
+  /// analysis counted (the chains' and the independent callers' that reach the method).
+  kal::Duration arrival_jitter{};
 };
 
 /// One release of the static release table: the start window of SpM row `spm` opens `open`

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <thread>
 #include <vector>
 
@@ -493,4 +494,67 @@ TEST_CASE("the reader of a band serves a request at once on its idle lane's beha
     REQUIRE(services.records[1].outcome == kairos::ActivationOutcome::kDeadlineMissed);
     REQUIRE(counters.gct_misses == 1);
   }
+}
+
+namespace {
+/// A client that takes one arrival of service method row 0 against its max-rate when released.
+struct RateProbe {
+  kairos::Engine* engine = nullptr;
+  std::array<kairos::kal::Status, 8> outcomes{};
+  std::atomic<std::size_t> taken{0};
+};
+
+void take_arrival(void* servant) {
+  auto* probe = static_cast<RateProbe*>(servant);
+  probe->outcomes[probe->taken.fetch_add(1)] = probe->engine->admit_arrival(0);
+}
+}  // namespace
+
+TEST_CASE("requests beyond a service method's max-rate and its jitter are refused",
+          "[conformance][services][rate]") {
+  // 'get' may come once every 10 units, up to 5 units early (its analysed arrival jitter): the
+  // stream admitted has at most ceil((w + 5) / 10) requests in any window w. Arrivals at 0,
+  // 5.5, 10, 15.5, 20 and 25.5: 5.5 is early but within the jitter (theoretical arrival 10),
+  // 10 is 10 early (next due at 20), 15.5 is 4.5 early, 20 is 10 early again, 25.5 is 4.5 early.
+  static const std::array<kairos::SpmEntry, 6> clients{
+      one_shot("a0", 0),     one_shot("a55", 55),   one_shot("a100", 100),
+      one_shot("a155", 155), one_shot("a200", 200), one_shot("a255", 255)};
+  static const kairos::SvmEntry get = [] {
+    kairos::SvmEntry entry = store_read();
+    entry.conflicts = 0;
+    entry.min_inter_arrival = unit() * 10;
+    entry.arrival_jitter = unit() * 5;
+    return entry;
+  }();
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  RateProbe probe;
+  probe.engine = engine.get();
+  Service service;
+  for (const auto& client : clients) {
+    REQUIRE(engine->add_spm(client, &probe, &take_arrival, nullptr) == kairos::kal::Status::kOk);
+  }
+  REQUIRE(engine->add_svm(get, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
+  REQUIRE(engine->run_for(unit() * 30, nullptr, nullptr) == kairos::kal::Status::kOk);
+
+  using kairos::kal::Status;
+  REQUIRE(probe.taken == 6);
+  const std::array<Status, 6> expected{Status::kOk, Status::kOk,           Status::kRateExceeded,
+                                       Status::kOk, Status::kRateExceeded, Status::kOk};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("arrival " << i);
+    REQUIRE(probe.outcomes[i] == expected[i]);
+  }
+  REQUIRE(engine->counters().requests_over_rate == 2);
+  // A row without a max-rate takes every arrival.
+  static const kairos::SvmEntry unlimited = store_read();
+  auto free_engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  REQUIRE(free_engine->add_svm(unlimited, &service, &serve, &service_miss) ==
+          kairos::kal::Status::kOk);
+  for (int i = 0; i < 4; ++i) {
+    REQUIRE(free_engine->admit_arrival(0) == Status::kOk);
+  }
+  REQUIRE(free_engine->admit_arrival(1) == Status::kInvalidArgument);
+  REQUIRE(free_engine->counters().requests_over_rate == 0);
 }

@@ -11,6 +11,7 @@ enum class Status {
   kResourceExhausted,
   kUnavailable,  ///< not possible now (e.g. outside the run), though the call itself is valid
   kPlatformError,
+  kRateExceeded,  ///< sooner than the agreed rate allows (a service method's max-rate)
 };
 
 /// Short, static text for a status (never allocates).

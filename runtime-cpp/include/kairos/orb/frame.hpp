@@ -45,8 +45,9 @@ enum class ReplyStatus : std::uint8_t {
   kUnavailable = 3,    ///< the server's engine has ended its run (or could not start it)
   kNoSuchTarget = 4,   ///< unknown object or operation on this server
   kMalformed = 5,      ///< the request's body did not decode
+  kRateExceeded = 6,   ///< it came sooner than the service method's max-rate allows: not served
 };
-inline constexpr std::uint8_t kLastReplyStatus = 5;
+inline constexpr std::uint8_t kLastReplyStatus = 6;
 
 struct FrameHeader {
   FrameKind kind = FrameKind::kRequest;

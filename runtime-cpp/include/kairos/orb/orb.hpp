@@ -56,11 +56,12 @@ enum class CallStatus : std::uint8_t {
   kNoSuchTarget,     ///< the server has no such object or operation
   kMalformed,        ///< the server could not decode the request, or the reply did not decode
   kDisconnected,     ///< no connection to the peer (lost or refused): not sent, or never answered
-  kNoRoute,   ///< no route from the calling lane to that peer and band was set up, or a two-way
-              ///< call to a udp: peer (UDP carries oneways only)
-  kTooLarge,  ///< the request body exceeds kMaxBody
-  kBusy,      ///< the route already has kMaxPendingCalls calls in flight
-  kPending,   ///< a non-blocking call whose reply has not come yet
+  kNoRoute,       ///< no route from the calling lane to that peer and band was set up, or a two-way
+                  ///< call to a udp: peer (UDP carries oneways only)
+  kTooLarge,      ///< the request body exceeds kMaxBody
+  kBusy,          ///< the route already has kMaxPendingCalls calls in flight
+  kPending,       ///< a non-blocking call whose reply has not come yet
+  kRateExceeded,  ///< the server refused it: it came sooner than the method's max-rate allows
 };
 
 const char* to_string(CallStatus status) noexcept;

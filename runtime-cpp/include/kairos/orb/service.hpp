@@ -19,9 +19,13 @@ namespace kairos::orb {
 /// ServiceHandler runs with the request and must complete() it: at once on this thread when
 /// the engine lets the band's reader serve it on the lane's behalf (Engine::serve_here: its lane
 /// idle, BCC admitting it), else later on the lane. Otherwise the status to answer at once:
+/// kRateExceeded when it comes sooner than the method's max-rate allows (Engine::admit_arrival),
 /// kOverloaded when the engine's request queue is full, kUnavailable once its run is over (a
 /// request before the run's epoch waits for it).
 inline ReplyStatus admit(Engine& engine, std::size_t svm, ServerRequest& request) noexcept {
+  if (engine.admit_arrival(svm) == kal::Status::kRateExceeded) {
+    return ReplyStatus::kRateExceeded;
+  }
   if (engine.serve_here(svm, &request)) {
     return ReplyStatus::kOk;
   }

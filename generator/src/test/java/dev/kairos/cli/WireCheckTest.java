@@ -35,7 +35,7 @@ class WireCheckTest {
         + "interface Store {\n"
         + "  Block fetch(in uint32 index);\n"
         + "}\n"
-        + "tmo Server implements Store { svm fetch gct 2 ms wcet 100 us max-rate 10 Hz; }\n"
+        + "tmo Server implements Store { svm fetch gct 2 ms wcet 100 us max-rate 50 Hz; }\n"
         + "tmo Client {\n"
         + "  eac { gate store -> Server.fetch deadline 2500 us; }\n"
         + "  spm poll for t = from 0 s to forever every 20 ms"

@@ -67,6 +67,8 @@ inline constexpr ::std::array<::kairos::SvmEntry, 1> kServiceMethods{{
         .admission_slot = nanoseconds{1100000},
         .segments = 0x1ULL,
         .core = 0,
+        .min_inter_arrival = nanoseconds{100000000},
+        .arrival_jitter = nanoseconds{0},
     },
 }};
 

@@ -87,12 +87,21 @@ public final class HolisticAnalysis {
       SystemModel system, java.util.function.Function<Node, NodeReport> withoutJitter) {
     final Topology topology = new Topology(system);
     final List<List<Step>> paths = topology.chains();
+    final List<ServiceRates.Report> rates = ServiceRates.analyse(system);
+    final Map<String, Long> bursts = ServiceRates.burstJitter(rates);
     Map<String, Long> serviceJitter = Map.of();
     Map<String, Long> messageJitter = Map.of();
-    List<NodeReport> nodes = system.nodes().stream().map(withoutJitter).toList();
+    List<NodeReport> nodes =
+        bursts.isEmpty()
+            ? system.nodes().stream().map(withoutJitter).toList()
+            : analyseNodes(system, bursts);
     if (paths.isEmpty()) {
       return new AnalysisReport(
-          nodes, EndToEndAnalysis.analyse(system, nodes), List.of(), AnalysisReport.Holistic.NONE);
+          nodes,
+          EndToEndAnalysis.analyse(system, nodes),
+          List.of(),
+          AnalysisReport.Holistic.NONE,
+          rates);
     }
     int iteration = 1;
     while (true) {
@@ -107,18 +116,20 @@ public final class HolisticAnalysis {
             nodes,
             EndToEndAnalysis.analyse(system, nodes),
             chains.stream().map(HolisticAnalysis::diverged).toList(),
-            new AnalysisReport.Holistic(iteration, false, !topology.truncated));
+            new AnalysisReport.Holistic(iteration, false, !topology.truncated),
+            rates);
       }
       if (settled || iteration >= MAX_ITERATIONS) {
         return new AnalysisReport(
             nodes,
             EndToEndAnalysis.analyse(system, nodes),
             settled ? chains : chains.stream().map(HolisticAnalysis::diverged).toList(),
-            new AnalysisReport.Holistic(iteration, settled, !topology.truncated));
+            new AnalysisReport.Holistic(iteration, settled, !topology.truncated),
+            rates);
       }
       serviceJitter = pass.serviceJitter;
       messageJitter = pass.messageJitter;
-      nodes = analyseNodes(system, serviceJitter);
+      nodes = analyseNodes(system, ServiceRates.withBursts(serviceJitter, bursts));
       iteration++;
     }
   }

@@ -339,7 +339,8 @@ public final class SchedulingAnalysis {
               meets,
               task.source,
               0,
-              task.replyWaitNs));
+              task.replyWaitNs,
+              task.jitterNs));
     }
     if (node.strategy().earliestDeadlineFirst()) {
       // One band ordered by deadline: the processor-demand test decides, and every method

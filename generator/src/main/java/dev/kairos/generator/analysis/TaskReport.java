@@ -17,6 +17,9 @@ import dev.kairos.generator.ir.Tmos.Criticality;
  * @param replyWaitNs the part of {@code wcetNs} that is waiting for the replies of the blocking
  *     gates the method calls (counted as execution by the analysis, but no processor time: the
  *     engine computes only {@code wcetNs - replyWaitNs})
+ * @param jitterNs the release jitter the analysis counted: for a service method, how much closer
+ *     together than {@code periodNs} its requests may come (its chains', its callers', the
+ *     platform's handoff), which the engine's rate limit allows and no more
  */
 public record TaskReport(
     String instance,
@@ -31,7 +34,8 @@ public record TaskReport(
     boolean schedulable,
     SourceRef source,
     int core,
-    long replyWaitNs) {
+    long replyWaitNs,
+    long jitterNs) {
 
   public enum Kind {
     SPM,
@@ -66,7 +70,8 @@ public record TaskReport(
         meets,
         source,
         onCore,
-        replyWaitNs);
+        replyWaitNs,
+        jitterNs);
   }
 
   /** What the method computes per job on the node's hardware: its WCET less its reply waits. */

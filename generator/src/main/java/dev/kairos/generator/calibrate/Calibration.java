@@ -195,8 +195,7 @@ public final class Calibration {
         }
         ofNode.merge(
             method.name(),
-            new Measured(
-                bodyExecution(run, node, method), method.response(), method.wcetOverruns()),
+            new Measured(method.execution(), method.response(), method.wcetOverruns()),
             Measured::merge);
       }
     }
@@ -376,41 +375,6 @@ public final class Calibration {
     tmo.spms().forEach(s -> names.add(s.name()));
     tmo.svms().forEach(s -> names.add(s.name()));
     return names;
-  }
-
-  /**
-   * What the method's body executed. On a simulated node a method computes its row's WCET, which
-   * the analysis made its declared WCET plus the waits of the gates it calls (a call blocks the
-   * caller, counted as execution): those waits are the model's, not the body's, and come off.
-   * Thread CPU time on a real node never holds them.
-   */
-  private static Figures bodyExecution(TimingRun run, Node node, TimingRun.Method method) {
-    if (!run.executionClock().equals("modelled")) {
-      return method.execution();
-    }
-    long waits = 0;
-    for (Deployment deployment : node.deployments()) {
-      if (deployment.instance().equals(method.instance()) && method.kind().equals("spm")) {
-        waits = deployment.tmo().callWaitNs(callsOf(deployment.tmo(), method.method()));
-      }
-    }
-    final Figures e = method.execution();
-    if (waits == 0 || e.count() == 0) {
-      return e;
-    }
-    return new Figures(
-        e.count(),
-        Math.max(0, e.maxNs() - waits),
-        Math.max(0, e.p99Ns() - waits),
-        Math.max(0, e.p999Ns() - waits));
-  }
-
-  private static List<String> callsOf(TmoClass tmo, String spm) {
-    return tmo.spms().stream()
-        .filter(s -> s.name().equals(spm))
-        .findFirst()
-        .map(Spm::calls)
-        .orElse(List.of());
   }
 
   private static boolean hasMethod(Node node, TimingRun.Method method) {

@@ -250,6 +250,7 @@ public final class CheckReports {
       }
       out.append(System.lineSeparator());
     }
+    ServiceRateReports.text(out, report);
     ChainReports.text(out, report);
     out.append(report.schedulable() ? "all nodes schedulable" : "not schedulable")
         .append(System.lineSeparator());
@@ -374,6 +375,10 @@ public final class CheckReports {
       }
     }
     root.add("gates", gates);
+    if (report != null && !report.rates().isEmpty()) {
+      // Only where limited service methods are called: other models keep their JSON as it was.
+      root.add("service_rates", ServiceRateReports.json(report));
+    }
     if (report != null && !report.chains().isEmpty()) {
       // Only where chains cross nodes: a model without them keeps its JSON as it was.
       root.add("chains", ChainReports.json(report));
@@ -461,6 +466,7 @@ public final class CheckReports {
         out.append("  </testsuite>\n");
       }
       remoteCalls(out, report.gates());
+      ServiceRateReports.junit(out, report);
       ChainReports.junit(out, report);
     }
     return out.append("</testsuites>\n").toString();

@@ -217,6 +217,11 @@ final class ScheduleEmitter {
             Long.toHexString(segmentMask(report, deployment.instance(), svm.uses())));
         coreField(w, report, task);
         replyWaitField(w, task);
+        if (task.periodNs() > 0) {
+          // The engine refuses requests that come faster than the analysis let them.
+          w.line(".min_inter_arrival = nanoseconds{$v$},", "v", task.periodNs());
+          w.line(".arrival_jitter = nanoseconds{$v$},", "v", task.jitterNs());
+        }
         w.closeList("},");
       }
     }

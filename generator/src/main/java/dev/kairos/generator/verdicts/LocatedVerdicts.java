@@ -5,6 +5,7 @@ import dev.kairos.generator.analysis.AnalysisReport;
 import dev.kairos.generator.analysis.ChainReport;
 import dev.kairos.generator.analysis.EndToEndAnalysis;
 import dev.kairos.generator.analysis.NodeReport;
+import dev.kairos.generator.analysis.ServiceRates;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Platform;
 import java.util.ArrayList;
@@ -43,6 +44,12 @@ public final class LocatedVerdicts {
 
   /** A soft end-to-end chain may miss: a warning at the same places. */
   public static final String CHAIN_MAY_MISS = "kairos.chain-may-miss";
+
+  /**
+   * The model's callers of a service method call it more often together than its max-rate: an error
+   * on the service method.
+   */
+  public static final String SERVICE_RATE_EXCEEDED = "kairos.service-rate-exceeded";
 
   /**
    * One verdict at its element; {@code data} carries the figures in nanoseconds ({@code [response,
@@ -121,6 +128,24 @@ public final class LocatedVerdicts {
                       List.of(
                           Long.toString(gate.calleeResponseNs()),
                           Long.toString(gate.deadlineNs()))));
+    }
+    for (ServiceRates.Report rate : report.rates()) {
+      final int dot = rate.callee().indexOf('.');
+      final String tmo = classOfInstance.get(rate.callee().substring(0, dot));
+      if (rate.meets() || tmo == null) {
+        continue;
+      }
+      elements
+          .method(tmo, rate.callee().substring(dot + 1))
+          .ifPresent(
+              method ->
+                  add(
+                      found,
+                      method,
+                      SERVICE_RATE_EXCEEDED,
+                      Severity.ERROR,
+                      Verdicts.rateMessage(rate),
+                      List.of()));
     }
     for (ChainReport chain : report.chains()) {
       if (chain.meets() && report.holistic().converged() && report.holistic().complete()) {

@@ -121,6 +121,55 @@ public final class Verdicts {
   }
 
   /**
+   * Why the model's callers of a service method exceed its max-rate: the rate they add up to and
+   * each caller with how often it calls.
+   */
+  public static String rateMessage(dev.kairos.generator.analysis.ServiceRates.Report rate) {
+    return rate.callee()
+        + " is called at up to "
+        + callRate(rate)
+        + ", beyond its max-rate of "
+        + hertz(rate.maxRateHz())
+        + " ("
+        + callers(rate)
+        + "); the node refuses requests beyond max-rate, so these calls would fail: raise"
+        + " max-rate or call less often";
+  }
+
+  /** What the callers' rates add up to, in Hz ("unbounded" with a caller of no max-rate). */
+  public static String callRate(dev.kairos.generator.analysis.ServiceRates.Report rate) {
+    return Double.isInfinite(rate.callsPerSecond())
+        ? "an unbounded rate"
+        : hertz(rate.callsPerSecond());
+  }
+
+  /** Each caller of a service method, with how often it calls. */
+  public static String callers(dev.kairos.generator.analysis.ServiceRates.Report rate) {
+    return String.join(
+        ", ",
+        rate.callers().stream()
+            .map(c -> c.caller() + " through gate " + c.gate() + " " + howOften(c))
+            .toList());
+  }
+
+  private static String howOften(dev.kairos.generator.analysis.ServiceRates.Caller caller) {
+    if (caller.intervalNs() == dev.kairos.generator.analysis.ServiceRates.Caller.ONCE) {
+      return "once";
+    }
+    if (caller.intervalNs() == dev.kairos.generator.analysis.ServiceRates.Caller.UNBOUNDED) {
+      return "as often as it is called (it has no max-rate)";
+    }
+    return "every " + Figures.duration(caller.intervalNs());
+  }
+
+  /** A rate in Hz, to three significant digits. */
+  public static String hertz(double hz) {
+    final java.math.BigDecimal rounded =
+        new java.math.BigDecimal(hz).round(new java.math.MathContext(3)).stripTrailingZeros();
+    return rounded.toPlainString() + " Hz";
+  }
+
+  /**
    * Why a chain misses: the limits it breaks (a call's round trip beyond its gate's deadline, a
    * sample older than its channel's validity when read), or a hop without a bound, or the holistic
    * iteration that found no fixed point.
