@@ -20,6 +20,8 @@ const char* to_string(Status status) noexcept {
       return "platform error";
     case Status::kRateExceeded:
       return "rate exceeded";
+    case Status::kAddressInUse:
+      return "address in use: another process (another node?) listens there";
   }
   return "unknown status";
 }

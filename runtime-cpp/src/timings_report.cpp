@@ -86,7 +86,7 @@ void write_method(std::FILE* out, const MethodRow& row, bool last) noexcept {
 
 void write_timings_json(std::FILE* out, std::string_view node_name, const Engine& engine,
                         bool complete) noexcept {
-  const char* scheduling = kal::to_string(kal::scheduling_mode());
+  const char* scheduling = kal::scheduling_in_effect();
   std::fputs("{\n  \"format\": \"kairos-timings\",\n  \"version\": 1,\n  \"node\": ", out);
   write_string(out, node_name);
   std::fprintf(out,

@@ -65,6 +65,29 @@ TEST_CASE("stream sockets connect, poll and exchange bytes on loopback",
   ::unlink(("/tmp/kairos-test-" + std::to_string(getpid())).c_str());
 }
 
+TEST_CASE("an endpoint another socket listens on is refused as in use, a stale one is taken",
+          "[integration][kal][socket]") {
+  for (const std::string& text : {"tcp:127.0.0.1:" + std::to_string(21000 + getpid() % 20000),
+                                  "uds:/tmp/kairos-test-in-use-" + std::to_string(getpid())}) {
+    INFO(text);
+    Endpoint endpoint;
+    REQUIRE(kairos::kal::parse_endpoint(text, endpoint));
+    Socket first;
+    REQUIRE(first.listen(endpoint) == Status::kOk);
+    // A second listener would take the endpoint over (a Unix socket's file is replaced, and the
+    // first node would serve nothing more) or fail: refused, saying why.
+    Socket second;
+    REQUIRE(second.listen(endpoint) == Status::kAddressInUse);
+    Socket client;
+    REQUIRE(client.connect(endpoint, MonotonicClock::now() + 2s) == Status::kOk);
+    first.close();
+    // Nobody listens any more: the port, or the socket file the first left behind, is free.
+    Socket again;
+    REQUIRE(again.listen(endpoint) == Status::kOk);
+  }
+  ::unlink(("/tmp/kairos-test-in-use-" + std::to_string(getpid())).c_str());
+}
+
 TEST_CASE("a UDP port is bound once, and its datagrams arrive whole, one per receive",
           "[integration][kal][socket]") {
   Endpoint endpoint;

@@ -107,7 +107,8 @@ def test_check_junit_has_a_case_per_method_and_fails_the_missed_ones(workdir):
     result = kairos("check", "--format", "junit", example / "avionics.tmo")
     assert result.returncode == 0, result.stderr
     suites = ElementTree.fromstring(result.stdout).findall("testsuite")
-    assert [s.get("name") for s in suites] == ["mission1", "mission2", "remote calls", "chains"]
+    assert [s.get("name") for s in suites] == [
+        "mission1", "mission2", "remote calls", "service rates", "chains"]
     cases = {c.get("name") for c in suites[1].findall("testcase")}
     assert cases == {
         "sensors.poll", "sensors.sample", "tracker.fuse", "tracker.tracks", "tracker.rank",

@@ -26,6 +26,20 @@ Under every strategy, each method the analysis finds on time must be on time on 
 within its analysed response: analysis and engine order ready activations by one rule
 (docs/language.md#dispatching).
 
+A second property plays methods that call blocking gates (KAIROS_PROPERTY_GATE_SETS sets, the
+strategies in turn): in each set one to three methods call a gate to a service method on another
+node, with a deadline W that the analysis counts as execution (C + W). The runner's method waits
+for its reply for the whole W every other activation and for a time drawn from [0, W] otherwise,
+blocked (its lane and segments held, no processor time), then computes C, as an `os sim` node
+does. A schedulable set must then miss nothing and every method found on time must respond
+within its analysed bound; a wait shorter than W ends sooner than the analysis assumes, so these
+sets are not held to the exact schedule of the release table, nor "not schedulable" to a miss;
+and on an EDF node found not schedulable, whose overload may then fall on other methods than in
+the release table, no single method is held to its own verdict. Gate sets share no ODS segment:
+under EDF's Stack Resource Policy and non-preemptive EDF a method that ends sooner than the table
+played it can make another miss, and non-preemptive EDF is left out for the same reason (a
+known gap of the analysis, issue 25).
+
 KAIROS_PROPERTY_SEED and KAIROS_PROPERTY_SETS (the strategies in turn) choose other sets; a
 failure prints the seed, the offending sets, their model text and the runner's input line.
 """
@@ -44,6 +58,7 @@ from conftest import ROOT, TIMEOUT_S, kairos
 
 SEED = int(os.environ.get("KAIROS_PROPERTY_SEED", "1"))
 SETS = int(os.environ.get("KAIROS_PROPERTY_SETS", "5000"))
+GATE_SETS = int(os.environ.get("KAIROS_PROPERTY_GATE_SETS", "2000"))
 RUNNER = Path(
     os.environ.get(
         "KAIROS_TASKSET_RUNNER",
@@ -92,6 +107,7 @@ class Task:
     soft: bool = False
     importance: int = 0
     writes: bool = False  # writes the set's one ODS segment
+    wait_ns: int = 0  # the deadline of the blocking gate it calls (0: it calls none)
 
 
 @dataclass
@@ -115,10 +131,15 @@ class TaskSet:
         return all(t.deadline_ns == t.period_ns for t in self.tasks)
 
     @property
+    def waits(self) -> bool:
+        """Whether some method of the set waits for replies of a gate."""
+        return any(t.wait_ns for t in self.tasks)
+
+    @property
     def exact(self) -> bool:
         """Whether a "not schedulable" verdict must show as a miss on a synchronous run."""
         alone = [self.bands.count(band) == 1 for band in self.bands]
-        return self.strategy in EXACT_STRATEGIES and (
+        return not self.waits and self.strategy in EXACT_STRATEGIES and (
             self.strategy in ("edf", "np-edf")
             or self.implicit
             or any(late and own for late, own in zip(self.late, alone))
@@ -138,12 +159,19 @@ class TaskSet:
             f" start-during (t, t + {t.deadline_ns // 1_000} us)"
             f" finish-by t + {t.deadline_ns // 1_000} us"
             f" wcet {t.wcet_ns // 1_000} us criticality {'soft' if t.soft else 'hard'}"
-            f" importance {t.importance}{' uses s write' if t.writes else ''};\n"
+            f" importance {t.importance}{' uses s write' if t.writes else ''}"
+            f"{f' calls g{i}' if t.wait_ns else ''};\n"
             for i, t in enumerate(self.tasks)
         )
         ods = "  ods { segment s { double x; } }\n" if self.shares_segment else ""
+        gates = "".join(
+            f"    gate g{i} -> Server.get deadline {t.wait_ns // 1_000} us;\n"
+            for i, t in enumerate(self.tasks)
+            if t.wait_ns
+        )
+        eac = f"  eac {{\n{gates}  }}\n" if gates else ""
         return (
-            f"tmo S{self.index} {{\n{ods}{spms}}}\n"
+            f"tmo S{self.index} {{\n{ods}{eac}{spms}}}\n"
             f"node n{self.index} {{ os sim scheduling {self.strategy}"
             f" deploy S{self.index} as {self.name} }}\n"
         )
@@ -153,7 +181,14 @@ class TaskSet:
         return any(t.writes for t in self.tasks)
 
     def runner_line(self) -> str:
-        if self.shares_segment:
+        if self.waits:
+            ceiling = max((band for t, band in zip(self.tasks, self.bands) if t.writes), default=0)
+            tasks = (f"seg:{ceiling} " if self.shares_segment else "") + " ".join(
+                f"spm:{t.period_ns}:{t.wcet_ns}:0:{t.deadline_ns}:{t.deadline_ns}:{band}"
+                f":{int(t.writes)}:{t.wait_ns}:{int(t.soft)}:{t.importance}"
+                for t, band in zip(self.tasks, self.bands)
+            )
+        elif self.shares_segment:
             # The segment's priority ceiling is the highest band of its users (under preemptive
             # EDF the engine derives its SRP ceiling from their relative deadlines instead).
             ceiling = max(band for t, band in zip(self.tasks, self.bands) if t.writes)
@@ -185,12 +220,12 @@ def uunifast_discard(rng: random.Random, n: int, total: float) -> list[float]:
             return shares
 
 
-def generate(seed: int, index: int) -> TaskSet:
+def generate(seed: int, index: int, utilization=UTILIZATION) -> TaskSet:
     """Set `index` of the run with `seed`: reproducible on its own, whatever the count."""
     rng = random.Random(f"{seed}/{index}")
     strategy = STRATEGIES[index % len(STRATEGIES)]
     constrained = (index // len(STRATEGIES)) % CONSTRAINED_EVERY == CONSTRAINED_EVERY - 1
-    shares = uunifast_discard(rng, rng.randint(*TASKS), rng.uniform(*UTILIZATION))
+    shares = uunifast_discard(rng, rng.randint(*TASKS), rng.uniform(*utilization))
     set_grain_ns = rng.choice(WCET_GRAINS_NS)
     tasks = []
     for share in shares:
@@ -227,8 +262,9 @@ def attach_verdicts(sets: list[TaskSet], report: dict):
         node = by_node[f"n{s.index}"]
         tasks = {t["name"]: t for t in node["tasks"]}
         analysed = [tasks[f"{s.name}.t{i}"] for i in range(len(s.tasks))]
+        # A method that calls a blocking gate is analysed with its wait counted as execution.
         assert [(t["period_ns"], t["wcet_ns"], t["deadline_ns"]) for t in analysed] == [
-            (t.period_ns, t.wcet_ns, t.deadline_ns) for t in s.tasks
+            (t.period_ns, t.wcet_ns + t.wait_ns, t.deadline_ns) for t in s.tasks
         ], s.model()
         s.verdict = node["schedulable"]
         s.bands = [t["priority"] for t in analysed]
@@ -290,15 +326,21 @@ def disagreement(s: TaskSet, mode: str) -> str | None:
     # same bands, same order inside each band (the one dispatch rule), same preemptions.
     # (Where activations miss, the engine drops what the table still plays: compared only
     # where nothing missed.)
-    if mode == EXACT_MODE and misses(s, mode) == 0:
+    if mode == EXACT_MODE and misses(s, mode) == 0 and not s.waits:
         for i, (seen, played) in enumerate(zip(o["worst_response_ns"], s.table_ns)):
             if played is not None and played > 0 and seen != played:
                 return f"t{i} responded in {seen} ns at worst; the release table played {played} ns"
-    # Every method the analysis finds on time is on time, whatever the node's verdict.
-    for i, (late, missed) in enumerate(zip(s.late, o["missed"])):
+    # Every method the analysis finds on time is on time, whatever the node's verdict: under
+    # fixed priorities its band and those above decide; under EDF the release table plays the
+    # node's one schedule. (An overloaded EDF node whose methods wait less than their gates'
+    # deadlines runs another schedule, in which the overload may fall elsewhere: its verdict is
+    # the node's.)
+    per_task = not (s.waits and not s.verdict and s.strategy in ("edf", "np-edf"))
+    for i, (late, missed) in enumerate(zip(s.late, o["missed"]) if per_task else ()):
         if not late and missed > 0:
             return f"t{i} was found on time, yet {missed} of its activations missed"
-    for i, (late, seen, analysed) in enumerate(zip(s.late, o["worst_response_ns"], s.analysed_ns)):
+    responses = zip(s.late, o["worst_response_ns"], s.analysed_ns) if per_task else ()
+    for i, (late, seen, analysed) in enumerate(responses):
         if not late and seen > analysed:
             return f"t{i} responded in {seen} ns, beyond the analysed {analysed} ns"
     if not s.verdict:
@@ -307,7 +349,7 @@ def disagreement(s: TaskSet, mode: str) -> str | None:
         return None
     if s.strategy not in CRITICALITY_AWARE and misses(s, mode) > 0:
         return "check says schedulable, yet the run missed"
-    if s.strategy == "rms":
+    if s.strategy == "rms" and not s.waits:
         # Synchronous release is the critical instant: in each band the activation served last
         # reaches the response time found by response-time analysis, exactly.
         for band in sorted(set(s.bands)):
@@ -332,13 +374,53 @@ def describe(s: TaskSet, mode: str, why: str) -> str:
     )
 
 
-def test_check_verdicts_hold_on_the_simulated_engine(workdir, capsys):
-    if not RUNNER.is_file():
-        pytest.fail(f"{RUNNER} is not built: run `make cpp` first")
-    sets = [generate(SEED, index) for index in range(SETS)]
-    model = workdir / "tasksets.tmo"
-    model.write_text("".join(s.model() for s in sets))
+# The server every gate of the gate sets calls: on a node of its own, reached over one network.
+# Its rate and its own schedulability are no part of the property (each set's verdict is its
+# node's); its GCT and the network let every gate's deadline of at least 200 us pass the checks.
+GATE_SERVER = (
+    "interface Store {\n  uint32 get();\n}\n"
+    "tmo Server implements Store {\n"
+    "  svm get gct 100 us wcet 1 us criticality soft max-rate 1000000 Hz;\n}\n"
+    "node server { os sim deploy Server as server }\n"
+)
+GATE_LATENCY_US = 10
+GATE_UTILIZATION = (0.3, 0.9)
 
+
+def generate_with_gates(seed: int, index: int) -> TaskSet:
+    """Set `index` of the gate sets: a set as generate() draws it, one to three of whose methods
+    call a blocking gate whose deadline W fits with their WCET in their deadline (C + W <= D),
+    W a whole multiple of 100 us, at least 200 us. Their computation loads the processor less than
+    the other sets' (the waits are counted as execution on top)."""
+    s = generate(seed + 7919, index, GATE_UTILIZATION)
+    # No shared segment: under EDF a method that ends sooner than the release table played it (a
+    # reply that comes before the gate's deadline, as a body that computes less than its WCET)
+    # can make another miss that the table found on time, a scheduling anomaly of the Stack
+    # Resource Policy that the analysis does not bound yet (issue 25: set s211 of seed 2).
+    for task in s.tasks:
+        task.writes = False
+    rng = random.Random(f"gates/{seed}/{index}")
+    unit_ns = 100_000
+    candidates = [t for t in s.tasks if t.deadline_ns - t.wcet_ns >= 2 * unit_ns]
+    for task in rng.sample(candidates, min(len(candidates), rng.randint(1, 3))):
+        room = (task.deadline_ns - task.wcet_ns) // unit_ns
+        task.wait_ns = rng.randint(2, max(2, round(room * rng.uniform(0.1, 0.6)))) * unit_ns
+    return s
+
+
+def gates_model(sets: list[TaskSet]) -> str:
+    nodes = ", ".join([f"n{s.index}" for s in sets if s.waits] + ["server"])
+    return (
+        "".join(s.model() for s in sets)
+        + GATE_SERVER
+        + f"network lan {{ latency {GATE_LATENCY_US} us; connects {nodes}; }}\n"
+    )
+
+
+def check_and_play(sets: list[TaskSet], model_text: str, workdir: Path, capsys, title: str):
+    """Checks the sets as one model, plays them, and fails with every disagreement."""
+    model = workdir / "tasksets.tmo"
+    model.write_text(model_text)
     checked = kairos("check", "--format", "json", model)
     # Exit 1 is the verdict "not schedulable" for some node; anything else is a failure.
     assert checked.returncode in (0, 1), checked.stdout[-2000:] + checked.stderr
@@ -368,8 +450,8 @@ def test_check_verdicts_hold_on_the_simulated_engine(workdir, capsys):
     with capsys.disabled():
         constrained = sum(not s.implicit for s in sets)
         print(
-            f"\n  seed {SEED}: {SETS} sets ({constrained} with constrained deadlines), each played"
-            f" {len(DISPATCH_MODES)} ways: {activations} activations"
+            f"\n  {title}, seed {SEED}: {len(sets)} sets ({constrained} with constrained"
+            f" deadlines), each played {len(DISPATCH_MODES)} ways: {activations} activations"
         )
         for strategy, groups in categories.items():
             print(f"  {strategy}: " + ", ".join(f"{len(g)} {name}" for name, g in groups.items()))
@@ -379,6 +461,15 @@ def test_check_verdicts_hold_on_the_simulated_engine(workdir, capsys):
         f" (the first {min(len(failures), FAILURES_SHOWN)}):\n"
         + "\n".join(describe(s, mode, why) for s, mode, why in failures[:FAILURES_SHOWN])
     )
+    return categories
+
+
+def test_check_verdicts_hold_on_the_simulated_engine(workdir, capsys):
+    if not RUNNER.is_file():
+        pytest.fail(f"{RUNNER} is not built: run `make cpp` first")
+    sets = [generate(SEED, index) for index in range(SETS)]
+    categories = check_and_play(
+        sets, "".join(s.model() for s in sets), workdir, capsys, "periodic sets")
     # Both verdicts must occur often, or the property would hold vacuously.
     for strategy, groups in categories.items():
         if strategy not in EXACT_STRATEGIES:
@@ -389,3 +480,25 @@ def test_check_verdicts_hold_on_the_simulated_engine(workdir, capsys):
             assert len(groups[name]) >= enough, (
                 f"{strategy}: only {len(groups[name])} sets were {name}; want {enough}"
             )
+
+
+def test_methods_that_wait_on_gates_keep_their_verdicts_on_the_simulated_engine(workdir, capsys):
+    if not RUNNER.is_file():
+        pytest.fail(f"{RUNNER} is not built: run `make cpp` first")
+    # Non-preemptive EDF is left out: its release table is no worst case once a method may end
+    # sooner than played (a job that ends early lets one of a later deadline start, which then
+    # holds the processor from a more urgent one), and the analysis does not bound that yet
+    # (issue 25: sets s1559 of seed 1, s665 of seed 3).
+    sets = [
+        s for index in range(GATE_SETS)
+        if (s := generate_with_gates(SEED, index)).strategy != "np-edf"
+    ]
+    waiting = sum(1 for s in sets for t in s.tasks if t.wait_ns)
+    assert waiting >= len(sets), f"only {waiting} methods call gates in {len(sets)} sets"
+    categories = check_and_play(sets, gates_model(sets), workdir, capsys, "sets with gate waits")
+    for strategy, groups in categories.items():
+        enough = max(1, sum(len(g) for g in groups.values()) // 20)
+        assert len(groups["schedulable"]) >= enough, (
+            f"{strategy}: only {len(groups['schedulable'])} sets with gate waits were"
+            f" schedulable; want {enough}"
+        )

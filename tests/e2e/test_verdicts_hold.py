@@ -14,12 +14,18 @@ the check and missed at run time, each run against the bounds the check printed 
   client sees kRateExceeded), so the SpM keeps its deadline even when such a model is run anyway.
   Two callers whose rates add up to max-rate, released together, are never refused: independent
   callers may call up to (n - 1) / max-rate early, and the analysis counts that as release jitter.
+- Channels on Linux cross Cyclone DDS's own threads (tests/e2e/models/gatewait on Linux): those
+  ran time-shared, so ordinary processes on the reader's CPU delayed delivery past the analysed
+  bound. They now run at the hub's real-time band, and three busy loops on that CPU change
+  nothing.
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -185,11 +191,21 @@ def test_a_node_refuses_requests_beyond_max_rate_on_linux(tmp_path):
     server = subprocess.Popen([build / "server", "--duration", "2s", "--peer-wait", "0s"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.2)
+    # A second node on the same Unix socket path is refused, saying why, and takes nothing over:
+    # the first one serves the client below as if it had not tried.
+    intruder = subprocess.run([build / "server", "--duration", "1s", "--peer-wait", "0s"],
+                              capture_output=True, text=True, timeout=60)
+    endpoint = f"uds:/tmp/kairos-rates-{tmp_path.name}-server"
+    assert intruder.returncode != 0, intruder.stdout + intruder.stderr
+    assert (f"the ORB could not start listening on {endpoint}: address in use"
+            in intruder.stderr), intruder.stderr
     client = subprocess.run([build / "client", "--duration", "1500ms", "--quiet"],
                             capture_output=True, text=True, timeout=60)
     server_out, server_err = server.communicate(timeout=60)
     assert client.returncode == 0 and server.returncode == 0, client.stderr + server_err
     assert_refused_beyond_max_rate(server_out, client.stdout, 1.5)
+    summary = next(s for s in fields_of("summary", server_out) if s["node"] == "server")
+    assert int(summary["requests_served"]) >= 50 * 1.5 - 5, summary
 
 
 def test_two_callers_at_max_rate_together_are_never_refused_on_sim(tmp_path):
@@ -220,3 +236,58 @@ def test_two_callers_at_max_rate_together_are_never_refused_on_sim(tmp_path):
     assert summary["requests_over_rate"] == "0", summary
     assert int(summary["requests_served"]) == 2 * RUN_S * 25, summary
     assert client_calls(stdout)["over_rate"] == 0, stdout
+
+
+def scheduling_of_threads(pid: int) -> dict[str, int]:
+    """Thread name -> scheduling policy (0 time-shared, 1 SCHED_FIFO, 6 SCHED_DEADLINE)."""
+    policies = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            stat = open(f"/proc/{pid}/task/{task}/stat").read()
+        except OSError:
+            continue  # the thread ended meanwhile
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        policies[name] = int(fields[38])  # field 41 of proc(5), counted after the name
+    return policies
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_dds_delivers_within_its_bound_beside_time_shared_busy_loops_on_linux(tmp_path):
+    text = (GATEWAIT / "gatewait.tmo").read_text().replace(
+        "/tmp/kairos-gatewait-a", f"/tmp/kairos-gatewait-{tmp_path.name}-a")
+    port = 20000 + os.getpid() % 20000
+    text = text.replace("tcp:127.0.0.1:7331", f"tcp:127.0.0.1:{port}")
+    model, build = built(tmp_path, GATEWAIT, "gatewait", text)
+    bound = float(next(h["latest_ns"] for c in analysed(model)["chains"] for h in c["hops"]
+                       if h["kind"] == "deliver")) / 1000
+    reader_cpu, other_cpu = sorted(os.sched_getaffinity(0))[:2]
+    # Three time-shared busy loops on the reader's CPU for the whole run, bounded in time.
+    loops = [subprocess.Popen([sys.executable, "-c",
+                               f"import os,time\nos.sched_setaffinity(0,{{{reader_cpu}}})\n"
+                               "end=time.monotonic()+8\nwhile time.monotonic()<end: pass"])
+             for _ in range(3)]
+    try:
+        b = subprocess.Popen([build / "b", "--duration", "4s", "--cpu", str(other_cpu),
+                              "--peer-wait", "0s", "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        a = subprocess.Popen([build / "a", "--duration", "3s", "--cpu", str(reader_cpu), "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        policies = scheduling_of_threads(a.pid)
+        a_out, a_err = a.communicate(timeout=60)
+        b_out, b_err = b.communicate(timeout=60)
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+    assert a.returncode == 0 and b.returncode == 0, a_err + b_err
+    # Cyclone's receive and delivery threads run real-time, as the hub does.
+    dds_threads = {name: policy for name, policy in policies.items()
+                   if name.startswith("recv") or name.startswith("dq.")}
+    assert dds_threads and all(p == 1 for p in dds_threads.values()), policies
+    channel = next(c for c in fields_of("channel", a_out) if c["node"] == "a")
+    assert int(channel["delivered"]) >= 250, channel  # 100 a second, for most of 3 s
+    assert channel["dropped_late"] == "0", channel
+    assert float(channel["delivery_max_us"]) <= bound, (str(channel), bound)
+    assert float(channel["analysed_bound_us"]) == pytest.approx(bound, abs=0.1), channel

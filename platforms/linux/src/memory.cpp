@@ -1,12 +1,20 @@
 #include <kairos/kal/memory.hpp>
 
 #include <sys/mman.h>
+#include <atomic>
 #include <cerrno>
 
 namespace kairos::kal {
 
 Status lock_memory() noexcept {
+  // Once locked with MCL_FUTURE, every later mapping is locked as it is made: locking again would
+  // only walk the whole address space once more, holding its lock.
+  static std::atomic<bool> locked{false};
+  if (locked.load(std::memory_order_acquire)) {
+    return Status::kOk;
+  }
   if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
+    locked.store(true, std::memory_order_release);
     return Status::kOk;
   }
   return errno == EPERM ? Status::kPermissionDenied : Status::kResourceExhausted;

@@ -84,6 +84,20 @@ Status open_for(const Endpoint& endpoint, Transfer transfer, int& handle, sockad
   return handle < 0 ? Status::kResourceExhausted : Status::kOk;
 }
 
+/// Whether a process listens on the Unix socket at `address`: a connection to it is accepted
+/// into its backlog at once; a socket file nobody listens on refuses it.
+bool someone_listens(const sockaddr_storage& address, socklen_t length, Transfer transfer) {
+  const int probe = open_socket(Endpoint::Kind::kUnix, transfer);
+  if (probe < 0) {
+    return false;
+  }
+  const bool accepted =
+      ::connect(probe, reinterpret_cast<const sockaddr*>(&address), length) == 0 ||
+      errno == EINPROGRESS || errno == EAGAIN;
+  ::close(probe);
+  return accepted;
+}
+
 void tune_stream(int handle, Endpoint::Kind kind) {
   if (kind == Endpoint::Kind::kTcp) {
     const int on = 1;
@@ -134,10 +148,18 @@ Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
     setsockopt(handle_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
   }
   if (endpoint.kind == Endpoint::Kind::kUnix) {
-    ::unlink(endpoint.address);  // a stale socket file from an earlier run
+    // A socket file is left behind by a run that ended; one a process still listens on is not
+    // ours to take over (its node would serve nothing more, silently).
+    if (someone_listens(address, length, transfer)) {
+      close();
+      return Status::kAddressInUse;
+    }
+    ::unlink(endpoint.address);
   }
   if (::bind(handle_, reinterpret_cast<sockaddr*>(&address), length) != 0) {
-    const Status status = errno == EACCES ? Status::kPermissionDenied : Status::kPlatformError;
+    const Status status = errno == EACCES       ? Status::kPermissionDenied
+                          : errno == EADDRINUSE ? Status::kAddressInUse
+                                                : Status::kPlatformError;
     close();
     return status;
   }

@@ -179,6 +179,31 @@ SchedulingMode scheduling_mode() noexcept {
   return fell_back_to_best_effort.load() ? SchedulingMode::kBestEffort : SchedulingMode::kRealTime;
 }
 
+void run_as_band(PriorityBand band, int cpu, void (*entry)(void* context) noexcept,
+                 void* context) noexcept {
+  int own_policy = SCHED_OTHER;
+  sched_param own_param{};
+  const bool scheduled = pthread_getschedparam(pthread_self(), &own_policy, &own_param) == 0;
+  cpu_set_t own_cpus{};
+  const bool pinned = cpu >= 0 && cpu < CPU_SETSIZE &&
+                      pthread_getaffinity_np(pthread_self(), sizeof own_cpus, &own_cpus) == 0;
+  if (pinned) {
+    cpu_set_t only{};
+    CPU_SET(static_cast<std::size_t>(cpu), &only);
+    pthread_setaffinity_np(pthread_self(), sizeof only, &only);
+  }
+  sched_param param{};
+  param.sched_priority = fifo_priority(band);
+  const bool raised = scheduled && pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
+  entry(context);
+  if (raised) {
+    pthread_setschedparam(pthread_self(), own_policy, &own_param);
+  }
+  if (pinned) {
+    pthread_setaffinity_np(pthread_self(), sizeof own_cpus, &own_cpus);
+  }
+}
+
 bool deadline_scheduling_granted() noexcept {
   return !deadline_refused.load();
 }

@@ -227,6 +227,11 @@ SchedulingMode scheduling_mode() noexcept {
   return SchedulingMode::kSimulated;
 }
 
+void run_as_band(PriorityBand /*band*/, int /*cpu*/, void (*entry)(void* context) noexcept,
+                 void* context) noexcept {
+  entry(context);  // no library starts threads of its own on the simulated platform
+}
+
 bool deadline_scheduling_granted() noexcept {
   return true;  // the simulation kernel schedules by deadline exactly
 }

@@ -166,6 +166,9 @@ std::size_t format_clock_round(std::span<char> out, std::string_view node_name, 
 /// on stdout.
 void print_clock(std::string_view node_name, const clock::ClockSync& sync);
 
+/// Reports, as one error line of the node (kal::report), that `what` failed and why (`status`).
+void report_failure(const char* node_name, const char* what, kal::Status status) noexcept;
+
 /// Prints the `gate ...` line of one gate on stdout.
 void print_gate(std::string_view node_name, std::string_view gate, std::string_view callee,
                 const orb::GateCounters& counters, kal::Duration analysed_bound,

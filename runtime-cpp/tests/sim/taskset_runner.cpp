@@ -10,7 +10,11 @@
 //       an SpM released at 0, then every period; its start window is (t, t + deadline); hard
 //       unless <soft> is 1; <importance> breaks MUF ties
 //   spm:<period_ns>:<wcet_ns>:<open_ns>:<close_ns>:<deadline_ns>:<band>:<segments>
-//       an SpM with start window (t + open, t + close), using the segments of mask <segments>
+//       [:<wait_ns>[:<soft>:<importance>]]
+//       an SpM with start window (t + open, t + close), using the segments of mask <segments>;
+//       with <wait_ns>, a method that calls a blocking gate of that deadline: each activation
+//       first waits for a reply (not processor time, its lane and segments held) for a time
+//       drawn from [0, wait_ns] (every other one the whole wait_ns), then computes its WCET
 //   seg:<ceiling>
 //       the next ODS segment (bit 0, 1, ... of the masks), locked with that priority ceiling
 //   svm:<gct_ns>:<wcet_ns>:<band>:<admission_slot_ns>:<conflicts>:<segments>:<arrival_ns>,...
@@ -63,6 +67,7 @@ struct Task {
   std::uint64_t segments = 0;
   kairos::Criticality criticality = kairos::Criticality::kHard;
   std::uint8_t importance = 0;
+  std::int64_t wait_ns = 0;  ///< the deadline of the blocking gate it calls (0: none)
 };
 
 struct Service {
@@ -91,6 +96,10 @@ struct MissWatch {
   Duration deadline{};
   /// Deadline misses reported after the deadline: the watchdog should have seen them at it.
   std::uint64_t late_reports = 0;
+  /// A method that calls a blocking gate: the longest it waits for the reply, and the state of
+  /// the generator that draws each activation's wait (seeded per task: every run is the same).
+  std::int64_t wait_ns = 0;
+  std::uint64_t draws = 0;
 };
 
 void check_report(void* servant, const kairos::MissReport& miss) noexcept {
@@ -152,11 +161,26 @@ bool parse_fields(const std::string& word, std::size_t count, std::vector<std::i
 bool parse_task(const std::string& word, Task& task) {
   std::vector<std::int64_t> f;
   if (word.rfind("spm:", 0) == 0) {
-    if (!parse_fields(word.substr(4), 7, f)) {
+    const std::string fields = word.substr(4);
+    if (!parse_fields(fields, 7, f) && !parse_fields(fields, 8, f) &&
+        !parse_fields(fields, 10, f)) {
       return false;
     }
     task = Task{
         f[0], f[1], f[2], f[3], f[4], static_cast<int>(f[5]), static_cast<std::uint64_t>(f[6])};
+    if (f.size() >= 8) {
+      if (f[7] < 0) {
+        return false;
+      }
+      task.wait_ns = f[7];
+    }
+    if (f.size() == 10) {
+      if ((f[8] != 0 && f[8] != 1) || f[9] < 0 || f[9] > 255) {
+        return false;
+      }
+      task.criticality = f[8] == 1 ? kairos::Criticality::kSoft : kairos::Criticality::kHard;
+      task.importance = static_cast<std::uint8_t>(f[9]);
+    }
   } else {
     if (!parse_fields(word, 4, f) && !parse_fields(word, 6, f)) {
       return false;
@@ -286,6 +310,19 @@ void count_service(void* context, const kairos::SvmEntry&, const kairos::Activat
 
 /// Methods do nothing themselves: the engine models their WCET on the virtual processor.
 void no_work(void*) {}
+
+/// The body of a method that calls a blocking gate: it waits for the reply as a real one does,
+/// blocked (here: asleep in virtual time), for the whole gate's deadline every other
+/// activation and for a time drawn from [0, deadline] otherwise. The engine then computes the
+/// row's WCET.
+void wait_for_reply(void* servant) {
+  auto& watch = *static_cast<MissWatch*>(servant);
+  watch.draws = watch.draws * 6364136223846793005ULL + 1442695040888963407ULL;
+  const auto draw = static_cast<std::int64_t>(watch.draws >> 33);
+  const std::int64_t wait =
+      (watch.draws >> 32 & 1U) != 0 ? watch.wait_ns : draw % (watch.wait_ns + 1);
+  kairos::kal::sleep_until(kairos::kal::MonotonicClock::now() + Duration{wait});
+}
 void no_service(void*, void*) {}
 
 /// A client: one request of one service method, at the instant of its one-shot SpM.
@@ -359,14 +396,27 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
   for (std::size_t i = 0; i < set.tasks.size(); ++i) {
     const Task& task = set.tasks[i];
     watches[i].deadline = Duration{task.deadline_ns};
+    watches[i].wait_ns = task.wait_ns;
+    watches[i].draws = i + 1;
     names.push_back("t" + std::to_string(i));
-    entries.push_back(
-        kairos::SpmEntry{set.name, names.back(), "taskset", Duration::zero(), kairos::kForever,
-                         Duration{task.period_ns}, Duration{task.open_ns}, Duration{task.close_ns},
-                         watches[i].deadline, Duration{task.wcet_ns}, task.criticality, task.band,
-                         task.importance, task.segments});
-    if (engine->add_spm(entries.back(), &watches[i], &no_work, &check_report) !=
-        kairos::kal::Status::kOk) {
+    kairos::SpmEntry entry{set.name,
+                           names.back(),
+                           "taskset",
+                           Duration::zero(),
+                           kairos::kForever,
+                           Duration{task.period_ns},
+                           Duration{task.open_ns},
+                           Duration{task.close_ns},
+                           watches[i].deadline,
+                           Duration{task.wcet_ns},
+                           task.criticality,
+                           task.band,
+                           task.importance,
+                           task.segments};
+    entry.reply_wait = Duration{task.wait_ns};
+    entries.push_back(entry);
+    if (engine->add_spm(entries.back(), &watches[i], task.wait_ns > 0 ? &wait_for_reply : &no_work,
+                        &check_report) != kairos::kal::Status::kOk) {
       std::fprintf(stderr, "%s: the engine refused task %zu\n", set.name.c_str(), i);
       return 1;
     }

@@ -12,6 +12,7 @@ enum class Status {
   kUnavailable,  ///< not possible now (e.g. outside the run), though the call itself is valid
   kPlatformError,
   kRateExceeded,  ///< sooner than the agreed rate allows (a service method's max-rate)
+  kAddressInUse,  ///< another socket, of this process or another, already listens there
 };
 
 /// Short, static text for a status (never allocates).

@@ -126,6 +126,27 @@ SchedulingMode scheduling_mode() noexcept;
 /// OS refused one: that thread runs at its band's fixed priority, and a warning says why).
 bool deadline_scheduling_granted() noexcept;
 
+/// Runs `entry(context)` on the calling thread as a real-time thread of `band` pinned to `cpu`
+/// (-1: the CPUs it has) would run, then gives the thread back its own scheduling and CPUs. The
+/// threads a library starts meanwhile inherit them: Cyclone DDS starts its receive and delivery
+/// threads with the scheduling and CPUs of the thread that creates its domain, which thus run at
+/// the band the analysis assumes of them, not time-shared with every process of the machine.
+/// Where the OS refuses a real-time priority, only the CPUs are taken.
+void run_as_band(PriorityBand band, int cpu, void (*entry)(void* context) noexcept,
+                 void* context) noexcept;
+
+/// How the threads of this process were scheduled, as a node's summary and timings name it: the
+/// scheduling mode, or "deadline-refused" when priorities were enforced but the OS refused a
+/// deadline reservation (those lanes ran at their band's fixed priority, not by deadline, so a
+/// preemptive EDF node was not scheduled as analysed).
+inline const char* scheduling_in_effect() noexcept {
+  const SchedulingMode mode = scheduling_mode();
+  if (mode == SchedulingMode::kRealTime && !deadline_scheduling_granted()) {
+    return "deadline-refused";
+  }
+  return to_string(mode);
+}
+
 /// Whether a thread scheduled by deadline runs on its ThreadAttributes::cpu, so that the deadline
 /// threads of one core compete on one processor (partitioned EDF). On Linux only when the kernel's
 /// deadline admission control is off (/proc/sys/kernel/sched_rt_runtime_us -1): with it on, the

@@ -119,7 +119,11 @@ struct GateCounters {
   std::uint64_t answered = 0;  ///< answered by the deadline (a result or a declared exception)
   std::uint64_t late = 0;      ///< not answered by the deadline (the reply, if any, is dropped)
   std::uint64_t failed = 0;    ///< ended otherwise: refused, disconnected, no route, malformed
-  std::int64_t max_round_trip_ns = 0;  ///< longest call that was answered
+  std::int64_t max_round_trip_ns = 0;  ///< longest call that was answered, to its reply's arrival
+  /// Non-blocking calls: the longest from a call to the poll that collected its answer. Their
+  /// replies wait in the connection until the method polls, so this holds the method's own wait
+  /// until its next poll too, and is no round trip: such calls have no max_round_trip_ns.
+  std::int64_t max_collected_ns = 0;
 };
 
 class Gate {
@@ -139,9 +143,12 @@ class Gate {
   /// The result-return deadline, from the call.
   kal::Duration deadline() const noexcept { return deadline_; }
   GateCounters counters() const noexcept {
-    return {calls_.load(std::memory_order_relaxed), answered_.load(std::memory_order_relaxed),
-            late_.load(std::memory_order_relaxed), failed_.load(std::memory_order_relaxed),
-            max_round_trip_ns_.load(std::memory_order_relaxed)};
+    return {calls_.load(std::memory_order_relaxed),
+            answered_.load(std::memory_order_relaxed),
+            late_.load(std::memory_order_relaxed),
+            failed_.load(std::memory_order_relaxed),
+            max_round_trip_ns_.load(std::memory_order_relaxed),
+            max_collected_ns_.load(std::memory_order_relaxed)};
   }
 
  protected:
@@ -213,7 +220,7 @@ class Gate {
       return status;
     }
     pending.outcome_ = count(unmarshal<Exception>(pending.call_, status, reply, raised),
-                             pending.start_, pending.call_.replied_at());
+                             pending.start_, pending.call_.replied_at(), max_collected_ns_);
     return pending.outcome_;
   }
 
@@ -250,13 +257,19 @@ class Gate {
   /// (when its reply was taken, not when it was unmarshalled: a lane preempted in between does
   /// not stretch the round trip past the deadline the reply met).
   CallStatus count(CallStatus status, kal::TimePoint start, kal::TimePoint replied_at) noexcept {
+    return count(status, start, replied_at, max_round_trip_ns_);
+  }
+
+  /// As above, the answered call's time kept in `longest` (the round trip, or for a non-blocking
+  /// call the time until it was collected).
+  CallStatus count(CallStatus status, kal::TimePoint start, kal::TimePoint replied_at,
+                   std::atomic<std::int64_t>& longest) noexcept {
     calls_.fetch_add(1, std::memory_order_relaxed);
     if (status == CallStatus::kOk || status == CallStatus::kUserException) {
       answered_.fetch_add(1, std::memory_order_relaxed);
       const std::int64_t took = (replied_at - start).count();
-      std::int64_t longest = max_round_trip_ns_.load(std::memory_order_relaxed);
-      while (took > longest &&
-             !max_round_trip_ns_.compare_exchange_weak(longest, took, std::memory_order_relaxed)) {
+      std::int64_t seen = longest.load(std::memory_order_relaxed);
+      while (took > seen && !longest.compare_exchange_weak(seen, took, std::memory_order_relaxed)) {
       }
     } else if (status == CallStatus::kDeadlineExpired) {
       late_.fetch_add(1, std::memory_order_relaxed);
@@ -276,6 +289,7 @@ class Gate {
   std::atomic<std::uint64_t> late_{0};
   std::atomic<std::uint64_t> failed_{0};
   std::atomic<std::int64_t> max_round_trip_ns_{0};
+  std::atomic<std::int64_t> max_collected_ns_{0};
 };
 
 }  // namespace kairos::orb

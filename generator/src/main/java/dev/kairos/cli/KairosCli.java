@@ -772,6 +772,27 @@ public final class KairosCli implements Callable<Integer> {
   }
 
   /** Why a file operation failed, in words (Java names only the path for most of them). */
+  /** What makes a report not schedulable, named: nodes, remote calls, chains, service rates. */
+  private static List<String> unschedulableParts(AnalysisReport report) {
+    final List<String> parts = new ArrayList<>();
+    report.nodes().stream()
+        .filter(n -> !n.schedulable())
+        .forEach(n -> parts.add("node " + n.node().name()));
+    report.gates().stream()
+        .filter(g -> !g.meets())
+        .forEach(g -> parts.add("remote call " + g.caller() + "." + g.gate()));
+    report.chains().stream()
+        .filter(c -> c.hard() && !c.meets())
+        .forEach(c -> parts.add("chain " + c.name()));
+    report.rates().stream()
+        .filter(r -> !r.meets())
+        .forEach(r -> parts.add("the callers of " + r.callee() + " beyond its max-rate"));
+    if (!report.holistic().converged() || !report.holistic().complete()) {
+      parts.add("the holistic analysis");
+    }
+    return parts;
+  }
+
   private static String reason(IOException e) {
     if (e instanceof java.nio.file.AccessDeniedException) {
       return "permission denied";
@@ -929,6 +950,14 @@ public final class KairosCli implements Callable<Integer> {
                 "kairos: error: the model is not schedulable; nothing generated"
                     + " (see `kairos check`, or pass --allow-unschedulable)");
         return MODEL_ERRORS;
+      }
+      if (!report.schedulable()) {
+        err()
+            .println(
+                "kairos: warning: the model is not schedulable ("
+                    + String.join(", ", unschedulableParts(report))
+                    + "); generated anyway, as --allow-unschedulable asks: its deadlines may be"
+                    + " missed at run time (see `kairos check`)");
       }
       final Path outputDir = output.toAbsolutePath().normalize();
       final Path implDir =

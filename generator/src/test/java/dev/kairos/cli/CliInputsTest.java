@@ -80,6 +80,43 @@ class CliInputsTest {
   }
 
   @Test
+  void generatingAnUnschedulableModelAnywaySaysWhatIsNotSchedulable() throws IOException {
+    // Two methods of 6 ms every 10 ms: node n cannot keep their deadlines.
+    final String spm =
+        " for t = from 0 s to forever every 10 ms start-during (t, t + 10 ms) finish-by t + 10 ms"
+            + " wcet 6 ms;";
+    final Path model =
+        write(
+            "late.tmo",
+            "tmo Worker { spm run"
+                + spm
+                + " spm walk"
+                + spm
+                + " }\nnode n { os sim deploy Worker as worker }\n");
+    final Path out = temp.resolve("out");
+    final CliRun refused =
+        CliRun.kairos("generate", "-o", out.toString(), "--impl", out.toString(), model.toString());
+    assertEquals(1, refused.exit(), refused.all());
+    final CliRun anyway =
+        CliRun.kairos(
+            "generate",
+            "--allow-unschedulable",
+            "-o",
+            out.toString(),
+            "--impl",
+            out.toString(),
+            model.toString());
+    assertEquals(0, anyway.exit(), anyway.all());
+    assertTrue(
+        anyway
+            .err()
+            .contains(
+                "kairos: warning: the model is not schedulable (node n); generated anyway, as"
+                    + " --allow-unschedulable asks"),
+        anyway.err());
+  }
+
+  @Test
   void anOutputThatIsAFileIsAUsageError() throws IOException {
     final Path model = write("m.tmo", worker("p", "n"));
     final Path file = write("taken", "not a directory");

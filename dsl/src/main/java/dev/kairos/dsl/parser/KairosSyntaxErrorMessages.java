@@ -14,6 +14,10 @@ import org.eclipse.xtext.parser.antlr.SyntaxErrorMessageProvider;
  */
 public class KairosSyntaxErrorMessages extends SyntaxErrorMessageProvider {
 
+  @com.google.inject.Inject private dev.kairos.dsl.services.KairosGrammarAccess grammar;
+
+  private static final Pattern WORD = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
   private static final Pattern MISMATCHED =
       Pattern.compile("mismatched input '(.*)' expecting (.*)", Pattern.DOTALL);
   private static final Pattern MISSING = Pattern.compile("missing (.*) at '(.*)'", Pattern.DOTALL);
@@ -38,7 +42,38 @@ public class KairosSyntaxErrorMessages extends SyntaxErrorMessageProvider {
       // "no viable alternative" where the reader needs to hear that a number is missing.
       message = "expected a number but found " + unexpected.group(1);
     }
+    final String keyword = offendingKeyword(context);
+    if (keyword != null) {
+      message +=
+          ": '"
+              + keyword
+              + "' is a keyword of the language and cannot be a name here (of the keywords, only "
+              + String.join(", ", keywordsThatMayBeNames())
+              + " may be names)";
+    }
     return new SyntaxErrorMessage(message, Diagnostic.SYNTAX_DIAGNOSTIC);
+  }
+
+  /** The keyword the parser stumbled on, when it is a word a person may have meant as a name. */
+  private String offendingKeyword(IParserErrorContext context) {
+    final org.antlr.runtime.RecognitionException error = context.getRecognitionException();
+    if (error == null || error.token == null || error.token.getText() == null) {
+      return null;
+    }
+    final String text = error.token.getText();
+    final boolean keyword =
+        WORD.matcher(text).matches()
+            && error.token.getType()
+                != dev.kairos.dsl.parser.antlr.internal.InternalKairosParser.RULE_ID
+            && !keywordsThatMayBeNames().contains(text);
+    return keyword ? text : null;
+  }
+
+  /** The keywords the grammar lets names be (its ValidID rule), in the grammar's order. */
+  private java.util.List<String> keywordsThatMayBeNames() {
+    return org.eclipse.xtext.GrammarUtil.containedKeywords(grammar.getValidIDRule()).stream()
+        .map(org.eclipse.xtext.Keyword::getValue)
+        .toList();
   }
 
   private static final Pattern UNEXPECTED =

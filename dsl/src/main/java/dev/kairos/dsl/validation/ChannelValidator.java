@@ -170,6 +170,29 @@ public class ChannelValidator extends ConcernValidator {
     }
   }
 
+  /** A channel published where nothing reads it sends every sample to nobody. */
+  @Check
+  public void checkChannelHasReader(Method method) {
+    final ModelIndex index = ModelIndex.of(method, getContext());
+    for (int i = 0; i < method.getPublishes().size(); i++) {
+      final Channel channel = method.getPublishes().get(i);
+      if (channel != null
+          && !channel.eIsProxy()
+          && channel.getName() != null
+          && !index.readChannels.contains(channel.getName())) {
+        warning(
+            "no method of any TMO reads channel '"
+                + channel.getName()
+                + "', so what this method publishes reaches nobody: add `reads "
+                + channel.getName()
+                + "` to the method that needs it, or stop publishing it",
+            Literals.METHOD__PUBLISHES,
+            i,
+            IssueCodes.CHANNEL_NO_READER);
+      }
+    }
+  }
+
   /**
    * A channel's fan-out bounds the TMO instances that read it, in the whole system: each deployment
    * of a TMO with a method that reads the channel counts once; those beyond the fan-out are errors,

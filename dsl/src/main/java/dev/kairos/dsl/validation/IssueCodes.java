@@ -76,6 +76,7 @@ public final class IssueCodes {
   public static final String CHANNEL_PUBLISHED_AND_READ = PREFIX + "channel-published-and-read";
   public static final String CHANNEL_FAN_OUT_EXCEEDED = PREFIX + "channel-fan-out-exceeded";
   public static final String CHANNEL_NO_PUBLISHER = PREFIX + "channel-no-publisher";
+  public static final String CHANNEL_NO_READER = PREFIX + "channel-no-reader";
   public static final String IDL_NAME_COLLISION = PREFIX + "idl-name-collision";
 
   // deployment

@@ -60,6 +60,9 @@ final class ModelIndex {
   /** The names of the channels some method of some TMO publishes. */
   final Set<String> publishedChannels = new HashSet<>();
 
+  /** The names of the channels some method of some TMO reads. */
+  final Set<String> readChannels = new HashSet<>();
+
   private ModelIndex(List<EObject> roots) {
     for (EObject root : roots) {
       if (!(root instanceof Model model)) {
@@ -86,6 +89,11 @@ final class ModelIndex {
             for (Channel channel : method.getPublishes()) {
               if (channel != null && !channel.eIsProxy() && channel.getName() != null) {
                 publishedChannels.add(channel.getName());
+              }
+            }
+            for (Channel channel : method.getReads()) {
+              if (channel != null && !channel.eIsProxy() && channel.getName() != null) {
+                readChannels.add(channel.getName());
               }
             }
           }

@@ -87,9 +87,62 @@ public class PlatformValidator extends ConcernValidator {
           IssueCodes.DUPLICATE_ENDPOINT);
       return;
     }
+    for (var earlier : index.firstOnEndpoint.entrySet()) {
+      if (earlier.getValue() == node) {
+        break; // only nodes before this one: the later of two is reported
+      }
+      final String shared = sharedPort(endpoint, earlier.getKey());
+      if (shared != null) {
+        error(
+            "node '"
+                + earlier.getValue().getName()
+                + "' already listens on "
+                + earlier.getKey()
+                + ", and "
+                + endpoint
+                + " is the same socket: "
+                + shared
+                + "; give each node a port of its own",
+            Literals.NODE__ENDPOINT,
+            IssueCodes.DUPLICATE_ENDPOINT);
+        return;
+      }
+    }
     if (endpoint.startsWith("udp:")) {
       checkBandPorts(index, node, endpoint, matcher.group(1), Integer.parseInt(matcher.group(2)));
     }
+  }
+
+  /**
+   * Why two tcp: (or two udp:) endpoints written differently would bind the same port of this host,
+   * or null when they would not: the same port where one host is the wildcard 0.0.0.0 (every
+   * address), or both name the same address (`localhost` is 127.0.0.1).
+   */
+  static String sharedPort(String endpoint, String other) {
+    final var a = ENDPOINT.matcher(endpoint);
+    final var b = ENDPOINT.matcher(other);
+    if (!a.matches()
+        || !b.matches()
+        || a.group(2) == null
+        || b.group(2) == null
+        || !endpoint.substring(0, 4).equals(other.substring(0, 4))
+        || !a.group(2).equals(b.group(2))) {
+      return null;
+    }
+    final String host = address(a.group(1));
+    final String otherHost = address(b.group(1));
+    if (host.equals("0.0.0.0") || otherHost.equals("0.0.0.0")) {
+      return "0.0.0.0 takes port " + a.group(2) + " on every address of the host";
+    }
+    if (host.equals(otherHost)) {
+      return "both are port " + a.group(2) + " of " + host;
+    }
+    return null;
+  }
+
+  /** A host as the address it names: `localhost` is the loopback address. */
+  private static String address(String host) {
+    return host.equalsIgnoreCase("localhost") ? "127.0.0.1" : host;
   }
 
   /**

@@ -554,6 +554,56 @@ class KairosValidationTest {
   }
 
   @Test
+  void endpointsWrittenDifferentlyOnOnePortAreTheSameSocket() throws Exception {
+    final String text =
+        "node a { os linux endpoint \"tcp:127.0.0.1:7001\" }\n"
+            + "node b { os linux endpoint \"tcp:localhost:7001\" }\n"
+            + "node c { os linux endpoint \"tcp:0.0.0.0:7002\" }\n"
+            + "node d { os linux endpoint \"tcp:127.0.0.1:7002\" }\n"
+            + "node e { os linux endpoint \"udp:127.0.0.1:7001\" }\n"
+            + "node f { os linux endpoint \"tcp:10.0.0.1:7001\" }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.NODE,
+        IssueCodes.DUPLICATE_ENDPOINT,
+        text.indexOf("\"tcp:localhost:7001\""),
+        "\"tcp:localhost:7001\"".length(),
+        "node 'a' already listens on tcp:127.0.0.1:7001, and tcp:localhost:7001 is the same"
+            + " socket: both are port 7001 of 127.0.0.1");
+    validation.assertError(
+        model,
+        Literals.NODE,
+        IssueCodes.DUPLICATE_ENDPOINT,
+        text.indexOf("\"tcp:127.0.0.1:7002\""),
+        "\"tcp:127.0.0.1:7002\"".length(),
+        "0.0.0.0 takes port 7002 on every address of the host");
+    // UDP ports are not TCP ports, and another address's port 7001 is its own.
+    final long duplicates =
+        validation.validate(model).stream()
+            .filter(issue -> IssueCodes.DUPLICATE_ENDPOINT.equals(issue.getCode()))
+            .count();
+    org.junit.jupiter.api.Assertions.assertEquals(2, duplicates);
+  }
+
+  @Test
+  void aChannelPublishedWithoutAReaderIsAWarning() throws Exception {
+    final String text =
+        "struct Fix { double lat; }\n"
+            + "tmo P { eac { channel track : rmmc<Fix>; } spm p "
+            + CHANNEL_SPM
+            + " publishes track; }\n";
+    final Model model = parser.parse(text);
+    validation.assertWarning(
+        model,
+        Literals.SPM,
+        IssueCodes.CHANNEL_NO_READER,
+        text.indexOf("track; }"),
+        "track".length(),
+        "no method of any TMO reads channel 'track'");
+  }
+
+  @Test
   void systemsListNodesOnceAndSyncToOneOfThem() throws Exception {
     final String text =
         "node a { os linux }\nnode b { os linux }\nnode c { os linux }\n"

@@ -6,6 +6,7 @@ import dev.kairos.generator.ir.Platform.Node;
 import dev.kairos.generator.ir.Platform.Strategy;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos.Criticality;
+import dev.kairos.generator.ir.Tmos.Gate;
 import dev.kairos.generator.ir.Tmos.Spm;
 import dev.kairos.generator.ir.Tmos.Svm;
 import java.math.BigDecimal;
@@ -201,7 +202,9 @@ public final class SchedulingAnalysis {
       Deployment deployment, String method, List<String> calls, List<Finding> notes) {
     final long wait = deployment.tmo().callWaitNs(calls);
     if (wait > 0) {
-      notes.add(new Finding.GateWait(deployment.instance() + "." + method, calls, wait));
+      final List<String> waiting =
+          deployment.tmo().waitingGates(calls).stream().map(Gate::name).toList();
+      notes.add(new Finding.GateWait(deployment.instance() + "." + method, waiting, wait));
     }
     return wait;
   }
@@ -437,7 +440,12 @@ public final class SchedulingAnalysis {
         }
       }
     }
-    final double bound = periodic == 0 ? 1.0 : periodic * (Math.pow(2.0, 1.0 / periodic) - 1.0);
+    // The utilization bound that applies: 1 under EDF (Liu and Layland's bound for deadline-driven
+    // scheduling), n (2^(1/n) - 1) for fixed priorities.
+    final double bound =
+        periodic == 0 || node.strategy().earliestDeadlineFirst()
+            ? 1.0
+            : periodic * (Math.pow(2.0, 1.0 / periodic) - 1.0);
     return new NodeReport(
         node,
         tasks,

@@ -337,6 +337,10 @@ final class ChannelEmitter {
     w.line("dds_link = &dds;");
     w.line("dds.wake_on_data(hub.wake());");
     w.line("hub.set_poll(&::kairos::channel::dds::DdsLink::poll, &dds);");
+    w.comment(
+        "Set up as the hub runs (its band, its CPU): DDS's threads inherit both, and no"
+            + " time-shared process delays set-up while it holds DDS's locks.");
+    w.open("const bool dds_ready = dds.as_hub([&]() noexcept {");
     check(
         w,
         "dds.create_participant() != ::kairos::kal::Status::kOk",
@@ -378,6 +382,11 @@ final class ChannelEmitter {
             "channel " + name + ": no DDS reader");
       }
     }
+    w.line("return true;");
+    w.close("});");
+    w.open("if (!dds_ready) {");
+    w.line("return false;");
+    w.close("}");
   }
 
   private static String storeOf(SystemModel system, SystemChannel channel) {

@@ -11,6 +11,7 @@ import dev.kairos.generator.analysis.PlatformOverheads;
 import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.ir.Durations;
 import dev.kairos.generator.ir.Platform;
+import dev.kairos.generator.verdicts.Figures;
 import dev.kairos.generator.wire.Frames;
 import java.util.List;
 import java.util.Locale;
@@ -168,10 +169,11 @@ public final class CheckReports {
           out.append(
               String.format(
                   Locale.ROOT,
-                  "  core %d (%s): utilization %.1f%% (Liu-Layland bound %.1f%%): %s%n",
+                  "  core %d (%s): utilization %.1f%% (%s %.1f%%): %s%n",
                   core.core(),
                   core.instances().isEmpty() ? "idle" : String.join(", ", core.instances()),
                   core.utilization() * 100,
+                  Figures.utilizationBound(node.node().strategy()),
                   core.liuLaylandBound() * 100,
                   core.schedulable() ? "schedulable" : "NOT schedulable"));
         }
@@ -199,8 +201,9 @@ public final class CheckReports {
         out.append(
             String.format(
                 Locale.ROOT,
-                "  utilization %.1f%% (Liu-Layland bound %.1f%%): %s%n",
+                "  utilization %.1f%% (%s %.1f%%): %s%n",
                 node.utilization() * 100,
+                Figures.utilizationBound(node.node().strategy()),
                 node.liuLaylandBound() * 100,
                 node.schedulable() ? "schedulable" : "NOT schedulable"));
       }
@@ -272,8 +275,12 @@ public final class CheckReports {
         final JsonObject n = new JsonObject();
         n.addProperty("node", node.node().name());
         n.addProperty("strategy", strategy(node));
+        // A multicore node's utilization is summed over its cores; each core has its own bound
+        // (`cores`), which a sum is not to be compared with.
         n.addProperty("utilization", node.utilization());
-        n.addProperty("liu_layland_bound", node.liuLaylandBound());
+        if (!node.multicore()) {
+          n.addProperty("liu_layland_bound", node.liuLaylandBound());
+        }
         node.node()
             .hardware()
             .platform()

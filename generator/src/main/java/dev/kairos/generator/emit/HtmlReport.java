@@ -314,10 +314,15 @@ public final class HtmlReport {
     out.append("</section>\n");
   }
 
-  /** A stacked bar of each method's share, with the Liu-Layland bound and 100 % marked. */
+  /**
+   * A stacked bar of each method's share, with the strategy's utilization bound (Liu-Layland for
+   * fixed priorities, 100% under EDF) and 100 % marked.
+   */
   private static void utilization(StringBuilder out, NodeReport node) {
+    final String boundName =
+        dev.kairos.generator.verdicts.Figures.utilizationBound(node.node().strategy());
     if (!node.multicore()) {
-      utilization(out, "", node.utilization(), node.liuLaylandBound(), node.tasks());
+      utilization(out, "", node.utilization(), boundName, node.liuLaylandBound(), node.tasks());
       return;
     }
     // Partitioned: a bar per core, each a processor of its own.
@@ -326,18 +331,26 @@ public final class HtmlReport {
           out,
           "core " + core.core() + ": ",
           core.utilization(),
+          boundName,
           core.liuLaylandBound(),
           node.tasks().stream().filter(t -> t.core() == core.core()).toList());
     }
   }
 
   private static void utilization(
-      StringBuilder out, String label, double load, double liuLayland, List<TaskReport> tasks) {
+      StringBuilder out,
+      String label,
+      double load,
+      String boundName,
+      double liuLayland,
+      List<TaskReport> tasks) {
     out.append("<p class=\"util-text\">")
         .append(esc(label))
         .append("utilization <b>")
         .append(percent(load))
-        .append("</b> (Liu-Layland bound ")
+        .append("</b> (")
+        .append(esc(boundName))
+        .append(" ")
         .append(percent(liuLayland))
         .append(")</p>\n");
     final double scale = Math.max(1.0, load);
@@ -346,7 +359,9 @@ public final class HtmlReport {
         .append(BAR_WIDTH + 90)
         .append("\" height=\"40\" role=\"img\" aria-label=\"utilization ")
         .append(percent(load))
-        .append(" of 100%, Liu-Layland bound ")
+        .append(" of 100%, ")
+        .append(esc(boundName))
+        .append(" ")
         .append(percent(liuLayland))
         .append("\">\n<rect x=\"0\" y=\"4\" width=\"")
         .append(px(full))
@@ -399,7 +414,8 @@ public final class HtmlReport {
         .append("\" y2=\"25\" stroke=\"#c77700\" stroke-width=\"2\" stroke-dasharray=\"3 2\"/>\n")
         .append("<text x=\"")
         .append(px(bound))
-        .append("\" y=\"36\" text-anchor=\"middle\" class=\"sub\">LL ")
+        .append("\" y=\"36\" text-anchor=\"middle\" class=\"sub\">")
+        .append(boundName.startsWith("EDF") ? "EDF " : "LL ")
         .append(percent(liuLayland))
         .append("</text>\n<line x1=\"")
         .append(px(full))

@@ -546,7 +546,18 @@ final class NodeProgramEmitter {
       }
       ClockSyncEmitter.attach(w, clock.get(), peers.get(master.name()));
     }
-    check(w, "orb.start()", "the ORB could not start");
+    w.open(
+        "if (const ::kairos::kal::Status started = orb.start();"
+            + " started != ::kairos::kal::Status::kOk) {");
+    w.line(
+        "::kairos::report_failure(kNode, $what$, started);",
+        "what",
+        CppNames.literal(
+            serves || clockMaster
+                ? "the ORB could not start listening on " + node.endpoint()
+                : "the ORB could not start"));
+    w.line("return false;");
+    w.close("}");
     if (clock.isPresent()) {
       ClockSyncEmitter.start(w);
     }

@@ -1,5 +1,6 @@
 package dev.kairos.generator.emit;
 
+import dev.kairos.generator.ir.Tmos.Gate;
 import dev.kairos.generator.ir.Tmos.TmoClass;
 import java.util.List;
 
@@ -59,6 +60,27 @@ final class UserCodeEmitter {
     return new GeneratedFile(headerName(tmo), w.text(), GeneratedFile.Kind.USER_STARTER);
   }
 
+  /** How a call through each of the gates a method calls behaves, as one sentence. */
+  private static String howGatesCall(TmoClass tmo, List<String> calls) {
+    final java.util.Set<String> forms = new java.util.LinkedHashSet<>();
+    for (Gate gate : tmo.gates()) {
+      if (!calls.contains(gate.name())) {
+        continue;
+      }
+      if (gate.oneway()) {
+        forms.add("a oneway call returns once it is sent (no reply)");
+      } else if (gate.nonBlocking()) {
+        forms.add(
+            "a non-blocking call returns at once, and `poll` collects its reply later, never"
+                + " waiting");
+      } else {
+        forms.add("a blocking call waits for its reply at most the gate's deadline");
+      }
+    }
+    final String joined = String.join("; ", forms) + ".";
+    return Character.toUpperCase(joined.charAt(0)) + joined.substring(1);
+  }
+
   private static GeneratedFile source(TmoClass tmo) {
     final CodeWriter w = new CodeWriter();
     w.comment("$file$ — method bodies of TMO $tmo$.", "file", sourceName(tmo), "tmo", tmo.name());
@@ -84,12 +106,13 @@ final class UserCodeEmitter {
       }
       if (method.hasGates()) {
         w.comment(
-            "Its gates come in `gates` (calls $calls$), e.g. `gates.$gate$...`: each call waits"
-                + " for its reply at most the gate's deadline.",
+            "Its gates come in `gates` (calls $calls$), e.g. `gates.$gate$...`: $how$",
             "calls",
             String.join(", ", method.calls()),
             "gate",
-            method.calls().get(0));
+            method.calls().get(0),
+            "how",
+            howGatesCall(tmo, method.calls()));
       }
       if (method.hasChannels()) {
         w.comment(

@@ -223,14 +223,34 @@ public final class Tmos {
     }
   }
 
-  /** A remote call path; calleeTmo is qualified by its package (`avionics.SensorTMO`). */
+  /**
+   * A remote call path; calleeTmo is qualified by its package (`avionics.SensorTMO`). oneway: the
+   * operation it calls is `oneway`, so a call waits for no reply, whatever the gate's form.
+   */
   public record Gate(
       String name,
       String calleeTmo,
       String calleeMethod,
       boolean nonBlocking,
       long deadlineNs,
-      SourceRef source) {}
+      SourceRef source,
+      boolean oneway) {
+    /** A gate to an operation that is answered. */
+    public Gate(
+        String name,
+        String calleeTmo,
+        String calleeMethod,
+        boolean nonBlocking,
+        long deadlineNs,
+        SourceRef source) {
+      this(name, calleeTmo, calleeMethod, nonBlocking, deadlineNs, source, false);
+    }
+
+    /** Whether a call through it blocks its caller until the reply or the deadline. */
+    public boolean waitsForReply() {
+      return !nonBlocking && !oneway;
+    }
+  }
 
   /** Whether a channel's samples are resent until every reader has them, or sent once. */
   public enum Reliability {
@@ -280,16 +300,20 @@ public final class Tmos {
     /**
      * How long a method that calls `calls` may wait on them: each call through a blocking gate
      * blocks its caller until its reply or its gate's deadline, so the sum of those deadlines. A
-     * non-blocking gate's call does not wait: its reply is collected later, without blocking.
+     * non-blocking gate's call does not wait: its reply is collected later, without blocking; nor
+     * does a call of a oneway operation, which has no reply.
      */
     public long callWaitNs(List<String> calls) {
       long wait = 0;
-      for (Gate gate : gates) {
-        if (calls.contains(gate.name()) && !gate.nonBlocking()) {
-          wait += gate.deadlineNs();
-        }
+      for (Gate gate : waitingGates(calls)) {
+        wait += gate.deadlineNs();
       }
       return wait;
+    }
+
+    /** The gates of `calls` whose calls wait for their replies. */
+    public List<Gate> waitingGates(List<String> calls) {
+      return gates.stream().filter(g -> calls.contains(g.name()) && g.waitsForReply()).toList();
     }
   }
 }

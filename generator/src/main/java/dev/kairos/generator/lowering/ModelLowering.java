@@ -328,7 +328,8 @@ public final class ModelLowering {
                 gate.getMethod().getName(),
                 gate.isNonBlocking(),
                 nanos(gate.getDeadline()),
-                at(gate)));
+                at(gate),
+                callsOneway(gate)));
       }
       for (dev.kairos.dsl.kairos.Channel channel : tmo.getEac().getChannels()) {
         channels.add(
@@ -384,6 +385,18 @@ public final class ModelLowering {
         calls(spm.getCalls()),
         channelUses(spm),
         at(spm));
+  }
+
+  /** Whether the operation a gate calls is `oneway`: a call through it waits for no reply. */
+  private static boolean callsOneway(dev.kairos.dsl.kairos.Gate gate) {
+    for (dev.kairos.dsl.kairos.Interface iface : gate.getCallee().getInterfaces()) {
+      for (dev.kairos.dsl.kairos.Operation op : iface.getOperations()) {
+        if (op.getName().equals(gate.getMethod().getName())) {
+          return op.isOneway();
+        }
+      }
+    }
+    return false;
   }
 
   private Tmos.Svm lowerSvm(dev.kairos.dsl.kairos.Svm svm, List<Types.Interface> implemented) {

@@ -33,4 +33,13 @@ public final class Figures {
   public static String percent(double fraction) {
     return String.format(Locale.ROOT, "%.1f%%", fraction * 100);
   }
+
+  /**
+   * The name of the utilization bound a node's analysis compares with: under EDF a utilization up
+   * to 100% is schedulable (for implicit deadlines), under fixed priorities Liu and Layland's n
+   * (2^(1/n) - 1) is sufficient.
+   */
+  public static String utilizationBound(dev.kairos.generator.ir.Platform.Strategy strategy) {
+    return strategy.earliestDeadlineFirst() ? "EDF bound" : "Liu-Layland bound";
+  }
 }

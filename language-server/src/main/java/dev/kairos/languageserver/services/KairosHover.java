@@ -149,9 +149,15 @@ public class KairosHover extends HoverService {
                       .append(report.tasks().size())
                       .append(" methods, utilization ")
                       .append(Figures.percent(report.utilization()))
-                      .append(" (Liu-Layland bound ")
-                      .append(Figures.percent(report.liuLaylandBound()))
-                      .append("): ")
+                      .append(
+                          report.multicore()
+                              ? " summed over " + report.cores().size() + " cores"
+                              : " ("
+                                  + Figures.utilizationBound(report.node().strategy())
+                                  + " "
+                                  + Figures.percent(report.liuLaylandBound())
+                                  + ")")
+                      .append(": ")
                       .append(report.schedulable() ? "schedulable" : "**not schedulable**");
               if (report.multicore()) {
                 for (NodeReport.CoreReport core : report.cores()) {
@@ -162,6 +168,11 @@ public class KairosHover extends HoverService {
                           core.instances().isEmpty() ? "idle" : String.join(", ", core.instances()))
                       .append(", utilization ")
                       .append(Figures.percent(core.utilization()))
+                      .append(" (")
+                      .append(Figures.utilizationBound(report.node().strategy()))
+                      .append(" ")
+                      .append(Figures.percent(core.liuLaylandBound()))
+                      .append(")")
                       .append(core.schedulable() ? "" : ", **not schedulable**");
                 }
               }
