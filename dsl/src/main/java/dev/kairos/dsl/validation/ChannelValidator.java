@@ -147,48 +147,51 @@ public class ChannelValidator extends ConcernValidator {
     }
   }
 
-  /** A channel read where nothing publishes it never delivers a sample. */
+  /**
+   * A channel read where nothing publishes it never delivers a sample; one published where nothing
+   * reads it sends every sample to nobody.
+   */
   @Check
-  public void checkChannelHasPublisher(Method method) {
+  public void checkChannelHasBothEnds(Method method) {
     final ModelIndex index = ModelIndex.of(method, getContext());
-    for (int i = 0; i < method.getReads().size(); i++) {
-      final Channel channel = method.getReads().get(i);
-      if (channel != null
-          && !channel.eIsProxy()
-          && channel.getName() != null
-          && !index.publishedChannels.contains(channel.getName())) {
-        warning(
+    warnUnmatched(
+        method.getReads(),
+        index.publishedChannels,
+        Literals.METHOD__READS,
+        IssueCodes.CHANNEL_NO_PUBLISHER,
+        name ->
             "no method of any TMO publishes channel '"
-                + channel.getName()
+                + name
                 + "', so this method never reads a sample: add `publishes "
-                + channel.getName()
-                + "` to the method that produces it",
-            Literals.METHOD__READS,
-            i,
-            IssueCodes.CHANNEL_NO_PUBLISHER);
-      }
-    }
+                + name
+                + "` to the method that produces it");
+    warnUnmatched(
+        method.getPublishes(),
+        index.readChannels,
+        Literals.METHOD__PUBLISHES,
+        IssueCodes.CHANNEL_NO_READER,
+        name ->
+            "no method of any TMO reads channel '"
+                + name
+                + "', so what this method publishes reaches nobody: add `reads "
+                + name
+                + "` to the method that needs it, or stop publishing it");
   }
 
-  /** A channel published where nothing reads it sends every sample to nobody. */
-  @Check
-  public void checkChannelHasReader(Method method) {
-    final ModelIndex index = ModelIndex.of(method, getContext());
-    for (int i = 0; i < method.getPublishes().size(); i++) {
-      final Channel channel = method.getPublishes().get(i);
+  /** A warning on each of `clause`'s channels that no method of any TMO names in `otherEnd`. */
+  private void warnUnmatched(
+      List<Channel> clause,
+      Set<String> otherEnd,
+      EReference feature,
+      String code,
+      java.util.function.Function<String, String> message) {
+    for (int i = 0; i < clause.size(); i++) {
+      final Channel channel = clause.get(i);
       if (channel != null
           && !channel.eIsProxy()
           && channel.getName() != null
-          && !index.readChannels.contains(channel.getName())) {
-        warning(
-            "no method of any TMO reads channel '"
-                + channel.getName()
-                + "', so what this method publishes reaches nobody: add `reads "
-                + channel.getName()
-                + "` to the method that needs it, or stop publishing it",
-            Literals.METHOD__PUBLISHES,
-            i,
-            IssueCodes.CHANNEL_NO_READER);
+          && !otherEnd.contains(channel.getName())) {
+        warning(message.apply(channel.getName()), feature, i, code);
       }
     }
   }

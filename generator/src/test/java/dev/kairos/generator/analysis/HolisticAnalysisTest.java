@@ -75,7 +75,8 @@ class HolisticAnalysisTest {
         List.of("demo"), name, List.of(), List.of(), spms, svms, gates, channels, HERE);
   }
 
-  private static Platform.Node node(String name, Platform.Deployment... deployments) {
+  /** A simulated RMS node of the reference hardware (ServiceRatesTest builds its nodes so too). */
+  static Platform.Node node(String name, Platform.Deployment... deployments) {
     return new Platform.Node(
         name,
         Platform.OperatingSystem.SIM,

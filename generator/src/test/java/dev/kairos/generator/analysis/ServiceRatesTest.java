@@ -88,21 +88,10 @@ class ServiceRatesTest {
         List.of(),
         classes,
         List.of(
-            node("a", callers.toArray(Platform.Deployment[]::new)),
-            node("b", new Platform.Deployment("server", server, HERE))),
+            HolisticAnalysisTest.node("a", callers.toArray(Platform.Deployment[]::new)),
+            HolisticAnalysisTest.node("b", new Platform.Deployment("server", server, HERE))),
         List.of(new Platform.Network("lan", MS / 10, 0, 0, List.of("a", "b"), HERE)),
         List.of());
-  }
-
-  private static Platform.Node node(String name, Platform.Deployment... deployments) {
-    return new Platform.Node(
-        name,
-        Platform.OperatingSystem.SIM,
-        Platform.Strategy.RMS,
-        Platform.REFERENCE,
-        null,
-        List.of(deployments),
-        HERE);
   }
 
   @Test
