@@ -94,6 +94,14 @@ class CheckHtmlTest {
     assertTrue(page.contains("<title>kairos check: avionics.tmo</title>"));
     assertTrue(page.contains("showing <b>0 .. 1 s</b>: one hyperperiod (1 s)"));
     assertTrue(page.contains("<code>planner.sensors</code>"), "the remote call");
+    // Each called service method against its max-rate, with its callers.
+    assertTrue(page.contains("<section class=\"rates\" id=\"service-rates\">"), "service rates");
+    assertTrue(
+        page.contains(
+            "<tr class=\"rate\"><td><code>nav.current</code></td><td>mission1</td>"
+                + "<td class=\"num\">20 Hz</td><td class=\"num\">20 Hz</td>"
+                + "<td>tracker.locate through gate navigation every 50 ms</td>"),
+        "nav.current's row");
     assertTrue(page.contains("<table class=\"bcc\">"));
     assertTrue(page.contains("all nodes schedulable"));
   }

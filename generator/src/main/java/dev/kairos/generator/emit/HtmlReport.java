@@ -188,6 +188,7 @@ public final class HtmlReport {
         node(out, i, report.nodes().get(i), measured.get(report.nodes().get(i).node().name()));
       }
       gates(out, report.gates());
+      ServiceRateReports.html(out, report);
       ChainReports.html(out, report);
     }
     timelineScript(out, report, measured);

@@ -72,6 +72,43 @@ final class ServiceRateReports {
     return rates;
   }
 
+  /** The `Service rates` section of the HTML report: a row per called service method. */
+  static void html(StringBuilder out, AnalysisReport report) {
+    if (report.rates().isEmpty()) {
+      return;
+    }
+    out.append("<section class=\"rates\" id=\"service-rates\">\n<h2>Service rates</h2>\n")
+        .append("<p class=\"note\">the calls per second of the model's callers (each calls once")
+        .append(" per activation) &#8804; max-rate; the node refuses requests beyond it, and n")
+        .append(" callers may call up to (n &#8722; 1) / max-rate early (release jitter)</p>\n")
+        .append("<table>\n<tr><th>service method</th><th>node</th>")
+        .append("<th class=\"num\">max-rate</th><th class=\"num\">called at</th>")
+        .append("<th>callers</th><th class=\"num\">release jitter</th><th>verdict</th>")
+        .append("<th>source</th></tr>\n");
+    for (ServiceRates.Report rate : report.rates()) {
+      out.append("<tr class=\"rate")
+          .append(rate.meets() ? "" : " miss")
+          .append("\"><td><code>")
+          .append(ChainReports.Xml.escape(rate.callee()))
+          .append("</code></td><td>")
+          .append(ChainReports.Xml.escape(rate.node()))
+          .append("</td><td class=\"num\">")
+          .append(Verdicts.hertz(rate.maxRateHz()))
+          .append("</td><td class=\"num\">")
+          .append(Verdicts.callRate(rate))
+          .append("</td><td>")
+          .append(ChainReports.Xml.escape(Verdicts.callers(rate)))
+          .append("</td><td class=\"num\">")
+          .append(Figures.duration(rate.burstJitterNs()))
+          .append("</td><td class=\"verdict-cell\">")
+          .append(rate.meets() ? "ok" : "EXCEEDS MAX-RATE")
+          .append("</td><td><code>")
+          .append(ChainReports.Xml.escape(rate.source().toString()))
+          .append("</code></td></tr>\n");
+    }
+    out.append("</table>\n</section>\n");
+  }
+
   /** A `service rates` test suite, a test case per called service method. */
   static void junit(StringBuilder out, AnalysisReport report) {
     if (report.rates().isEmpty()) {
