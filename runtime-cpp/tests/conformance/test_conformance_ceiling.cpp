@@ -74,8 +74,25 @@ TEST_CASE("a segment holder runs at the ceiling, so a medium task cannot delay a
   static const kairos::SpmEntry low = job("low", 0, 1, 20, 3, 1, 0b1);
   static const kairos::SpmEntry high = job("high", 1, 10, 20, 1, 3, 0b1);
   static const kairos::SpmEntry medium = job("medium", 1, 10, 20, 1, 2, 0);
-  const auto [l, h, m, counters] = run_three(kairos::Strategy::kRms, shared, low, high, medium);
-  if (kSimulatedTime || kairos::kal::scheduling_mode() == kairos::kal::SchedulingMode::kRealTime) {
+  const bool real_time =
+      kSimulatedTime || kairos::kal::scheduling_mode() == kairos::kal::SchedulingMode::kRealTime;
+  // The scenario needs 'low' to hold the segment when 'high' and 'medium' are released. A
+  // shared machine may take the processor from the whole process for milliseconds (a virtual
+  // CPU the host does not run) just as 'low' starts; 'high' then takes the segment first and
+  // the scenario did not happen. Such a run is played again, up to five times. Without the
+  // ceiling no run is played again: 'medium' preempts 'low', and 'high' waits for both.
+  ThreeJobs run{};
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    run = run_three(kairos::Strategy::kRms, shared, low, high, medium);
+    if (!real_time || run.high.start_ns >= run.low.finish_ns) {
+      break;
+    }
+    UNSCOPED_INFO("run " << attempt << ": 'high' took the segment first (low " << run.low.start_ns
+                         << ".." << run.low.finish_ns << " ns, high " << run.high.start_ns
+                         << " ns); played again");
+  }
+  const auto& [l, h, m, counters] = run;
+  if (real_time) {
     // 'high' waited for the segment, held for 3 units of work from the start of 'low'...
     REQUIRE(h.start_ns >= l.start_ns + (unit() * 3).count());
     // ...and 'medium' did not get in between: it ran after 'high'.
