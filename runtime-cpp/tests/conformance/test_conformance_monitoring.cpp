@@ -276,7 +276,12 @@ TEST_CASE("every release has one record, and the counters count the records",
   // Every activation that did not keep its deadline was reported once.
   REQUIRE(static_cast<std::uint64_t>(h.worker.misses.load()) ==
           records.size() - by_outcome[static_cast<int>(kairos::ActivationOutcome::kMet)]);
-  REQUIRE(records[0].outcome == kairos::ActivationOutcome::kDeadlineMissed);
+  // The first computes for 80 units; a real machine that took the processor away as the run
+  // began may also have made it miss its window, and then the next one hogged.
+  REQUIRE(records[0].outcome != kairos::ActivationOutcome::kMet);
+  if (kSimulatedTime) {
+    REQUIRE(records[0].outcome == kairos::ActivationOutcome::kDeadlineMissed);
+  }
 
   // A node's lines and its summary say the same: each count is a count of lines.
   std::array<char, kairos::kLineCapacity> buffer{};
@@ -301,8 +306,10 @@ TEST_CASE("every release has one record, and the counters count the records",
   if (kSimulatedTime) {
     REQUIRE(summary.find(" scheduling=simulated ") != std::string::npos);
   } else {
+    // "deadline-refused" once the OS refused an earlier engine's deadline reservation.
     REQUIRE((summary.find(" scheduling=real-time ") != std::string::npos ||
-             summary.find(" scheduling=best-effort ") != std::string::npos));
+             summary.find(" scheduling=best-effort ") != std::string::npos ||
+             summary.find(" scheduling=deadline-refused ") != std::string::npos));
   }
   REQUIRE(count("requests_served") == counters.requests_served);
   REQUIRE(count("gct_misses") == counters.gct_misses);

@@ -17,11 +17,13 @@ namespace {
 struct Client {
   kairos::Engine* engine = nullptr;
   int token = 0;
+  std::atomic<int> submitted{0};
   std::atomic<int> refused{0};
 };
 
 void submit(void* servant) {
   auto* client = static_cast<Client*>(servant);
+  client->submitted.fetch_add(1);
   if (client->engine->request(0, &client->token) != kairos::kal::Status::kOk) {
     client->refused.fetch_add(1);
   }
@@ -209,9 +211,11 @@ TEST_CASE("admission needs only the service method's slot before a conflicting w
   REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &outcome) ==
           kairos::kal::Status::kOk);
 
+  // A loaded machine may make a client miss its start window; what was asked is served.
+  REQUIRE(client.submitted >= 1);
   REQUIRE(client.refused == 0);
-  REQUIRE(service.served == 2);
-  REQUIRE(services.records.size() == 2);
+  REQUIRE(service.served == client.submitted);
+  REQUIRE(services.records.size() == static_cast<std::size_t>(client.submitted.load()));
   for (const auto& svm : services.records) {
     for (const auto& spm : outcome.of(0)) {
       REQUIRE_FALSE((svm.start_ns < spm.finish_ns && spm.start_ns < svm.finish_ns));
@@ -221,6 +225,7 @@ TEST_CASE("admission needs only the service method's slot before a conflicting w
     auto units = [](std::int64_t ns) {
       return static_cast<double>(ns) / static_cast<double>(unit().count());
     };
+    REQUIRE(services.records.size() == 2);
     std::sort(services.records.begin(), services.records.end(),
               [](const auto& a, const auto& b) { return a.release_ns < b.release_ns; });
     REQUIRE(units(services.records[0].start_ns) == Approx(15.3));
@@ -381,17 +386,19 @@ void serve_and_note_thread(void* servant, void* request) {
 void served_on_miss(void* servant, const kairos::MissReport& miss) noexcept {
   service_miss(&static_cast<ServedOn*>(servant)->service, miss);
 }
-}  // namespace
 
-TEST_CASE("the reader of a band serves a request at once on its idle lane's behalf, under BCC",
-          "[conformance][services][bcc][serve_here]") {
-  // 'update' (band 2) writes the segment every 10 units for 2, window (t, t + 1), deadline t + 4;
-  // 'read' (band 1, GCT 3, WCET 1, slot 3) conflicts with it. A thread at band 1 on the node's
-  // CPU (a band reader) is cued at 4 and at 8.5. At 4 the lane of band 1 is asleep and 'update'
-  // opens next at 10 >= 4 + 3: the request runs at once on the cued thread, 4..5. 'tick' (band
-  // 1, the same lane) opens at 4.5: its lane takes itself back when the request is done and
-  // starts it at 5. At 8.5 BCC refuses (8.5 + 3 > 10): the request is queued, waits for 'update'
-  // (10..12) and runs on the lane, 12..13, past its GCT as in the test above.
+/// One run of the scenario below, and everything its engine points at.
+struct BorrowRun {
+  std::unique_ptr<kairos::Engine> engine;
+  conformance::Worker writer;
+  conformance::Worker ticker;
+  Borrower borrower;
+  ServedOn served;
+  Services services;
+  conformance::Outcome outcome;
+};
+
+std::unique_ptr<BorrowRun> play_borrow() {
   static const kairos::SpmEntry update = store_update();
   static const kairos::SpmEntry tick{"ticker",
                                      "tick",
@@ -409,20 +416,20 @@ TEST_CASE("the reader of a band serves a request at once on its idle lane's beha
   static const kairos::SpmEntry second_cue = one_shot("second_cue", 85);
   static const kairos::SvmEntry read = store_read();
 
-  auto engine = std::make_unique<kairos::Engine>(
+  auto run = std::make_unique<BorrowRun>();
+  run->engine = std::make_unique<kairos::Engine>(
       kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
-  conformance::Worker writer;
-  writer.work = unit() * 2;
-  conformance::Worker ticker;
-  ticker.work = unit() / 2;
-  Borrower borrower;
-  borrower.engine = engine.get();
+  kairos::Engine* engine = run->engine.get();
+  run->writer.work = unit() * 2;
+  run->ticker.work = unit() / 2;
+  Borrower& borrower = run->borrower;
+  borrower.engine = engine;
   borrower.cues = 2;
-  ServedOn served;
+  ServedOn& served = run->served;
   served.threads.reserve(8);
-  REQUIRE(engine->add_spm(update, &writer, &conformance::work, &conformance::count_miss) ==
+  REQUIRE(engine->add_spm(update, &run->writer, &conformance::work, &conformance::count_miss) ==
           kairos::kal::Status::kOk);
-  REQUIRE(engine->add_spm(tick, &ticker, &conformance::work, &conformance::count_miss) ==
+  REQUIRE(engine->add_spm(tick, &run->ticker, &conformance::work, &conformance::count_miss) ==
           kairos::kal::Status::kOk);
   REQUIRE(engine->add_spm(first_cue, &borrower, &cue_borrower, nullptr) ==
           kairos::kal::Status::kOk);
@@ -435,14 +442,42 @@ TEST_CASE("the reader of a band serves a request at once on its idle lane's beha
   kairos::kal::Thread reader;
   REQUIRE(reader.start({"borrower", borrower.band, conformance::kOneCpu}, &borrow, &borrower) ==
           kairos::kal::Status::kOk);
-  Services services;
-  services.records.reserve(16);
-  engine->observe_services(&collect_service, &services);
-  conformance::Outcome outcome;
-  outcome.records.reserve(64);
-  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &outcome) ==
+  run->services.records.reserve(16);
+  engine->observe_services(&collect_service, &run->services);
+  run->outcome.records.reserve(64);
+  REQUIRE(engine->run_for(unit() * 30, &conformance::collect, &run->outcome) ==
           kairos::kal::Status::kOk);
   reader.join();
+  return run;
+}
+}  // namespace
+
+TEST_CASE("the reader of a band serves a request at once on its idle lane's behalf, under BCC",
+          "[conformance][services][bcc][serve_here]") {
+  // 'update' (band 2) writes the segment every 10 units for 2, window (t, t + 1), deadline t + 4;
+  // 'read' (band 1, GCT 3, WCET 1, slot 3) conflicts with it. A thread at band 1 on the node's
+  // CPU (a band reader) is cued at 4 and at 8.5. At 4 the lane of band 1 is asleep and 'update'
+  // opens next at 10 >= 4 + 3: the request runs at once on the cued thread, 4..5. 'tick' (band
+  // 1, the same lane) opens at 4.5: its lane takes itself back when the request is done and
+  // starts it at 5. At 8.5 BCC refuses (8.5 + 3 > 10): the request is queued, waits for 'update'
+  // (10..12) and runs on the lane, 12..13, past its GCT as in the test above.
+  // Both cues are one-shot methods with a one-unit window: a shared machine that takes the
+  // processor from the whole process may make one miss it, and the scenario did not happen.
+  // Such a run is played again, up to three times.
+  std::unique_ptr<BorrowRun> run;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    run = play_borrow();
+    if (run->borrower.cues_posted == 2) {
+      break;
+    }
+    UNSCOPED_INFO("run " << attempt << ": " << run->borrower.cues_posted
+                         << " cues of 2 started in their windows; played again");
+  }
+  kairos::Engine* engine = run->engine.get();
+  const Borrower& borrower = run->borrower;
+  const ServedOn& served = run->served;
+  Services& services = run->services;
+  const conformance::Outcome& outcome = run->outcome;
 
   REQUIRE(borrower.cues_seen == 2);
   REQUIRE(borrower.wrong_band_served == 0);
@@ -501,12 +536,34 @@ namespace {
 struct RateProbe {
   kairos::Engine* engine = nullptr;
   std::array<kairos::kal::Status, 8> outcomes{};
+  std::array<std::int64_t, 8> arrived_ns{};  ///< the monotonic clock just before each was taken
   std::atomic<std::size_t> taken{0};
 };
 
 void take_arrival(void* servant) {
   auto* probe = static_cast<RateProbe*>(servant);
-  probe->outcomes[probe->taken.fetch_add(1)] = probe->engine->admit_arrival(0);
+  const std::size_t index = probe->taken.fetch_add(1);
+  probe->arrived_ns[index] = kairos::kal::MonotonicClock::now().time_since_epoch().count();
+  probe->outcomes[index] = probe->engine->admit_arrival(0);
+}
+
+/// The verdicts the generic cell rate algorithm gives arrivals at `arrived_ns`, computed here
+/// from its definition: each request taken sets the next one's theoretical arrival an `interval`
+/// past its own theoretical arrival (or its arrival, if later); one more than `tolerance` early
+/// is refused.
+std::vector<kairos::kal::Status> rate_verdicts(const std::int64_t* arrived_ns, std::size_t count,
+                                               std::int64_t interval, std::int64_t tolerance) {
+  std::vector<kairos::kal::Status> verdicts;
+  std::int64_t theoretical = arrived_ns[0];
+  for (std::size_t i = 0; i < count; ++i) {
+    if (arrived_ns[i] < theoretical - tolerance) {
+      verdicts.push_back(kairos::kal::Status::kRateExceeded);
+    } else {
+      verdicts.push_back(kairos::kal::Status::kOk);
+      theoretical = std::max(theoretical, arrived_ns[i]) + interval;
+    }
+  }
+  return verdicts;
 }
 }  // namespace
 
@@ -538,14 +595,25 @@ TEST_CASE("requests beyond a service method's max-rate and its jitter are refuse
   REQUIRE(engine->run_for(unit() * 30, nullptr, nullptr) == kairos::kal::Status::kOk);
 
   using kairos::kal::Status;
-  REQUIRE(probe.taken == 6);
-  const std::array<Status, 6> expected{Status::kOk, Status::kOk,           Status::kRateExceeded,
-                                       Status::kOk, Status::kRateExceeded, Status::kOk};
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    INFO("arrival " << i);
-    REQUIRE(probe.outcomes[i] == expected[i]);
+  // A loaded machine may make a client miss its start window or run late; the verdicts are then
+  // those of the arrivals as they came. Where they came on time (always on sim) they are these.
+  const std::size_t taken = probe.taken;
+  REQUIRE(taken >= 3);
+  const std::vector<Status> verdicts =
+      rate_verdicts(probe.arrived_ns.data(), taken, (unit() * 10).count(), (unit() * 5).count());
+  for (std::size_t i = 0; i < taken; ++i) {
+    INFO("arrival " << i << " at " << probe.arrived_ns[i] - probe.arrived_ns[0] << " ns");
+    REQUIRE(probe.outcomes[i] == verdicts[i]);
   }
-  REQUIRE(engine->counters().requests_over_rate == 2);
+  const auto refused = static_cast<std::uint64_t>(
+      std::count(verdicts.begin(), verdicts.end(), Status::kRateExceeded));
+  REQUIRE(engine->counters().requests_over_rate == refused);
+  if (kSimulatedTime) {
+    REQUIRE(taken == 6);
+    const std::vector<Status> expected{Status::kOk, Status::kOk,           Status::kRateExceeded,
+                                       Status::kOk, Status::kRateExceeded, Status::kOk};
+    REQUIRE(verdicts == expected);
+  }
   // A row without a max-rate takes every arrival.
   static const kairos::SvmEntry unlimited = store_read();
   auto free_engine = std::make_unique<kairos::Engine>(

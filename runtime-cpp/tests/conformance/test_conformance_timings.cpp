@@ -102,7 +102,7 @@ kairos::SpmEntry uneven_entry(const char* method, const char* source) {
 
 void uneven_work(void* servant) {
   auto* uneven = static_cast<Uneven*>(servant);
-  kairos::kal::busy_for(uneven->runs++ % 2 == 1 ? uneven->wcet * 2 : uneven->wcet / 2);
+  conformance::compute_for(uneven->runs++ % 2 == 1 ? uneven->wcet * 2 : uneven->wcet / 2);
 }
 }  // namespace
 
