@@ -13,7 +13,9 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -228,7 +230,7 @@ public final class SchedulingAnalysis {
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
         final long wait = gateWait(deployment, spm.name(), spm.calls(), notes);
-        final java.util.Set<String> segments = segmentsOf(deployment.instance(), spm.uses());
+        final Set<String> segments = segmentsOf(deployment.instance(), spm.uses());
         final Draft draft =
             new Draft(
                 deployment.instance(),
@@ -254,7 +256,7 @@ public final class SchedulingAnalysis {
           notes.add(new Finding.UnboundedServiceLoad(deployment.instance() + "." + svm.name()));
         }
         final long wait = gateWait(deployment, svm.name(), svm.calls(), notes);
-        final java.util.Set<String> segments = segmentsOf(deployment.instance(), svm.uses());
+        final Set<String> segments = segmentsOf(deployment.instance(), svm.uses());
         final Draft service =
             new Draft(
                 deployment.instance(),
@@ -377,9 +379,17 @@ public final class SchedulingAnalysis {
       }
       // Strictly periodic SpMs with known offsets: the release table below is exact and may
       // pass what the demand test (which assumes the worst arrival pattern) refuses. It plays
-      // releases on time, so once release lateness is charged the demand test decides.
+      // releases on time, so once release lateness is charged the demand test decides. It plays
+      // every job at its WCET, so it speaks for the jobs that compute less (or whose replies
+      // come sooner) only where finish times cannot grow when a job ends sooner: preemptive
+      // dispatching of independent jobs (Ha and Liu, ICDCS 1994). Without preemption, or with a
+      // segment two methods share, a job that ends sooner can let a job due later start, which
+      // then holds the processor or the segment from a more urgent one: the demand test, whose
+      // blocking term bounds that, decides.
       final boolean exactByTable =
-          drafts.stream().allMatch(d -> d.kind == TaskReport.Kind.SPM && d.jitterNs == 0);
+          preemptive
+              && !sharesSegment(drafts)
+              && drafts.stream().allMatch(d -> d.kind == TaskReport.Kind.SPM && d.jitterNs == 0);
       schedulable = verdict.schedulable() || exactByTable;
       for (int i = 0; i < tasks.size(); i++) {
         final TaskReport t = tasks.get(i);
@@ -673,9 +683,9 @@ public final class SchedulingAnalysis {
     return strategy == Strategy.MLF || strategy == Strategy.MUF || strategy == Strategy.RMS_MLF;
   }
 
-  static java.util.Set<String> segmentsOf(
+  static Set<String> segmentsOf(
       String instance, List<dev.kairos.generator.ir.Tmos.SegmentAccess> uses) {
-    final java.util.Set<String> segments = new java.util.HashSet<>();
+    final Set<String> segments = new HashSet<>();
     uses.forEach(u -> segments.add(instance + "." + u.segment()));
     return segments;
   }
@@ -889,6 +899,19 @@ public final class SchedulingAnalysis {
     return -Math.floorDiv(-a, b);
   }
 
+  /** Whether two of the methods use one ODS segment. */
+  private static boolean sharesSegment(List<Draft> drafts) {
+    final Set<String> seen = new HashSet<>();
+    for (Draft d : drafts) {
+      for (String segment : d.segments) {
+        if (!seen.add(segment)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   static final class Draft {
     final String instance;
     final String method;
@@ -904,7 +927,7 @@ public final class SchedulingAnalysis {
 
     final long deadlineNs;
     final dev.kairos.generator.ir.SourceRef source;
-    final java.util.Set<String> segments;
+    final Set<String> segments;
 
     /** The part of the declared WCET that is waiting for replies of blocking gates. */
     long replyWaitNs;
@@ -928,7 +951,7 @@ public final class SchedulingAnalysis {
         long chargedWcetNs,
         long deadlineNs,
         dev.kairos.generator.ir.SourceRef source,
-        java.util.Set<String> segments) {
+        Set<String> segments) {
       this.instance = instance;
       this.method = method;
       this.kind = kind;

@@ -387,20 +387,28 @@ class SchedulingAnalysisTest {
   }
 
   /**
-   * Buttazzo's U = 1 example {(2,4),(3,6)}: RMS fails it (R2 = 7 > 6), the EDF demand test passes
-   * it even without preemption inside the band (the conformance suite runs it too).
+   * Buttazzo's U = 1 example {(2,4),(3,6)}: RMS fails it (R2 = 7 > 6), preemptive EDF passes it
+   * (the conformance suite runs it too). Without preemption the release table at the WCETs passes
+   * it as well, but it does not judge a non-preemptive set (a job that ends sooner than its WCET
+   * may let a later one start where the table has none), and the demand test refuses it: a job of
+   * 'b' that started just before a release of 'a' holds the processor for 3 ms of a's 4 (2 + 3 - 1
+   * ns > 4 ms at t = 4 ms).
    */
   @Test
   void edfPassesAFullyUtilisedSetThatRmsFails() {
     final Platform.Node rms = node(BigDecimal.ONE, spm("a", 2, 4), spm("b", 3, 6));
     assertFalse(SchedulingAnalysis.analyse(rms).schedulable());
-    for (Platform.Strategy strategy : List.of(Platform.Strategy.EDF, Platform.Strategy.NP_EDF)) {
-      final Platform.Node edf =
-          new Platform.Node("n", rms.os(), strategy, rms.hardware(), null, rms.deployments(), HERE);
-      final NodeReport report = SchedulingAnalysis.analyse(edf);
-      assertTrue(report.schedulable(), strategy + ": " + report.notes());
-      assertEquals(6 * MS, response(report, "b")); // bounded by its deadline
-    }
+    final NodeReport edf = SchedulingAnalysis.analyse(withStrategy(rms, Platform.Strategy.EDF));
+    assertTrue(edf.schedulable(), edf.notes().toString());
+    assertEquals(6 * MS, response(edf, "b")); // bounded by its deadline
+    final NodeReport nonPreemptive =
+        SchedulingAnalysis.analyse(withStrategy(rms, Platform.Strategy.NP_EDF));
+    assertFalse(nonPreemptive.schedulable());
+    assertEquals(
+        List.of(new Finding.EdfDemandExceeded(4 * MS, false)),
+        nonPreemptive.notes().stream()
+            .filter(n -> n instanceof Finding.EdfDemandExceeded)
+            .toList());
   }
 
   /**
@@ -421,6 +429,75 @@ class SchedulingAnalysisTest {
         nonPreemptive.notes().stream()
             .anyMatch(n -> n instanceof Finding.EdfDemandExceeded e && !e.preemptive()),
         nonPreemptive.notes().toString());
+  }
+
+  /**
+   * A release table that plays every job at its WCET does not speak for jobs that compute less,
+   * unless dispatching is preemptive and no segment is shared (Ha and Liu, ICDCS 1994). Every 10
+   * ms: 'a' (2 ms) released at 0, 'long' (3 ms) at 1.6 ms, 'urgent' (1 ms, due 2 ms after its
+   * release) at 2 ms. Played at the WCETs without preemption, 'a' runs 0..2, 'urgent' 2..3, 'long'
+   * 3..6: all on time. But an 'a' that ends at 1.5 lets 'long' start at 1.6, and 'urgent' waits for
+   * it until 4.6, past its deadline at 4. The demand test counts that blocking and refuses the set;
+   * preemptive EDF, where 'urgent' preempts, passes it either way. (A segment that 'long' and
+   * 'urgent' share does the same under the Stack Resource Policy: the property test plays such
+   * sets.)
+   */
+  @Test
+  void aReleaseTableAtTheWcetsDoesNotJudgeNonPreemptiveOrSharedSegmentSets() {
+    final long us = 1_000L;
+    final Tmos.Spm a =
+        new Tmos.Spm(
+            "a",
+            0,
+            Tmos.FOREVER,
+            10 * MS,
+            0,
+            10 * MS,
+            10 * MS,
+            2 * MS,
+            Tmos.Criticality.HARD,
+            0,
+            List.of(),
+            HERE);
+    final Tmos.Spm longJob =
+        new Tmos.Spm(
+            "long",
+            1600 * us,
+            Tmos.FOREVER,
+            10 * MS,
+            0,
+            10 * MS,
+            10 * MS,
+            3 * MS,
+            Tmos.Criticality.HARD,
+            0,
+            List.of(),
+            HERE);
+    final Tmos.Spm urgent =
+        new Tmos.Spm(
+            "urgent",
+            2 * MS,
+            Tmos.FOREVER,
+            10 * MS,
+            0,
+            2 * MS,
+            2 * MS,
+            1 * MS,
+            Tmos.Criticality.HARD,
+            0,
+            List.of(),
+            HERE);
+    final Platform.Node plain = node(BigDecimal.ONE, a, longJob, urgent);
+    final NodeReport nonPreemptive =
+        SchedulingAnalysis.analyse(withStrategy(plain, Platform.Strategy.NP_EDF));
+    assertFalse(nonPreemptive.schedulable(), nonPreemptive.notes().toString());
+    assertTrue(
+        nonPreemptive.notes().stream()
+            .anyMatch(n -> n instanceof Finding.EdfDemandExceeded e && e.atNs() == 2 * MS),
+        nonPreemptive.notes().toString());
+    final NodeReport preemptive =
+        SchedulingAnalysis.analyse(withStrategy(plain, Platform.Strategy.EDF));
+    assertTrue(preemptive.schedulable(), preemptive.notes().toString());
   }
 
   private static Platform.Node withStrategy(Platform.Node node, Platform.Strategy strategy) {
