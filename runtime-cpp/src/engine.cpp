@@ -388,10 +388,7 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
   if (const kal::Status status = place_cores(); status != kal::Status::kOk) {
     return status;
   }
-  if (kal::lock_memory() != kal::Status::kOk) {
-    kal::report(kal::Severity::kWarning, "memory",
-                "mlockall refused; page faults may delay methods");
-  }
+  kal::lock_memory();  // a refusal is said once, and the node runs on
   releases_done_.store(false);
   dispatch_ahead_ =
       std::max(kMinimumDispatchAhead,

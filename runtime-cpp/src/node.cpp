@@ -409,10 +409,7 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
   // space's lock, and making or deleting DDS entities holds DDS's, which the node's real-time
   // threads (DDS's receive thread among them) wait for. A set-up thread preempted by ordinary
   // processes while it held them delayed a sample's delivery by up to 33 ms.
-  if (kal::lock_memory() != kal::Status::kOk) {
-    kal::report(kal::Severity::kWarning, "memory",
-                "mlockall refused; page faults may delay methods");
-  }
+  kal::lock_memory();  // a refusal is said once, and the node runs on
   struct SetUp {
     const NodeProgram& program;
     const NodeOptions& options;

@@ -8,16 +8,23 @@ namespace kairos::kal {
 
 Status lock_memory() noexcept {
   // Once locked with MCL_FUTURE, every later mapping is locked as it is made: locking again would
-  // only walk the whole address space once more, holding its lock.
-  static std::atomic<bool> locked{false};
-  if (locked.load(std::memory_order_acquire)) {
-    return Status::kOk;
+  // only walk the whole address space once more, holding its lock. A refusal is remembered and
+  // said once, however many parts of the node ask.
+  static std::atomic<Status> outcome{Status::kUnavailable};
+  const Status known = outcome.load(std::memory_order_acquire);
+  if (known != Status::kUnavailable) {
+    return known;
   }
-  if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
-    locked.store(true, std::memory_order_release);
-    return Status::kOk;
+  Status status = Status::kOk;
+  if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+    status = errno == EPERM ? Status::kPermissionDenied : Status::kResourceExhausted;
   }
-  return errno == EPERM ? Status::kPermissionDenied : Status::kResourceExhausted;
+  Status expected = Status::kUnavailable;
+  if (outcome.compare_exchange_strong(expected, status, std::memory_order_acq_rel) &&
+      status != Status::kOk) {
+    report(Severity::kWarning, "memory", "mlockall refused; page faults may delay methods");
+  }
+  return status;
 }
 
 }  // namespace kairos::kal

@@ -7,8 +7,9 @@
 
 namespace kairos::kal {
 
-/// Locks current and future pages in RAM so that page faults never delay a method.
-/// Returns kPermissionDenied (and the node keeps running) where the OS refuses.
+/// Locks current and future pages in RAM so that page faults never delay a method. Returns
+/// kPermissionDenied (and the node keeps running) where the OS refuses, saying so once (a
+/// warning through kal::report); later calls return the first outcome.
 Status lock_memory() noexcept;
 
 /// A block of memory acquired once, at start-up, and locked in RAM where the OS permits.

@@ -158,7 +158,8 @@ public final class EndToEndAnalysis {
     return link.map(n -> 2 * (n.latencyNs() + n.jitterNs())).orElse(-1L);
   }
 
-  private static long saturatedSum(long a, long b) {
+  /** a + b, or Long.MAX_VALUE where that overflows: the analyses' sums of times saturate. */
+  static long saturatedSum(long a, long b) {
     final long sum = a + b;
     return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }

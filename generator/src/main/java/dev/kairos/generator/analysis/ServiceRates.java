@@ -129,7 +129,7 @@ public final class ServiceRates {
       return chains;
     }
     final Map<String, Long> total = new HashMap<>(chains);
-    bursts.forEach((method, burst) -> total.merge(method, burst, ServiceRates::saturatedSum));
+    bursts.forEach((method, burst) -> total.merge(method, burst, EndToEndAnalysis::saturatedSum));
     return total;
   }
 
@@ -193,10 +193,5 @@ public final class ServiceRates {
     final long high = Math.multiplyHigh(a, b);
     final long low = a * b;
     return (high == 0 && low >= 0) ? low : Long.MAX_VALUE;
-  }
-
-  private static long saturatedSum(long a, long b) {
-    final long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 }
