@@ -45,24 +45,6 @@ constexpr int kOrbEnoughCalls = 100;
 /// How long the probe's engine serves the calls: far more than 5,000 calls take (about 0.1 s).
 constexpr kal::Duration kOrbServing = 2s;
 
-Distribution distribution_of(std::vector<std::int64_t>& samples) {
-  Distribution d;
-  if (samples.empty()) {
-    return d;
-  }
-  std::sort(samples.begin(), samples.end());
-  auto at = [&](double quantile) {
-    const auto index = static_cast<std::size_t>(quantile * static_cast<double>(samples.size() - 1));
-    return samples[index];
-  };
-  d.samples = samples.size();
-  d.p50_ns = at(0.50);
-  d.p99_ns = at(0.99);
-  d.p999_ns = at(0.999);
-  d.max_ns = samples.back();
-  return d;
-}
-
 std::int64_t now_ns() noexcept {
   return kal::to_nanoseconds(kal::MonotonicClock::now());
 }
@@ -418,15 +400,16 @@ constexpr Figure kFigures[] = {
     {"ceiling_lock", &ProbeResult::ceiling_lock},
     {"orb_call", &ProbeResult::orb_call},
     {"clock_read", &ProbeResult::clock_read},
+    {"channel_transport", &ProbeResult::channel_transport},  // where measured (samples > 0)
 };
 
-void write_distribution(std::FILE* out, const char* name, const Distribution& d, bool last) {
+void write_distribution(std::FILE* out, const char* name, const Distribution& d) {
   std::fprintf(out,
                "  \"%s_ns\": {\"samples\": %llu, \"p50\": %lld, \"p99\": %lld, \"p99.9\": %lld, "
-               "\"max\": %lld}%s\n",
+               "\"max\": %lld}",
                name, static_cast<unsigned long long>(d.samples), static_cast<long long>(d.p50_ns),
                static_cast<long long>(d.p99_ns), static_cast<long long>(d.p999_ns),
-               static_cast<long long>(d.max_ns), last ? "" : ",");
+               static_cast<long long>(d.max_ns));
 }
 
 void print_summary(const char* what, const Distribution& d) {
@@ -448,6 +431,24 @@ int first_cpu() noexcept {
 }
 
 }  // namespace
+
+Distribution distribution_of(std::vector<std::int64_t>& samples) {
+  Distribution d;
+  if (samples.empty()) {
+    return d;
+  }
+  std::sort(samples.begin(), samples.end());
+  auto at = [&](double quantile) {
+    const auto index = static_cast<std::size_t>(quantile * static_cast<double>(samples.size() - 1));
+    return samples[index];
+  };
+  d.samples = samples.size();
+  d.p50_ns = at(0.50);
+  d.p99_ns = at(0.99);
+  d.p999_ns = at(0.999);
+  d.max_ns = samples.back();
+  return d;
+}
 
 kal::Status measure(const ProbeOptions& options, ProbeResult& result) noexcept {
   if (kal::kSimulatedTime) {
@@ -471,6 +472,18 @@ kal::Status measure(const ProbeOptions& options, ProbeResult& result) noexcept {
   }
   if (status == kal::Status::kOk) {
     status = orb_call(options, result.cpu, result.orb_call);
+  }
+  if (status == kal::Status::kOk && options.channel_transport != nullptr) {
+    // Not every machine lets DDS discover itself (a firewall, no interface): the other figures
+    // still stand, and the analysis charges nothing for a transport it was not told about.
+    if (const kal::Status transport =
+            options.channel_transport(options, result.cpu, result.channel_transport);
+        transport != kal::Status::kOk) {
+      result.channel_transport = Distribution{};
+      kal::report(kal::Severity::kWarning, "probe",
+                  "the channel transport (Cyclone DDS) could not be measured; the platform file "
+                  "leaves it out");
+    }
   }
   if (status == kal::Status::kOk) {
     status = release_lateness(options, result.cpu, result.release_lateness);
@@ -499,11 +512,16 @@ void write_platform_file(std::FILE* out, const ProbeOptions& options,
   std::fprintf(out, ",\n  \"cpu\": %d,\n  \"scheduling\": \"%s\",\n  \"duration_ns\": %lld,\n",
                result.cpu, scheduling_name(result),
                static_cast<long long>(options.duration.count()));
+  const char* separator = "";
   for (const Figure& figure : kFigures) {
-    write_distribution(out, figure.name, result.*figure.distribution,
-                       &figure == &kFigures[std::size(kFigures) - 1]);
+    const Distribution& measured = result.*figure.distribution;
+    if (measured.samples > 0 || figure.distribution != &ProbeResult::channel_transport) {
+      std::fprintf(out, "%s", separator);
+      write_distribution(out, figure.name, measured);
+      separator = ",\n";
+    }
   }
-  std::fprintf(out, "}\n");
+  std::fprintf(out, "\n}\n");
 }
 
 int run_probe(const ProbeOptions& options, const char* path) noexcept {
@@ -518,6 +536,14 @@ int run_probe(const ProbeOptions& options, const char* path) noexcept {
   }
   std::printf("probe cpu=%d scheduling=%s\n", result.cpu, scheduling_name(result));
   for (const Figure& figure : kFigures) {
+    if (figure.distribution == &ProbeResult::channel_transport &&
+        result.channel_transport.samples == 0) {
+      std::printf("probe %-17s unmeasured%s\n", figure.name,
+                  options.channel_transport == nullptr
+                      ? " (this probe is built without Cyclone DDS; kairos-probe measures it)"
+                      : "");
+      continue;
+    }
     print_summary(figure.name, result.*figure.distribution);
   }
   const bool to_stdout = std::strcmp(path, "-") == 0;

@@ -11,13 +11,17 @@
 #include <kairos/node.hpp>
 #include <kairos/probe.hpp>
 
+#ifdef KAIROS_PROBE_DDS
+#include "probe_dds.hpp"
+#endif
+
 namespace {
 int usage(std::FILE* stream) {
   std::fprintf(stream,
                "usage: kairos-probe [--duration <time>] [--cpu <n>] [--time-shared] [-o <file>]\n"
                "  measures release lateness, dispatch handoff, context switch, ceiling lock, an\n"
-               "  ORB call and clock read on one CPU and writes the platform file a model's\n"
-               "  hardware names\n"
+               "  ORB call, clock read and the channel transport (Cyclone DDS) on one CPU and\n"
+               "  writes the platform file a model's hardware names\n"
                "  --duration <time>  how long to release an SpM every millisecond (default 10s)\n"
                "  --cpu <n>          the CPU to measure (default: the first this process may use)\n"
                "  --time-shared      measure without real-time priorities\n"
@@ -28,6 +32,9 @@ int usage(std::FILE* stream) {
 
 int main(int argc, char** argv) {
   kairos::probe::ProbeOptions options;
+#ifdef KAIROS_PROBE_DDS
+  options.channel_transport = &kairos::probe::dds_transport;
+#endif
   const char* path = "-";
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];

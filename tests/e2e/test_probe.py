@@ -4,7 +4,8 @@ The probe program (kairos-probe, installed with the runtime) and a generated nod
 (`--probe FILE`, what `kairos probe --node` runs) measure release lateness on an engine releasing
 an SpM every millisecond, the dispatch handoff to a lane, a context switch, a ceiling lock, a
 two-way ORB call and a clock read, and write the same
-documented JSON (docs/cli.md, `probe`). Figures vary with the machine: the test asserts the file's
+documented JSON (docs/cli.md, `probe`); kairos-probe, built with Cyclone DDS, also times the
+channel transport between two processes, which a node's own binary leaves out. Figures vary with the machine: the test asserts the file's
 shape, counts and the order of percentiles, never their size.
 """
 
@@ -42,9 +43,13 @@ def test_kairos_probe_writes_a_platform_file(workdir):
     probed = kairos("probe", "--duration", "500ms", "-o", out)
     assert probed.returncode == 0, probed.stdout + probed.stderr
     for what in ("release_lateness", "dispatch_handoff", "context_switch", "ceiling_lock",
-                 "orb_call", "clock_read"):
+                 "orb_call", "clock_read", "channel_transport"):
         assert f"probe {what} " in probed.stdout
-    assert_platform_file(out, 500, "kairos-probe")
+    platform = assert_platform_file(out, 500, "kairos-probe")
+    # Every one of the 2,000 timed samples (make setup installs Cyclone DDS, so it is measured).
+    transport = platform["channel_transport_ns"]
+    assert transport["samples"] == 2000, transport
+    assert 0 < transport["p50"] <= transport["p99"] <= transport["p99.9"] <= transport["max"]
 
 
 def test_kairos_check_reads_the_platform_file_a_hardware_names(workdir):
@@ -71,7 +76,8 @@ def test_kairos_check_reads_the_platform_file_a_hardware_names(workdir):
         "context_switch_ns": measured["context_switch_ns"]["p99.9"],
         "ceiling_lock_ns_per_segment": measured["ceiling_lock_ns"]["p99.9"],
         "svm_release_jitter_ns": measured["dispatch_handoff_ns"]["max"],
-        "orb_call_ns_per_message": measured["orb_call_ns"]["p99.9"]}
+        "orb_call_ns_per_message": measured["orb_call_ns"]["p99.9"],
+        "channel_transport_ns_per_sample": measured["channel_transport_ns"]["p99.9"]}
     assert json.loads(checked.stdout)["nodes"][0]["overheads"] == "measured"
 
     (workdir / "lab.platform.json").write_text('{"format": "kairos-platform/0"}')
@@ -92,7 +98,8 @@ def test_a_generated_node_measures_through_its_own_binary(workdir):
     probed = kairos("probe", "--node", node, "--duration", "300ms", "-o", out)
     assert probed.returncode == 0, probed.stdout + probed.stderr
     assert "activation " not in probed.stdout  # measured, not run
-    assert_platform_file(out, 300, "board")
+    assert "channel_transport_ns" not in assert_platform_file(out, 300, "board")
+    assert "probe channel_transport unmeasured" in probed.stdout
 
     direct = run([node, "--probe", "-", "--duration", "200ms"], timeout=60)
     assert json.loads(direct.stdout[direct.stdout.index("{"):])["measured_by"] == "board"

@@ -12,25 +12,22 @@
 //   - ceiling lock: locking and unlocking an uncontended priority-ceiling mutex (an ODS segment);
 //   - ORB call: one two-way call of an empty operation through the ORB over a Unix socket, the
 //     client and the serving engine on the probe's CPU: what a remote call costs its two ends;
-//   - clock read: one MonotonicClock::now().
+//   - clock read: one MonotonicClock::now();
+//   - channel transport: a channel sample's way through Cyclone DDS, from its write in one
+//     process to the reader's listener in another on this host, both at the hub's band on the
+//     probe's CPU (only the kairos-probe built with Cyclone DDS measures it).
 // Each figure is a distribution (samples, p50, p99, p99.9, max); the analysis charges the
 // maxima of the lateness and the handoff and the p99.9 of the per-job costs (docs/analysis.md).
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/error.hpp>
 
 namespace kairos::probe {
-
-struct ProbeOptions {
-  kal::Duration duration = std::chrono::seconds{10};  ///< release-lateness run; the rest is short
-  int cpu = -1;            ///< the CPU to measure on (-1: the first this process may use)
-  bool real_time = true;   ///< SCHED_FIFO where permitted, as a node runs
-  const char* label = "";  ///< who measured: a node's name, or empty for the probe program
-};
 
 /// One measured distribution, in nanoseconds.
 struct Distribution {
@@ -41,6 +38,27 @@ struct Distribution {
   std::int64_t max_ns = 0;
 };
 
+/// The distribution of `samples` (sorted in place); no samples, none.
+Distribution distribution_of(std::vector<std::int64_t>& samples);
+
+struct ProbeOptions;
+
+/// A figure the runtime cannot measure itself, measured on `cpu` by whoever links what it needs:
+/// kOk with `out` filled, or why not.
+using FigureMeasure = kal::Status (*)(const ProbeOptions& options, int cpu,
+                                      Distribution& out) noexcept;
+
+struct ProbeOptions {
+  kal::Duration duration = std::chrono::seconds{10};  ///< release-lateness run; the rest is short
+  int cpu = -1;            ///< the CPU to measure on (-1: the first this process may use)
+  bool real_time = true;   ///< SCHED_FIFO where permitted, as a node runs
+  const char* label = "";  ///< who measured: a node's name, or empty for the probe program
+  /// A channel sample's way through the channel transport between nodes (Cyclone DDS): from its
+  /// write on one process to the reader's listener in another, on this host. The kairos-probe
+  /// built with Cyclone DDS measures it; without it (nullptr) the figure is not measured.
+  FigureMeasure channel_transport = nullptr;
+};
+
 struct ProbeResult {
   Distribution release_lateness;
   Distribution dispatch_handoff;
@@ -48,7 +66,8 @@ struct ProbeResult {
   Distribution ceiling_lock;
   Distribution orb_call;
   Distribution clock_read;
-  bool real_time = false;  ///< whether the measuring threads ran with real-time priorities
+  Distribution channel_transport;  ///< no samples where not measured (ProbeOptions)
+  bool real_time = false;          ///< whether the measuring threads ran with real-time priorities
   int cpu = -1;
 };
 

@@ -24,7 +24,11 @@ import java.util.Optional;
  *       release jitter, ⌈(w + J)/T⌉, and its own response, R = J + w; the EDF demand test takes J
  *       off its deadline. A service request arrives by message, not by timer, but one admitted to a
  *       sleeping lane starts only once the lane is woken: its release jitter is the largest
- *       dispatch handoff measured (on top of what its chain passes on), charged in the same way.
+ *       dispatch handoff measured (on top of what its chain passes on), charged in the same way;
+ *   <li>a channel sample from another Linux node goes through Cyclone DDS, whose own time (the
+ *       write, the receiving thread, the hand-over to the reader's listener) the probe measures on
+ *       the reader's hardware: its p99.9 is added to the sample's delivery there, on top of the
+ *       network's latency and jitter the model declares.
  * </ul>
  *
  * The release lateness and the handoff are charged at the largest value measured: they take in
@@ -33,18 +37,20 @@ import java.util.Optional;
  * machine is such a stall (tens of milliseconds, seen here), which the release lateness already
  * charges once per release rather than twice per job. Without a platform file every term is zero,
  * which is the analysis's assumption of an ideal processor, and the report says so. A platform file
- * of a probe that measured neither the handoff nor the ORB call charges nothing for them.
+ * of a probe that measured neither the handoff nor the ORB call charges nothing for them, and one
+ * of a probe without Cyclone DDS nothing for the channel transport.
  */
 public record PlatformOverheads(
     long releaseJitterNs,
     long contextSwitchNs,
     long ceilingLockNs,
     long serviceJitterNs,
-    long orbCallNs) {
+    long orbCallNs,
+    long channelTransportNs) {
   /** Context switches charged to each job. */
   public static final int SWITCHES_PER_JOB = 2;
 
-  public static final PlatformOverheads NONE = new PlatformOverheads(0, 0, 0, 0, 0);
+  public static final PlatformOverheads NONE = new PlatformOverheads(0, 0, 0, 0, 0, 0);
 
   /** The overheads the node's hardware platform file gives, or {@link #NONE}. */
   public static PlatformOverheads of(Node node) {
@@ -62,7 +68,8 @@ public record PlatformOverheads(
         measured.contextSwitchP999Ns(),
         measured.ceilingLockP999Ns(),
         measured.dispatchHandoffNs(),
-        measured.orbCallP999Ns());
+        measured.orbCallP999Ns(),
+        measured.channelTransportP999Ns());
   }
 
   /**

@@ -41,7 +41,7 @@ public final class CheckReports {
     return String.format(
         Locale.ROOT,
         "  platform %s: measured %s by %s on %s (%s); charged: SpM release jitter %s (max),"
-            + " %d context switches of %s per job, %s per segment lock (p99.9), %s%n",
+            + " %d context switches of %s per job, %s per segment lock (p99.9), %s; %s%n",
         file.path(),
         o.measuredAt(),
         o.measuredBy(),
@@ -57,7 +57,13 @@ public final class CheckReports {
                 Locale.ROOT,
                 "service request jitter %s (max dispatch handoff), %s per ORB call (p99.9)",
                 Durations.format(o.dispatchHandoffNs()),
-                Durations.format(o.orbCallP999Ns())));
+                Durations.format(o.orbCallP999Ns())),
+        o.channelTransportP999Ns() == 0
+            ? "no channel transport (the file's probe did not measure Cyclone DDS)"
+            : String.format(
+                Locale.ROOT,
+                "%s per channel sample from another Linux node (channel transport, p99.9)",
+                Durations.format(o.channelTransportP999Ns())));
   }
 
   /**
@@ -99,6 +105,7 @@ public final class CheckReports {
     p.addProperty("ceiling_lock_ns", o.ceilingLockNs());
     p.addProperty("dispatch_handoff_ns", o.dispatchHandoffNs());
     p.addProperty("orb_call_ns", o.orbCallNs());
+    p.addProperty("channel_transport_ns", o.channelTransportNs());
     // What the analysis charged for them (PlatformOverheads).
     final JsonObject charged = new JsonObject();
     charged.addProperty("spm_release_jitter_ns", o.releaseLatenessNs());
@@ -107,6 +114,7 @@ public final class CheckReports {
     charged.addProperty("ceiling_lock_ns_per_segment", o.ceilingLockP999Ns());
     charged.addProperty("svm_release_jitter_ns", o.dispatchHandoffNs());
     charged.addProperty("orb_call_ns_per_message", o.orbCallP999Ns());
+    charged.addProperty("channel_transport_ns_per_sample", o.channelTransportP999Ns());
     p.add("charged", charged);
     return p;
   }

@@ -89,7 +89,9 @@ public final class Platform {
       long ceilingLockP999Ns,
       long dispatchHandoffNs,
       long orbCallNs,
-      long orbCallP999Ns) {}
+      long orbCallP999Ns,
+      long channelTransportNs,
+      long channelTransportP999Ns) {}
 
   /**
    * A TMO deployed on a node, on the core the model names ({@code core >= 0}) or, with {@link

@@ -83,7 +83,9 @@ public final class PlatformFiles {
                   figure(platform, "ceiling_lock_ns", "p99.9"),
                   figureIfMeasured(platform, "dispatch_handoff_ns", "max"),
                   figureIfMeasured(platform, "orb_call_ns", "max"),
-                  figureIfMeasured(platform, "orb_call_ns", "p99.9"))),
+                  figureIfMeasured(platform, "orb_call_ns", "p99.9"),
+                  figureIfMeasured(platform, "channel_transport_ns", "max"),
+                  figureIfMeasured(platform, "channel_transport_ns", "p99.9"))),
           "");
     } catch (JsonParseException | IllegalStateException | UnsupportedOperationException e) {
       final Throwable reason = e.getCause() != null ? e.getCause() : e;
@@ -117,8 +119,9 @@ public final class PlatformFiles {
   }
 
   /**
-   * One figure of a distribution that probes before the dispatch handoff and the ORB call did not
-   * write: 0 when the file has no such distribution, else as {@link #figure}.
+   * One figure of a distribution that not every probe writes (those before the dispatch handoff and
+   * the ORB call, and those built without Cyclone DDS for the channel transport): 0 when the file
+   * has no such distribution, else as {@link #figure}.
    */
   private static long figureIfMeasured(JsonObject platform, String key, String which)
       throws MissingFigure {

@@ -9,8 +9,10 @@ import dev.kairos.generator.ir.SourceRef;
 import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.ir.Tmos;
 import dev.kairos.generator.ir.TypeUse;
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -284,6 +286,135 @@ class HolisticAnalysisTest {
     assertEquals(13 * MS, task(report, "worker.crunch").responseTimeNs());
     final NodeReport alone = SchedulingAnalysis.analyse(system(false).nodes().get(1));
     assertEquals(alone.tasks(), report.nodes().get(1).tasks());
+  }
+
+  /**
+   * A reader faster than its publisher takes one sample again and again, and every read must find
+   * it valid: the age is the publisher's, not the reader's sampling delay. 'slow' publishes every
+   * 100 ms (C 1 ms, alone on its node: R 1 ms, its hub waits at most 1 ms: sent by 2 ms), 'fast'
+   * reads every 10 ms (C 1 ms: R 1 ms). The sample (288 bits, 1125 us on the link, no other frame)
+   * arrives by 2 + 1 + 0.5 + 1.125 = 4.625 ms and is in the history by 4.625 + 1 = 5.625 ms; its
+   * network delay 3.625 ms. At 100 + 2 + 3.625 = 105.625 ms old it is past its 50 ms validity and
+   * dropped, so 'fast' finds none for about half of each period: the chain fails. (A first read
+   * only: 3.625 + 10 + 1 = 14.625 ms, within the validity, which the analysis once reported.)
+   */
+  /**
+   * 'slow' (every 100 ms, C 1 ms) on node a publishes status, 'fast' (every 10 ms, C 1 ms) on node
+   * b reads it, over lan; {@code nodeOf} makes each node of its one deployment.
+   */
+  private static SystemModel sampling(
+      BiFunction<String, Platform.Deployment, Platform.Node> nodeOf) {
+    final Tmos.TmoClass publisher =
+        tmo(
+            "Slow",
+            List.of(
+                spm(
+                    "slow",
+                    100,
+                    1,
+                    100,
+                    1,
+                    List.of(),
+                    List.of(new Tmos.ChannelUse("status", Tmos.ChannelAccess.PUBLISH)))),
+            List.of(),
+            List.of(),
+            List.of(STATUS));
+    final Tmos.TmoClass reader =
+        tmo(
+            "Fast",
+            List.of(
+                spm(
+                    "fast",
+                    10,
+                    1,
+                    10,
+                    1,
+                    List.of(),
+                    List.of(new Tmos.ChannelUse("status", Tmos.ChannelAccess.READ)))),
+            List.of(),
+            List.of(),
+            List.of(STATUS));
+    return new SystemModel(
+        "sampling",
+        List.of(),
+        List.of(),
+        List.of(),
+        List.of(publisher, reader),
+        List.of(
+            nodeOf.apply("a", new Platform.Deployment("slow", publisher, HERE)),
+            nodeOf.apply("b", new Platform.Deployment("fast", reader, HERE))),
+        List.of(new Platform.Network("lan", 1 * MS, 500 * US, 256_000, List.of("a", "b"), HERE)),
+        List.of());
+  }
+
+  @Test
+  void aReaderFasterThanItsPublisherFindsTheSampleAsOldAsThePublisherLeftIt() {
+    final SystemModel system = sampling((name, deployment) -> node(name, deployment));
+    final AnalysisReport report = SchedulingAnalysis.analyse(system);
+    final ChainReport sample = chain(report, "slow.slow", "channel status");
+    final ChainReport.Limit age = sample.limits().get(0);
+    assertEquals(ChainReport.LimitKind.CHANNEL_VALIDITY, age.kind());
+    assertEquals(105_625 * US, age.boundNs());
+    assertFalse(age.meets());
+    assertFalse(sample.meets());
+    assertFalse(report.schedulable());
+  }
+
+  /**
+   * Between Linux nodes a sample goes through Cyclone DDS, whose own time the probe measured on the
+   * reader's hardware (channel transport, p99.9 300 us here, every other figure 0): the delivery
+   * and the sample's age grow by it, and by nothing else.
+   */
+  @Test
+  void aSampleBetweenLinuxNodesIsChargedTheReadersChannelTransport() {
+    final Platform.Overheads transportOnly =
+        new Platform.Overheads(
+            "2026-11-28T00:00:00Z",
+            "kairos-probe",
+            "a CPU",
+            "real-time",
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            900 * US,
+            300 * US);
+    final Platform.Hardware probed =
+        new Platform.Hardware(
+            "lab",
+            1,
+            BigDecimal.ONE,
+            Optional.of(
+                new Platform.PlatformFile(
+                    "lab.platform.json", HERE, Optional.of(transportOnly), "")));
+    final AnalysisReport ideal =
+        SchedulingAnalysis.analyse(sampling((name, deployment) -> linux(name, null, deployment)));
+    final AnalysisReport charged =
+        SchedulingAnalysis.analyse(sampling((name, deployment) -> linux(name, probed, deployment)));
+    final ChainReport before = chain(ideal, "slow.slow", "channel status");
+    final ChainReport after = chain(charged, "slow.slow", "channel status");
+    assertEquals(ChainReport.HopKind.DELIVER, after.hops().get(3).kind());
+    assertEquals(before.hops().get(2).latestNs(), after.hops().get(2).latestNs(), "the network");
+    assertEquals(before.hops().get(3).latestNs() + 300 * US, after.hops().get(3).latestNs());
+    assertEquals(
+        before.limits().get(0).boundNs() + 300 * US, after.limits().get(0).boundNs(), "the age");
+  }
+
+  /** A Linux RMS node of one deployment, on {@code hardware} (null: the reference one). */
+  private static Platform.Node linux(
+      String name, Platform.Hardware hardware, Platform.Deployment deployment) {
+    return new Platform.Node(
+        name,
+        Platform.OperatingSystem.LINUX,
+        Platform.Strategy.RMS,
+        hardware == null ? Platform.REFERENCE : hardware,
+        null,
+        List.of(deployment),
+        HERE);
   }
 
   /**

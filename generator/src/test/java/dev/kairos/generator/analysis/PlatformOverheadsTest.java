@@ -58,7 +58,9 @@ class PlatformOverheadsTest {
             lockNs,
             handoffNs,
             10 * orbCallNs,
-            orbCallNs);
+            orbCallNs,
+            0,
+            0);
     return new Platform.Hardware(
         "lab",
         1,
@@ -219,7 +221,7 @@ class PlatformOverheadsTest {
     assertEquals(3, PlatformOverheads.messages(true, 2));
     assertEquals(
         3 * MS + 2 * 7 + 4 * 5 + 3 * 11,
-        new PlatformOverheads(1, 7, 5, 0, 11).chargedNs(3 * MS, 4, 3));
+        new PlatformOverheads(1, 7, 5, 0, 11, 0).chargedNs(3 * MS, 4, 3));
   }
 
   @Test
@@ -236,6 +238,6 @@ class PlatformOverheadsTest {
     assertEquals(PlatformOverheads.NONE, PlatformOverheads.of(node));
     assertEquals(3 * MS, PlatformOverheads.NONE.chargedNs(3 * MS, 4, 0));
     assertEquals(
-        3 * MS + 2 * 7 + 4 * 5, new PlatformOverheads(1, 7, 5, 0, 0).chargedNs(3 * MS, 4, 0));
+        3 * MS + 2 * 7 + 4 * 5, new PlatformOverheads(1, 7, 5, 0, 0, 0).chargedNs(3 * MS, 4, 0));
   }
 }

@@ -114,7 +114,20 @@ class HtmlReportTest {
             HERE);
     final Platform.Overheads measured =
         new Platform.Overheads(
-            "2026-11-27T00:00:00Z", "kairos-probe", "a CPU", "real-time", 9, 9, 9, 9, 9, 0, 0, 0);
+            "2026-11-27T00:00:00Z",
+            "kairos-probe",
+            "a CPU",
+            "real-time",
+            9,
+            9,
+            9,
+            9,
+            9,
+            0,
+            0,
+            0,
+            0,
+            0);
     final Platform.Node probed =
         new Platform.Node(
             "lab",

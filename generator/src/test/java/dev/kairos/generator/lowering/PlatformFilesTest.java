@@ -59,9 +59,24 @@ class PlatformFilesTest {
                 4_370,
                 0,
                 0,
+                0,
+                0,
                 0)),
         file.overheads());
     assertEquals(CLAUSE, file.source());
+  }
+
+  /** A probe built with Cyclone DDS adds the channel transport, read like the other figures. */
+  @Test
+  void theChannelTransportIsReadWhereTheProbeMeasuredIt() throws IOException {
+    final String withTransport =
+        PROBED.replace(
+            "\"clock_read_ns\"",
+            "\"channel_transport_ns\": {\"samples\": 2000, \"p50\": 61000, \"p99\": 90000,"
+                + " \"p99.9\": 180000, \"max\": 420000},\n  \"clock_read_ns\"");
+    final Overheads overheads = read(withTransport).overheads().orElseThrow();
+    assertEquals(420_000, overheads.channelTransportNs());
+    assertEquals(180_000, overheads.channelTransportP999Ns());
   }
 
   @Test

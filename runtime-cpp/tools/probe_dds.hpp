@@ -1,0 +1,14 @@
+// The channel transport figure of kairos-probe, built where Cyclone DDS is (probe_dds.cpp).
+#pragma once
+
+#include <kairos/probe.hpp>
+
+namespace kairos::probe {
+
+/// Times 2,000 samples (after 100 to warm up) through Cyclone DDS from a writer in this process
+/// to a reader's listener in a child process, both at the lowest real-time band on `cpu`:
+/// kOk with `out` filled; kUnavailable when the two did not discover each other within 10 s or
+/// the reader missed samples; kPlatformError when a process or a write failed.
+kal::Status dds_transport(const ProbeOptions& options, int cpu, Distribution& out) noexcept;
+
+}  // namespace kairos::probe
