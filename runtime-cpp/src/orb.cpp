@@ -219,6 +219,11 @@ kal::Status Orb::serve_band(kal::PriorityBand band) noexcept {
   }
   reader->orb = this;
   reader->band = band;
+  // Its wait set exists before its thread waits on it: the acceptor adds connections to it from
+  // another thread, and the first must wake the reader at once.
+  if (const kal::Status opened = reader->poller.open(); opened != kal::Status::kOk) {
+    return opened;
+  }
   std::snprintf(reader->name, sizeof reader->name, "kairos-orb-b%d", band);
   readers_[reader_count_++] = std::move(reader);
   return kal::Status::kOk;

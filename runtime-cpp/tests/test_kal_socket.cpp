@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include <kairos/kal/socket.hpp>
 
@@ -117,4 +119,35 @@ TEST_CASE("a UDP port is bound once, and its datagrams arrive whole, one per rec
   REQUIRE(server.receive(buffer) == sizeof second);
   REQUIRE(std::memcmp(buffer.data(), second, sizeof second) == 0);
   REQUIRE(server.receive(buffer) == 0);  // nothing more yet
+}
+
+TEST_CASE("a socket added to an opened poller ends a wait another thread has under way",
+          "[integration][kal][socket]") {
+  // An ORB reader waits on its band's poller before any client has connected; the acceptor adds
+  // the first connection from its own thread, and the reader must take its request at once.
+  kairos::kal::Poller poller;
+  REQUIRE(poller.open() == Status::kOk);
+  REQUIRE(poller.open() == Status::kOk);  // idempotent
+  std::atomic<std::size_t> count{99};
+  std::array<std::uint64_t, 4> ready{};
+  const auto began = MonotonicClock::now();
+  std::thread waiter([&] { count = poller.wait(MonotonicClock::now() + 10s, ready); });
+  std::this_thread::sleep_for(50ms);  // the wait is under way, on a poller that watches nothing
+
+  Endpoint endpoint;
+  REQUIRE(kairos::kal::parse_endpoint("udp:127.0.0.1:" + std::to_string(32000 + getpid() % 20000),
+                                      endpoint));
+  Socket server;
+  REQUIRE(server.listen(endpoint, kairos::kal::Transfer::kMessages) == Status::kOk);
+  Socket client;
+  REQUIRE(client.connect(endpoint, MonotonicClock::now() + 1s, kairos::kal::Transfer::kMessages) ==
+          Status::kOk);
+  const char request[] = "get 7";
+  REQUIRE(client.send(std::as_bytes(std::span(request))) == sizeof request);
+  REQUIRE(poller.add(server, 5) == Status::kOk);
+  waiter.join();
+  // Woken by the socket, not at the wait's deadline ten seconds on.
+  REQUIRE(count == 1);
+  REQUIRE(ready[0] == 5);
+  REQUIRE(MonotonicClock::now() - began < 5s);
 }

@@ -338,12 +338,19 @@ Poller::~Poller() {
   }
 }
 
-Status Poller::add(const Socket& socket, std::uint64_t tag) noexcept {
+Status Poller::open() noexcept {
   if (handle_ < 0) {
     handle_ = epoll_create1(EPOLL_CLOEXEC);
     if (handle_ < 0) {
       return Status::kResourceExhausted;
     }
+  }
+  return Status::kOk;
+}
+
+Status Poller::add(const Socket& socket, std::uint64_t tag) noexcept {
+  if (const Status opened = open(); opened != Status::kOk) {
+    return opened;
   }
   epoll_event event{};
   event.events = EPOLLIN;

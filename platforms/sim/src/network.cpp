@@ -738,6 +738,17 @@ int take_poller() {
 }
 }  // namespace
 
+Status Poller::open() noexcept {
+  auto lock = sim::enter();
+  if (handle_ < 0) {
+    handle_ = take_poller();
+    if (handle_ < 0) {
+      return Status::kResourceExhausted;
+    }
+  }
+  return Status::kOk;
+}
+
 Status Poller::add(const Socket& socket, std::uint64_t tag) noexcept {
   auto lock = sim::enter();
   sim::current(lock);
