@@ -30,6 +30,14 @@ TEST_CASE("endpoints parse as a model writes them", "[unit][kal][socket]") {
 }
 
 namespace {
+/// A UDP endpoint on loopback, at a port of this process's own: `base` plus its pid's share.
+Endpoint loopback_udp(int base) {
+  Endpoint endpoint;
+  REQUIRE(kairos::kal::parse_endpoint("udp:127.0.0.1:" + std::to_string(base + getpid() % 20000),
+                                      endpoint));
+  return endpoint;
+}
+
 void exchange(const std::string& text) {
   Endpoint endpoint;
   REQUIRE(kairos::kal::parse_endpoint(text, endpoint));
@@ -92,9 +100,7 @@ TEST_CASE("an endpoint another socket listens on is refused as in use, a stale o
 
 TEST_CASE("a UDP port is bound once, and its datagrams arrive whole, one per receive",
           "[integration][kal][socket]") {
-  Endpoint endpoint;
-  REQUIRE(kairos::kal::parse_endpoint("udp:127.0.0.1:" + std::to_string(30000 + getpid() % 20000),
-                                      endpoint));
+  const Endpoint endpoint = loopback_udp(30000);
   Socket server;
   REQUIRE(server.listen(endpoint, kairos::kal::Transfer::kMessages) == Status::kOk);
   // A second socket on that port would share its datagrams: refused, not shared.
@@ -134,9 +140,7 @@ TEST_CASE("a socket added to an opened poller ends a wait another thread has und
   std::thread waiter([&] { count = poller.wait(MonotonicClock::now() + 10s, ready); });
   std::this_thread::sleep_for(50ms);  // the wait is under way, on a poller that watches nothing
 
-  Endpoint endpoint;
-  REQUIRE(kairos::kal::parse_endpoint("udp:127.0.0.1:" + std::to_string(32000 + getpid() % 20000),
-                                      endpoint));
+  const Endpoint endpoint = loopback_udp(32000);
   Socket server;
   REQUIRE(server.listen(endpoint, kairos::kal::Transfer::kMessages) == Status::kOk);
   Socket client;

@@ -99,6 +99,31 @@ class HolisticAnalysisTest {
           1,
           HERE);
 
+  /** A TMO of one SpM that uses the status channel as {@code access}. */
+  private static Tmos.TmoClass statusTmo(
+      String name,
+      String method,
+      long periodMs,
+      long windowCloseMs,
+      long deadlineMs,
+      long wcetMs,
+      Tmos.ChannelAccess access) {
+    return tmo(
+        name,
+        List.of(
+            spm(
+                method,
+                periodMs,
+                windowCloseMs,
+                deadlineMs,
+                wcetMs,
+                List.of(),
+                List.of(new Tmos.ChannelUse("status", access)))),
+        List.of(),
+        List.of(),
+        List.of(STATUS));
+  }
+
   /** The system above; {@code calls} false leaves the gate uncalled and the channel unpublished. */
   private static SystemModel system(boolean chains) {
     final Tmos.TmoClass client =
@@ -137,20 +162,7 @@ class HolisticAnalysisTest {
             List.of(),
             List.of());
     final Tmos.TmoClass worker =
-        tmo(
-            "Worker",
-            List.of(
-                spm(
-                    "crunch",
-                    40,
-                    20,
-                    40,
-                    12,
-                    List.of(),
-                    List.of(new Tmos.ChannelUse("status", Tmos.ChannelAccess.READ)))),
-            List.of(),
-            List.of(),
-            List.of(STATUS));
+        statusTmo("Worker", "crunch", 40, 20, 40, 12, Tmos.ChannelAccess.READ);
     return new SystemModel(
         "holistic",
         List.of(),
@@ -305,35 +317,8 @@ class HolisticAnalysisTest {
   private static SystemModel sampling(
       BiFunction<String, Platform.Deployment, Platform.Node> nodeOf) {
     final Tmos.TmoClass publisher =
-        tmo(
-            "Slow",
-            List.of(
-                spm(
-                    "slow",
-                    100,
-                    1,
-                    100,
-                    1,
-                    List.of(),
-                    List.of(new Tmos.ChannelUse("status", Tmos.ChannelAccess.PUBLISH)))),
-            List.of(),
-            List.of(),
-            List.of(STATUS));
-    final Tmos.TmoClass reader =
-        tmo(
-            "Fast",
-            List.of(
-                spm(
-                    "fast",
-                    10,
-                    1,
-                    10,
-                    1,
-                    List.of(),
-                    List.of(new Tmos.ChannelUse("status", Tmos.ChannelAccess.READ)))),
-            List.of(),
-            List.of(),
-            List.of(STATUS));
+        statusTmo("Slow", "slow", 100, 1, 100, 1, Tmos.ChannelAccess.PUBLISH);
+    final Tmos.TmoClass reader = statusTmo("Fast", "fast", 10, 1, 10, 1, Tmos.ChannelAccess.READ);
     return new SystemModel(
         "sampling",
         List.of(),
