@@ -388,10 +388,12 @@ void write_string(std::FILE* out, const std::string& text) {
 }
 
 /// Every figure the probe measures, in the order the summary and the platform file give them: the
-/// summary prints `name`, the file names it `name` + "_ns".
+/// summary prints `name`, the file names it `name` + "_ns". An optional one (`measured_by`, the
+/// ProbeOptions hook that measures it) is left out of the file where it was not measured.
 struct Figure {
   const char* name;
   Distribution ProbeResult::*distribution;
+  FigureMeasure ProbeOptions::*measured_by = nullptr;
 };
 constexpr Figure kFigures[] = {
     {"release_lateness", &ProbeResult::release_lateness},
@@ -400,7 +402,7 @@ constexpr Figure kFigures[] = {
     {"ceiling_lock", &ProbeResult::ceiling_lock},
     {"orb_call", &ProbeResult::orb_call},
     {"clock_read", &ProbeResult::clock_read},
-    {"channel_transport", &ProbeResult::channel_transport},  // where measured (samples > 0)
+    {"channel_transport", &ProbeResult::channel_transport, &ProbeOptions::channel_transport},
 };
 
 void write_distribution(std::FILE* out, const char* name, const Distribution& d) {
@@ -515,7 +517,7 @@ void write_platform_file(std::FILE* out, const ProbeOptions& options,
   const char* separator = "";
   for (const Figure& figure : kFigures) {
     const Distribution& measured = result.*figure.distribution;
-    if (measured.samples > 0 || figure.distribution != &ProbeResult::channel_transport) {
+    if (measured.samples > 0 || figure.measured_by == nullptr) {
       std::fprintf(out, "%s", separator);
       write_distribution(out, figure.name, measured);
       separator = ",\n";
@@ -536,10 +538,9 @@ int run_probe(const ProbeOptions& options, const char* path) noexcept {
   }
   std::printf("probe cpu=%d scheduling=%s\n", result.cpu, scheduling_name(result));
   for (const Figure& figure : kFigures) {
-    if (figure.distribution == &ProbeResult::channel_transport &&
-        result.channel_transport.samples == 0) {
+    if (figure.measured_by != nullptr && (result.*figure.distribution).samples == 0) {
       std::printf("probe %-17s unmeasured%s\n", figure.name,
-                  options.channel_transport == nullptr
+                  options.*figure.measured_by == nullptr
                       ? " (this probe is built without Cyclone DDS; kairos-probe measures it)"
                       : "");
       continue;

@@ -40,6 +40,14 @@ struct SchedAttr {
   std::uint64_t sched_period;
 };
 
+/// Lets `thread` run on processor `cpu` only.
+void pin(pthread_t thread, int cpu) noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(static_cast<std::size_t>(cpu), &set);
+  pthread_setaffinity_np(thread, sizeof(set), &set);
+}
+
 /// Puts the calling thread under SCHED_DEADLINE. The kernel refuses a thread whose affinity is
 /// narrower than its root domain (EPERM) and a reservation that would exceed the bandwidth it
 /// admits (EBUSY): then the thread keeps its band's fixed priority, pinned to its CPU as any
@@ -56,10 +64,7 @@ void apply_deadline_reservation(const NativeThread& native) noexcept {
   }
   const int error = errno;
   if (native.cpu_if_refused >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(static_cast<std::size_t>(native.cpu_if_refused), &set);
-    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    pin(pthread_self(), native.cpu_if_refused);
   }
   if (!deadline_refused.exchange(true)) {
     char why[200];
@@ -154,10 +159,7 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
   // every CPU of their root domain, so a thread scheduled by deadline is pinned only when it is
   // off: partitioned EDF (docs/architecture.md#preemptive-edf).
   if (attributes.cpu >= 0 && (!by_deadline || deadline_threads_pinned())) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(static_cast<std::size_t>(attributes.cpu), &set);
-    pthread_setaffinity_np(native_.handle, sizeof(set), &set);
+    pin(native_.handle, attributes.cpu);
   }
   return Status::kOk;
 }
@@ -188,9 +190,7 @@ void run_as_band(PriorityBand band, int cpu, void (*entry)(void* context) noexce
   const bool pinned = cpu >= 0 && cpu < CPU_SETSIZE &&
                       pthread_getaffinity_np(pthread_self(), sizeof own_cpus, &own_cpus) == 0;
   if (pinned) {
-    cpu_set_t only{};
-    CPU_SET(static_cast<std::size_t>(cpu), &only);
-    pthread_setaffinity_np(pthread_self(), sizeof only, &only);
+    pin(pthread_self(), cpu);
   }
   sched_param param{};
   param.sched_priority = fifo_priority(band);
