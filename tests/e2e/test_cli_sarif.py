@@ -102,7 +102,7 @@ def avionics_with_soft_misses(workdir):
     refresh soft and the planner beside nav, so three soft methods may miss (warnings). With the
     planner's load on nav's core, mission1's channel hub may wait longer to send a track sample:
     the track channel's validity is 60 ms here (50 ms in the example), which the oldest sample
-    tracker.fuse may read (50.8 ms) keeps."""
+    tracker.fuse may read (55.8 ms) keeps."""
     example = copy_example("avionics", workdir)
     model = example / "avionics.tmo"
     text = model.read_text()

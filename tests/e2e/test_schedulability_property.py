@@ -43,6 +43,18 @@ later start or take the segment, which then holds the processor or the segment f
 urgent one, so such sets are judged by the demand test and its blocking term, not by the table
 (docs/cli.md#check).
 
+A third property plays channels (KAIROS_PROPERTY_CHANNEL_SETS sets, drawn as the gate sets):
+each set's node has a channel hub below every lane, as a node does, and a peer node on a second
+simulated processor, 10 us of link away. About half the set's methods publish on a channel the
+peer reads, each as its activation ends, after its computation and any wait for a reply (the
+latest a method can); the peer's feed publishes every 997 us on a channel a method of the set
+reads, at every phase of the set's schedule. The runner notes, for each sample, the time from the
+release of the activation that published it to its delivery to the reader's history on the other
+node, and the worst of each publisher must be within the `deliver` hop that `kairos check` gives
+the chain (the publisher's sample also within its `publish` hop plus the link): the set's hub
+waits for its methods, gate waits and the work they hold back included, on the way out and on
+the way in. (Sets are checked a hundred to a model: a model's chains are bounded in number.)
+
 KAIROS_PROPERTY_SEED and KAIROS_PROPERTY_SETS (the strategies in turn) choose other sets; a
 failure prints the seed, the offending sets, their model text and the runner's input line.
 """
@@ -62,6 +74,8 @@ from conftest import ROOT, TIMEOUT_S, kairos
 SEED = int(os.environ.get("KAIROS_PROPERTY_SEED", "1"))
 SETS = int(os.environ.get("KAIROS_PROPERTY_SETS", "5000"))
 GATE_SETS = int(os.environ.get("KAIROS_PROPERTY_GATE_SETS", "2000"))
+CHANNEL_SETS = int(os.environ.get("KAIROS_PROPERTY_CHANNEL_SETS", "1000"))
+CHANNEL_SETS_PER_MODEL = 100
 RUNNER = Path(
     os.environ.get(
         "KAIROS_TASKSET_RUNNER",
@@ -98,7 +112,7 @@ DISPATCH_MODES = {
 # The mode in which the engine runs exactly the schedule the release table plays.
 EXACT_MODE = "sim dispatch"
 # Runner output fields with one value per task.
-PER_TASK = ("missed", "worst_response_ns")
+PER_TASK = ("missed", "worst_response_ns", "worst_outbound_ns", "worst_inbound_ns")
 FAILURES_SHOWN = 10
 
 
@@ -112,6 +126,8 @@ class Task:
     writes: bool = False  # writes the set's one ODS segment
     gate_ns: int = 0  # the deadline of the gate it calls (0: it calls none)
     gate: str = "blocking"  # how: "blocking", "oneway" or "non-blocking"
+    publishes: bool = False  # publishes on its set's outbound channel as each activation ends
+    reads: bool = False  # reads its set's inbound channel
 
     @property
     def wait_ns(self) -> int:
@@ -131,6 +147,12 @@ class TaskSet:
     table_ns: list[int | None] = field(default_factory=list)  # as the release table played
     late: list[bool] = field(default_factory=list)  # tasks the analysis found late
     outcomes: dict[str, dict] = field(default_factory=dict)  # per dispatch mode
+    channels: bool = False  # has an outbound and an inbound channel to a peer node
+    # Per task, of the chains from its activation over the outbound channel: the latest its
+    # sample is sent by its node's hub, and the latest it is delivered on the peer (-1: none).
+    publish_bound_ns: list[int] = field(default_factory=list)
+    outbound_bound_ns: list[int] = field(default_factory=list)
+    inbound_bound_ns: int = -1  # the latest the feed's sample is delivered on the set's node
 
     @property
     def name(self) -> str:
@@ -173,7 +195,9 @@ class TaskSet:
             f" finish-by t + {t.deadline_ns // 1_000} us"
             f" wcet {t.wcet_ns // 1_000} us criticality {'soft' if t.soft else 'hard'}"
             f" importance {t.importance}{' uses s write' if t.writes else ''}"
-            f"{f' calls g{i}' if t.gate_ns else ''};\n"
+            f"{f' calls g{i}' if t.gate_ns else ''}"
+            f"{f' publishes out{self.index}' if t.publishes else ''}"
+            f"{f' reads in{self.index}' if t.reads else ''};\n"
             for i, t in enumerate(self.tasks)
         )
         ods = "  ods { segment s { double x; } }\n" if self.shares_segment else ""
@@ -184,11 +208,32 @@ class TaskSet:
             for i, t in enumerate(self.tasks)
             if t.gate_ns
         )
-        eac = f"  eac {{\n{gates}  }}\n" if gates else ""
+        channels = self.channel_declarations("    ") if self.channels else ""
+        eac = f"  eac {{\n{gates}{channels}  }}\n" if gates or channels else ""
         return (
             f"tmo S{self.index} {{\n{ods}{eac}{spms}}}\n"
             f"node n{self.index} {{ os sim scheduling {self.strategy}"
             f" deploy S{self.index} as {self.name} }}\n"
+            + (self.peer_model() if self.channels else "")
+        )
+
+    def channel_declarations(self, indent: str) -> str:
+        return "".join(
+            f"{indent}channel {name}{self.index} : rmmc<uint64> best-effort depth 4;\n"
+            for name in ("out", "in")
+        )
+
+    def peer_model(self) -> str:
+        """The peer node of a set with channels: its feed publishes the set's inbound channel
+        every FEED_PERIOD_US, its reader takes the outbound one."""
+        window = f"start-during (t, t + {FEED_PERIOD_US} us) finish-by t + {FEED_PERIOD_US} us"
+        return (
+            f"tmo P{self.index} {{\n  eac {{\n{self.channel_declarations('    ')}  }}\n"
+            f"  spm feed for t = from 0 s to forever every {FEED_PERIOD_US} us {window}"
+            f" wcet 1 us criticality soft publishes in{self.index};\n"
+            f"  spm take for t = from 0 s to forever every {FEED_PERIOD_US} us {window}"
+            f" wcet 1 us criticality soft reads out{self.index};\n}}\n"
+            f"node p{self.index} {{ os sim deploy P{self.index} as p{self.index} }}\n"
         )
 
     @property
@@ -217,6 +262,9 @@ class TaskSet:
                 f"{t.period_ns}:{t.wcet_ns}:{t.deadline_ns}:{band}:{int(t.soft)}:{t.importance}"
                 for t, band in zip(self.tasks, self.bands)
             )
+        if self.channels:
+            publishers = sum(1 << i for i, t in enumerate(self.tasks) if t.publishes)
+            tasks += f" channels:{publishers}:{FEED_PERIOD_US * 1_000}:{GATE_LATENCY_US * 1_000}"
         return f"{self.name} {self.strategy} {tasks}"
 
 
@@ -286,6 +334,43 @@ def attach_verdicts(sets: list[TaskSet], report: dict):
         s.analysed_ns = [t["response_time_ns"] for t in analysed]
         s.table_ns = [t.get("table_worst_response_ns") for t in analysed]
         s.late = [not t["schedulable"] for t in analysed]
+    if any(s.channels for s in sets):
+        attach_channel_bounds(sets, report)
+
+
+def channel_hops(report: dict) -> tuple[dict, dict]:
+    """The latest `publish` and `deliver` hop of every (publishing method, channel) over all the
+    chains that carry it; -1 where one chain has no bound."""
+    publish: dict[tuple[str, str], int] = {}
+    deliver: dict[tuple[str, str], int] = {}
+
+    def merge(into: dict, key: tuple[str, str], latest: int):
+        before = into.get(key, latest)
+        into[key] = -1 if -1 in (before, latest) else max(before, latest)
+
+    for chain in report["chains"]:
+        key = None
+        for hop in chain["hops"]:
+            if hop["kind"] == "publish":
+                method, _, channel = hop["what"].removesuffix(", sent").partition(" publishes ")
+                key = (method, channel)
+                merge(publish, key, hop["latest_ns"])
+            elif hop["kind"] == "deliver":
+                merge(deliver, key, hop["latest_ns"])
+    return publish, deliver
+
+
+def attach_channel_bounds(sets: list[TaskSet], report: dict):
+    publish, deliver = channel_hops(report)
+    for s in (s for s in sets if s.channels):
+        outbound = [(f"{s.name}.t{i}", f"out{s.index}") for i in range(len(s.tasks))]
+        inbound = (f"p{s.index}.feed", f"in{s.index}")
+        published = [key for key, t in zip(outbound, s.tasks) if t.publishes] + [inbound]
+        missing = [key for key in published if key not in publish or key not in deliver]
+        assert not missing, f"check reported no chain for {missing}:\n{s.model()}"
+        s.publish_bound_ns = [publish.get(key, -1) for key in outbound]
+        s.outbound_bound_ns = [deliver.get(key, -1) for key in outbound]
+        s.inbound_bound_ns = deliver[inbound]
 
 
 def play(sets: list[TaskSet], workdir: Path):
@@ -358,6 +443,8 @@ def disagreement(s: TaskSet, mode: str) -> str | None:
     for i, (late, seen, analysed) in enumerate(responses):
         if not late and seen > analysed:
             return f"t{i} responded in {seen} ns, beyond the analysed {analysed} ns"
+    if s.channels and (why := channel_disagreement(s, mode)) is not None:
+        return why
     if not s.verdict:
         if misses(s, mode) == 0 and s.exact:
             return "check says not schedulable, yet the run missed nothing"
@@ -373,6 +460,41 @@ def disagreement(s: TaskSet, mode: str) -> str | None:
             analysed = s.analysed_ns[members[0]]
             if worst != analysed:
                 return f"band {band} responded in {worst} ns at worst, analysed {analysed} ns"
+    return None
+
+
+def channel_disagreement(s: TaskSet, mode: str) -> str | None:
+    """Why the channels of `s` contradict their analysed bounds in `mode`, or None."""
+    o = s.outcomes[mode]
+    for direction in ("outbound", "inbound"):
+        published, delivered, lost = (
+            o[f"{direction}_{count}"] for count in ("published", "delivered", "lost"))
+        if delivered + lost != published:
+            return f"{direction}: {published} samples published, {delivered} delivered, {lost} lost"
+    if o["inbound_delivered"] == 0:
+        return "no sample of the feed reached the set's node"
+    # Counted from the release of the activation that published it (one whose task missed
+    # nothing: its k-th run is its k-th release), to its delivery to the peer's reader.
+    latency_ns = GATE_LATENCY_US * 1_000
+    for i, t in enumerate(s.tasks):
+        seen = o["worst_outbound_ns"][i]
+        if not t.publishes or o["missed"][i] > 0:
+            continue
+        if seen < 0:
+            return f"t{i} ran and published, yet none of its samples reached the peer"
+        delivered, sent = s.outbound_bound_ns[i], s.publish_bound_ns[i]
+        if 0 <= delivered < seen:
+            return (f"a sample of t{i} reached the peer {seen} ns after its release, beyond the"
+                    f" analysed deliver hop of {delivered} ns")
+        # The peer's hub has nothing to wait for: a sample arrives one link latency after it
+        # was sent and is delivered at once.
+        if 0 <= sent < seen - latency_ns:
+            return (f"a sample of t{i} was sent {seen - latency_ns} ns after its release, beyond"
+                    f" the analysed publish hop of {sent} ns")
+    seen = o["worst_inbound_ns"][0]
+    if 0 <= s.inbound_bound_ns < seen:
+        return (f"a sample of the feed reached the set's reader {seen} ns after its release,"
+                f" beyond the analysed deliver hop of {s.inbound_bound_ns} ns")
     return None
 
 
@@ -400,6 +522,8 @@ GATE_SERVER = (
     "node server { os sim deploy Server as server }\n"
 )
 GATE_LATENCY_US = 10
+# The period of the peer's feed in the channel sets.
+FEED_PERIOD_US = 997
 GATE_UTILIZATION = (0.3, 0.9)
 
 
@@ -421,9 +545,28 @@ def generate_with_gates(seed: int, index: int) -> TaskSet:
     return s
 
 
+def generate_with_channels(seed: int, index: int) -> TaskSet:
+    """Set `index` of the channel sets: a gate set as generate_with_gates() draws it whose node
+    has a channel to a peer node and one from it. About half its methods publish on the outbound
+    channel, among them one that waits for a gate's reply where there is one (its sample leaves
+    after the wait); one reads the inbound channel, which the peer's feed publishes every
+    FEED_PERIOD_US (coprime to the sets' periods, so that its samples arrive at every phase of
+    the set's schedule)."""
+    s = generate_with_gates(seed + 104_729, index)
+    rng = random.Random(f"channels/{seed}/{index}")
+    s.channels = True
+    for task in s.tasks:
+        task.publishes = rng.random() < 0.5
+    waiting = [t for t in s.tasks if t.wait_ns]
+    rng.choice(waiting or s.tasks).publishes = True
+    rng.choice(s.tasks).reads = True
+    return s
+
+
 def gates_model(sets: list[TaskSet]) -> str:
-    nodes = ", ".join([f"n{s.index}" for s in sets if any(t.gate_ns for t in s.tasks)]
-                      + ["server"])
+    nodes = ", ".join([f"n{s.index}" for s in sets
+                       if s.channels or any(t.gate_ns for t in s.tasks)]
+                      + [f"p{s.index}" for s in sets if s.channels] + ["server"])
     return (
         "".join(s.model() for s in sets)
         + GATE_SERVER
@@ -431,14 +574,19 @@ def gates_model(sets: list[TaskSet]) -> str:
     )
 
 
-def check_and_play(sets: list[TaskSet], model_text: str, workdir: Path, capsys, title: str):
-    """Checks the sets as one model, plays them, and fails with every disagreement."""
-    model = workdir / "tasksets.tmo"
-    model.write_text(model_text)
-    checked = kairos("check", "--format", "json", model)
-    # Exit 1 is the verdict "not schedulable" for some node; anything else is a failure.
-    assert checked.returncode in (0, 1), checked.stdout[-2000:] + checked.stderr
-    attach_verdicts(sets, json.loads(checked.stdout))
+def check_and_play(sets: list[TaskSet], model_of, workdir: Path, capsys, title: str,
+                   per_model: int | None = None):
+    """Checks the sets, `per_model` of them to a model (`model_of` writes its text; all in one by
+    default), plays them, and fails with every disagreement."""
+    per_model = per_model or len(sets)
+    for first in range(0, len(sets), per_model):
+        part = sets[first:first + per_model]
+        model = workdir / f"tasksets{first // per_model}.tmo"
+        model.write_text(model_of(part))
+        checked = kairos("check", "--format", "json", model)
+        # Exit 1 is the verdict "not schedulable" for some node; anything else is a failure.
+        assert checked.returncode in (0, 1), checked.stdout[-2000:] + checked.stderr
+        attach_verdicts(part, json.loads(checked.stdout))
     play(sets, workdir)
 
     failures = [
@@ -485,7 +633,7 @@ def test_check_verdicts_hold_on_the_simulated_engine(workdir, capsys):
         pytest.fail(f"{RUNNER} is not built: run `make cpp` first")
     sets = [generate(SEED, index) for index in range(SETS)]
     categories = check_and_play(
-        sets, "".join(s.model() for s in sets), workdir, capsys, "periodic sets")
+        sets, lambda part: "".join(s.model() for s in part), workdir, capsys, "periodic sets")
     # Both verdicts must occur often, or the property would hold vacuously.
     for strategy, groups in categories.items():
         if strategy not in EXACT_STRATEGIES:
@@ -506,10 +654,44 @@ def test_methods_that_wait_on_gates_keep_their_verdicts_on_the_simulated_engine(
                for kind in ("blocking", "oneway", "non-blocking")}
     assert calling["blocking"] >= len(sets) // 2, calling
     assert min(calling.values()) >= len(sets) // 5, calling
-    categories = check_and_play(sets, gates_model(sets), workdir, capsys, "sets with gate waits")
+    categories = check_and_play(sets, gates_model, workdir, capsys, "sets with gate waits")
     for strategy, groups in categories.items():
         enough = max(1, sum(len(g) for g in groups.values()) // 20)
         assert len(groups["schedulable"]) >= enough, (
             f"{strategy}: only {len(groups['schedulable'])} sets with gate waits were"
+            f" schedulable; want {enough}"
+        )
+
+
+def test_channel_samples_reach_their_readers_within_the_analysed_hops_on_the_simulated_engine(
+        workdir, capsys):
+    if not RUNNER.is_file():
+        pytest.fail(f"{RUNNER} is not built: run `make cpp` first")
+    sets = [generate_with_channels(SEED, index) for index in range(CHANNEL_SETS)]
+    # A model holds at most HolisticAnalysis.MAX_CHAINS (1,024) chains: a set has one for each
+    # method that calls a gate or publishes, and one for its feed.
+    categories = check_and_play(sets, gates_model, workdir, capsys, "sets with channels",
+                                per_model=CHANNEL_SETS_PER_MODEL)
+    compared = [
+        (seen, bound)
+        for s in sets
+        for o in s.outcomes.values()
+        for t, missed, seen, bound in zip(
+            s.tasks, o["missed"], o["worst_outbound_ns"], s.outbound_bound_ns)
+        if t.publishes and missed == 0 and bound >= 0
+    ] + [(o["worst_inbound_ns"][0], s.inbound_bound_ns)
+         for s in sets for o in s.outcomes.values() if s.inbound_bound_ns >= 0]
+    samples = sum(o["outbound_delivered"] + o["inbound_delivered"]
+                  for s in sets for o in s.outcomes.values())
+    closest = max(seen / bound for seen, bound in compared)
+    with capsys.disabled():
+        print(f"  {samples} samples delivered; {len(compared)} worst deliveries compared with"
+              f" their analysed deliver hop, the closest at {closest:.0%} of it")
+    # Most channels must have a bound to compare with, or the property would hold vacuously.
+    assert len(compared) >= len(sets) * len(DISPATCH_MODES), len(compared)
+    for strategy, groups in categories.items():
+        enough = max(1, sum(len(g) for g in groups.values()) // 20)
+        assert len(groups["schedulable"]) >= enough, (
+            f"{strategy}: only {len(groups['schedulable'])} sets with channels were"
             f" schedulable; want {enough}"
         )

@@ -173,9 +173,14 @@ def assert_refused_beyond_max_rate(server_out: str, client_out: str, seconds: fl
     served, over = int(summary["requests_served"]), int(summary["requests_over_rate"])
     # 50 Hz, and one more for the jitter its requests may have (the analysed arrival jitter).
     assert served <= 50 * seconds + 2, summary
-    assert over >= 150 * seconds, summary  # about four in five of the client's 250 per second
     calls = client_calls(client_out)
     assert calls["over_rate"] >= over - 5 and calls["over_rate"] <= over, (calls, summary)
+    # The client called far beyond the rate: 250 a second where the machine lets it run at its
+    # period (on sim: four in five refused), at least twice max-rate on a busy one; and what the
+    # server did not serve it refused as beyond the rate, not otherwise.
+    made = sum(calls.values())
+    assert made >= 100 * seconds, calls
+    assert over >= made - served - calls["other"] - 5, (calls, summary)
     crunches = [a for a in parse_activations(server_out) if a.method == "crunch"]
     assert crunches and all(a.deadline == "met" for a in crunches), crunches
 
@@ -189,6 +194,8 @@ def test_a_node_refuses_requests_beyond_max_rate_on_sim(tmp_path):
     assert_refused_beyond_max_rate(first.stdout, first.stdout, RUN_S)
     summary = next(s for s in fields_of("summary", first.stdout) if s["node"] == "server")
     assert summary["gct_misses"] == "0", summary
+    # Four in five of the client's 250 calls a second are beyond the 50 Hz.
+    assert int(summary["requests_over_rate"]) >= 150 * RUN_S, summary
     # What was served came within the analysed bound of its GCT, every crunch within its bound.
     bound = responses(json.loads(kairos("check", model, "--format", "json").stdout))
     crunches = [a for a in parse_activations(first.stdout) if a.method == "crunch"]

@@ -282,6 +282,10 @@ class Engine {
 
   EngineCounters counters() const noexcept;
 
+  /// The instant the run's releases count from (an SpM's first window opens at epoch + its
+  /// offset). run_for fixes it before any lane runs, so a method body may read it.
+  kal::TimePoint epoch() const noexcept { return epoch_; }
+
   /// The SpM rows registered (add_spm), numbered in the order they were added.
   std::size_t spm_count() const noexcept { return binding_count_; }
   const SpmEntry& spm(std::size_t row) const noexcept { return *bindings_[row].entry; }

@@ -20,13 +20,27 @@
 //   svm:<gct_ns>:<wcet_ns>:<band>:<admission_slot_ns>:<conflicts>:<segments>:<arrival_ns>,...
 //       a service method (conflicts: mask of SpM rows, in input order) and the instants at which
 //       a client at the top band requests it
+//   channels:<publishers>:<feed_period_ns>:<latency_ns>
+//       the set's node has a channel hub (below every lane, on its processor) and two RMMC
+//       channels to a peer node (processor 1) over a simulated link of that latency: the tasks of
+//       mask <publishers> publish one sample on the outbound channel as each activation ends
+//       (after its computation, which their bodies then do themselves), and the peer's hub
+//       hands it to a reader there; the peer publishes on the inbound channel every
+//       <feed_period_ns>, from an instant of its own, and the set's hub hands each sample to a
+//       reader of the set's node. Each sample carries the release of the activation (or the
+//       feed's instant) that published it.
 // Sets with service methods run for two hyperperiods (the requests fall in the first), others
 // for one.
 //
 // Output, one line per set, tasks in input order:
 //   <name> hyperperiod_ns=<h> records=<n> deadline_misses=<n> window_misses=<n> overruns=<n>
 //     late_reports=<n> trace_drops=<n> missed=<m0>,<m1>,... worst_response_ns=<r0>,<r1>,...
-// and, for sets with service methods,
+// for sets with channels,
+//     outbound_published=<n> outbound_delivered=<n> outbound_lost=<n> worst_outbound_ns=<o0>,...
+//     inbound_published=<n> inbound_delivered=<n> inbound_lost=<n> worst_inbound_ns=<w>
+// (the longest from a sample's release to its delivery to the reader on the other node, per
+// task, -1 for a task that delivered none; lost: dropped from a full history before it was sent
+// or taken), and, for sets with service methods,
 //     requests=<n> served=<s0>,... worst_service_ns=<w0>,... waited=<k0>,... gct_misses=<n>
 //     bcc_overlaps=<n>
 // where `late_reports` counts deadline misses reported after the deadline passed (the watchdog
@@ -51,7 +65,12 @@
 #include <utility>
 #include <vector>
 
+#include <kairos/channel/channel.hpp>
+#include <kairos/channel/hub.hpp>
 #include <kairos/engine.hpp>
+#include <kairos/kal/execution.hpp>
+#include <kairos/kal/sim_network.hpp>
+#include <kairos/kal/thread.hpp>
 
 namespace {
 
@@ -80,13 +99,35 @@ struct Service {
   std::vector<std::int64_t> arrivals_ns;
 };
 
+/// The set's channels to a peer node (a `channels:` word).
+struct Channels {
+  std::uint64_t publishers = 0;  ///< mask of the tasks that publish on the outbound channel
+  std::int64_t feed_period_ns = 0;
+  std::int64_t latency_ns = 0;
+};
+
 struct TaskSet {
   std::string name;
   kairos::Strategy strategy = kairos::Strategy::kRms;
   std::vector<Task> tasks;
   std::vector<int> ceilings;  ///< one per segment
   std::vector<Service> services;
+  bool has_channels = false;
+  Channels channels;
 };
+
+/// A channel sample: the index of the task that published it (the feed: 0) in the top byte, the
+/// global time of the release of its activation in nanoseconds below.
+using Payload = std::uint64_t;
+constexpr int kPublisherShift = 56;
+constexpr Payload kReleaseMask = (Payload{1} << kPublisherShift) - 1;
+/// Samples each publisher's ring and each reader's history keeps.
+constexpr std::size_t kChannelDepth = 4;
+constexpr std::size_t kMaxPublishers = 16;
+using OutboundChannel = kairos::channel::NodeChannel<Payload, kChannelDepth, kMaxPublishers, 0>;
+using FeedChannel = kairos::channel::NodeChannel<Payload, kChannelDepth, 1, 0>;
+constexpr std::uint16_t kOutboundId = 0;
+constexpr std::uint16_t kInboundId = 1;
 
 /// Clients ask for service methods from the top band, above every task.
 constexpr kairos::kal::PriorityBand kClientBand = kairos::kal::kHighestBand - 1;
@@ -100,6 +141,17 @@ struct MissWatch {
   /// the generator that draws each activation's wait (seeded per task: every run is the same).
   std::int64_t wait_ns = 0;
   std::uint64_t draws = 0;
+  /// In a set with channels the body computes the WCET itself (the engine models none), so that
+  /// a publisher publishes as its activation ends, the latest a method can.
+  Duration compute{};
+  OutboundChannel::PublisherType* publisher = nullptr;
+  std::uint8_t index = 0;
+  const kairos::Engine* engine = nullptr;
+  Duration open{};
+  Duration period{};
+  /// Bodies run so far: the next one is that activation's (its release epoch + open + k period),
+  /// as long as none was dropped (its task then missed, and its deliveries are not compared).
+  std::uint64_t activations = 0;
 };
 
 void check_report(void* servant, const kairos::MissReport& miss) noexcept {
@@ -251,6 +303,16 @@ bool parse_set(const std::string& line, TaskSet& set, std::string& error) {
         return false;
       }
       set.services.push_back(service);
+    } else if (word.rfind("channels:", 0) == 0) {
+      std::vector<std::int64_t> f;
+      if (set.has_channels || !parse_fields(word.substr(9), 3, f) || f[0] <= 0 || f[1] <= 0 ||
+          f[2] < 0) {
+        error = "bad channels '" + word +
+                "' (expected one channels:<publishers>:<feed_period_ns>:<latency_ns>)";
+        return false;
+      }
+      set.has_channels = true;
+      set.channels = Channels{static_cast<std::uint64_t>(f[0]), f[1], f[2]};
     } else {
       Task task;
       if (!parse_task(word, task)) {
@@ -269,6 +331,12 @@ bool parse_set(const std::string& line, TaskSet& set, std::string& error) {
   if (set.tasks.empty() || set.tasks.size() + requests > kairos::Engine::kMaxSpms) {
     error = "a set needs 1 to " + std::to_string(kairos::Engine::kMaxSpms) +
             " tasks and requests together";
+    return false;
+  }
+  if (set.has_channels && (!set.services.empty() || set.tasks.size() > kMaxPublishers ||
+                           (set.channels.publishers >> set.tasks.size()) != 0)) {
+    error = "a set with channels has no service methods and at most " +
+            std::to_string(kMaxPublishers) + " tasks, and publishes from its own";
     return false;
   }
   if (set.services.size() > kairos::Engine::kMaxSvms ||
@@ -325,6 +393,211 @@ void wait_for_reply(void* servant) {
 }
 void no_service(void*, void*) {}
 
+template <typename T>
+void print_list(const char* key, const std::vector<T>& values) {
+  std::printf(" %s=", key);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::printf("%s%lld", i == 0 ? "" : ",", static_cast<long long>(values[i]));
+  }
+}
+
+/// The global time of `t`, as a sample carries it.
+Payload stamp(std::uint8_t publisher, kairos::kal::TimePoint t) {
+  const auto global_ns = kairos::kal::to_nanoseconds(t + kairos::kal::global_offset_at(t));
+  return Payload{publisher} << kPublisherShift | (static_cast<Payload>(global_ns) & kReleaseMask);
+}
+
+/// The body of a method in a set with channels: it waits for its gate's reply if it calls one,
+/// computes its WCET, then, if it publishes, publishes a sample stamped with its release.
+void run_with_channels(void* servant) {
+  auto& watch = *static_cast<MissWatch*>(servant);
+  const kairos::kal::TimePoint release =
+      watch.engine->epoch() + watch.open +
+      watch.period * static_cast<std::int64_t>(watch.activations++);
+  if (watch.wait_ns > 0) {
+    wait_for_reply(servant);
+  }
+  kairos::kal::busy_for(watch.compute);
+  if (watch.publisher != nullptr) {
+    watch.publisher->publish(stamp(watch.index, release));
+  }
+}
+
+/// A node's reader of one channel that notes, for each publisher, the longest from a sample's
+/// release to its delivery here: the hub hands it the channel's datagrams through this port,
+/// which passes them on to the channel itself and takes them from its reader at once.
+class DeliveryRecorder {
+ public:
+  DeliveryRecorder(const kairos::channel::ChannelSpec& spec, std::size_t publishers)
+      : channel_{spec}, worst_ns_(publishers, -1) {}
+
+  bool attach(kairos::kal::Event& wake) { return channel_.attach(reader_, wake); }
+
+  kairos::channel::ChannelPort port() noexcept {
+    kairos::channel::ChannelPort port = channel_.port();
+    port.channel = this;
+    port.drain = &drain;
+    port.receive = &receive;
+    return port;
+  }
+
+  const std::vector<std::int64_t>& worst_ns() const { return worst_ns_; }
+  kairos::channel::ChannelCounts counts() const noexcept { return channel_.counts(); }
+
+ private:
+  using Channel = kairos::channel::NodeChannel<Payload, kChannelDepth, 0, 1>;
+
+  static std::size_t drain(void* self, kairos::channel::SampleSink& sink,
+                           std::int64_t now_ns) noexcept {
+    return static_cast<DeliveryRecorder*>(self)->channel_.drain(sink, now_ns);
+  }
+
+  static bool receive(void* self, std::span<const std::byte> body, bool little_endian,
+                      std::int64_t publish_ns, std::int64_t now_ns) noexcept {
+    auto& recorder = *static_cast<DeliveryRecorder*>(self);
+    if (!recorder.channel_.receive(body, little_endian, publish_ns, now_ns)) {
+      return false;
+    }
+    kairos::channel::Sample<Payload> sample;
+    while (recorder.reader_.take(sample)) {
+      const std::size_t publisher = sample.value >> kPublisherShift;
+      const auto release_ns = static_cast<std::int64_t>(sample.value & kReleaseMask);
+      if (publisher < recorder.worst_ns_.size()) {
+        recorder.worst_ns_[publisher] =
+            std::max(recorder.worst_ns_[publisher], now_ns - release_ns);
+      }
+    }
+    return true;
+  }
+
+  Channel channel_;
+  Channel::ReaderType reader_;
+  std::vector<std::int64_t> worst_ns_;
+};
+
+kairos::channel::ChannelSpec channel_spec(const char* name, std::uint16_t id) {
+  kairos::channel::ChannelSpec spec;
+  spec.name = name;
+  spec.topic = name;
+  spec.id = id;
+  spec.reliability = kairos::channel::Reliability::kBestEffort;
+  spec.depth = kChannelDepth;
+  return spec;
+}
+
+/// The channels of a set with channels: the set's node's hub (processor 0, below every lane)
+/// sends the outbound channel its tasks publish on and hands the inbound one to a reader; the
+/// peer node's hub (processor 1) hands the outbound channel to a reader and sends the inbound one,
+/// which the feed, a thread of the peer, publishes on every feed period.
+class ChannelNodes {
+ public:
+  ChannelNodes(const TaskSet& set, std::vector<MissWatch>& watches)
+      : channels_(set.channels),
+        outbound_reader_(outbound_spec_, set.tasks.size()),
+        inbound_reader_(inbound_spec_, 1) {
+    // Endpoints of their own: the simulated network keeps one listener per endpoint.
+    static int sets = 0;
+    ++sets;
+    std::snprintf(node_endpoint_.data(), node_endpoint_.size(), "udp:10.%d.%d.1:7400",
+                  sets / 250 % 250, sets % 250);
+    std::snprintf(peer_endpoint_.data(), peer_endpoint_.size(), "udp:10.%d.%d.2:7400",
+                  sets / 250 % 250, sets % 250);
+    for (std::size_t i = 0; i < watches.size(); ++i) {
+      if ((channels_.publishers >> i & 1U) != 0) {
+        watches[i].publisher = &publishers_[i];
+      }
+    }
+  }
+  ChannelNodes(const ChannelNodes&) = delete;
+  ChannelNodes& operator=(const ChannelNodes&) = delete;
+  ~ChannelNodes() { stop(); }
+
+  /// Wires both nodes and starts their hubs and the feed, which publishes until `until` from now.
+  bool start(Duration until) {
+    using kairos::kal::Status;
+    for (std::size_t i = 0; i < kMaxPublishers; ++i) {
+      if ((channels_.publishers >> i & 1U) != 0 && !outbound_.attach(publishers_[i], hub_.wake())) {
+        return false;
+      }
+    }
+    feed_start_ = kairos::kal::MonotonicClock::now();
+    feeds_ = until.count() / channels_.feed_period_ns + 1;
+    return kairos::kal::provision_processors(2) == Status::kOk &&
+           kairos::kal::sim::set_network({Duration{channels_.latency_ns}, Duration::zero()}, 1) ==
+               Status::kOk &&
+           feed_.attach(feed_publisher_, peer_hub_.wake()) &&
+           outbound_reader_.attach(peer_hub_.wake()) && inbound_reader_.attach(hub_.wake()) &&
+           hub_.add_channel(outbound_.port()) == Status::kOk &&
+           hub_.add_channel(inbound_reader_.port()) == Status::kOk &&
+           peer_hub_.add_channel(outbound_reader_.port()) == Status::kOk &&
+           peer_hub_.add_channel(feed_.port()) == Status::kOk &&
+           hub_.listen(node_endpoint_.data()) == Status::kOk &&
+           peer_hub_.listen(peer_endpoint_.data()) == Status::kOk &&
+           hub_.add_subscriber(kOutboundId, peer_endpoint_.data()) == Status::kOk &&
+           peer_hub_.add_subscriber(kInboundId, node_endpoint_.data()) == Status::kOk &&
+           peer_hub_.start() == Status::kOk && hub_.start() == Status::kOk &&
+           feeder_.start(
+               {"feed", static_cast<kairos::kal::PriorityBand>(kairos::kal::kLowestBand + 1), 1},
+               &feed_main, this) == Status::kOk;
+  }
+
+  /// Waits for the feed's end and for every sample on the link, then stops both hubs.
+  void stop() {
+    if (feeder_.joinable()) {
+      feeder_.join();
+      kairos::kal::sleep_until(kairos::kal::MonotonicClock::now() +
+                               2 * Duration{channels_.latency_ns} + std::chrono::milliseconds{1});
+    }
+    hub_.stop();
+    peer_hub_.stop();
+  }
+
+  void print() const {
+    const kairos::channel::ChannelCounts sent = outbound_.counts();
+    const kairos::channel::ChannelCounts got = outbound_reader_.counts();
+    std::printf(" outbound_published=%llu outbound_delivered=%llu outbound_lost=%llu",
+                static_cast<unsigned long long>(sent.published),
+                static_cast<unsigned long long>(got.delivered),
+                static_cast<unsigned long long>(sent.dropped_overflow + got.dropped_overflow));
+    print_list("worst_outbound_ns", outbound_reader_.worst_ns());
+    const kairos::channel::ChannelCounts fed = feed_.counts();
+    const kairos::channel::ChannelCounts in = inbound_reader_.counts();
+    std::printf(" inbound_published=%llu inbound_delivered=%llu inbound_lost=%llu",
+                static_cast<unsigned long long>(fed.published),
+                static_cast<unsigned long long>(in.delivered),
+                static_cast<unsigned long long>(fed.dropped_overflow + in.dropped_overflow));
+    print_list("worst_inbound_ns", inbound_reader_.worst_ns());
+  }
+
+ private:
+  static void feed_main(void* self) noexcept {
+    auto& nodes = *static_cast<ChannelNodes*>(self);
+    for (std::int64_t k = 0; k < nodes.feeds_; ++k) {
+      const kairos::kal::TimePoint at =
+          nodes.feed_start_ + Duration{k * nodes.channels_.feed_period_ns};
+      kairos::kal::sleep_until(at);
+      nodes.feed_publisher_.publish(stamp(0, at));
+    }
+  }
+
+  Channels channels_;
+  const kairos::channel::ChannelSpec outbound_spec_ = channel_spec("outbound", kOutboundId);
+  const kairos::channel::ChannelSpec inbound_spec_ = channel_spec("inbound", kInboundId);
+  OutboundChannel outbound_{outbound_spec_};
+  std::array<OutboundChannel::PublisherType, kMaxPublishers> publishers_{};
+  DeliveryRecorder outbound_reader_;
+  FeedChannel feed_{inbound_spec_};
+  FeedChannel::PublisherType feed_publisher_;
+  DeliveryRecorder inbound_reader_;
+  kairos::channel::ChannelHub hub_{{.node = "set", .cpu = 0}};
+  kairos::channel::ChannelHub peer_hub_{{.node = "peer", .cpu = 1}};
+  std::array<char, 32> node_endpoint_{};
+  std::array<char, 32> peer_endpoint_{};
+  kairos::kal::Thread feeder_;
+  kairos::kal::TimePoint feed_start_{};
+  std::int64_t feeds_ = 0;
+};
+
 /// A client: one request of one service method, at the instant of its one-shot SpM.
 struct Client {
   kairos::Engine* engine = nullptr;
@@ -353,14 +626,6 @@ std::uint64_t bcc_overlaps(const TaskSet& set, const Outcome& outcome) {
   return overlaps;
 }
 
-template <typename T>
-void print_list(const char* key, const std::vector<T>& values) {
-  std::printf(" %s=", key);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::printf("%s%lld", i == 0 ? "" : ",", static_cast<long long>(values[i]));
-  }
-}
-
 int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
   std::int64_t hyperperiod_ns = 1;
   for (const Task& task : set.tasks) {
@@ -382,7 +647,9 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
   services.reserve(set.services.size());
   clients.reserve(requests);
   // As a generated node with `os sim` configures it: WCETs modelled, the platform's dispatch.
-  kairos::EngineOptions options{set.strategy, -1, /*model_execution_time=*/true};
+  // (In a set with channels the bodies compute their WCETs, so that a publisher publishes as
+  // its activation ends.)
+  kairos::EngineOptions options{set.strategy, -1, /*model_execution_time=*/!set.has_channels};
   options.dispatch_ahead = dispatch_ahead;
   auto engine = std::make_unique<kairos::Engine>(options);
   for (const int ceiling : set.ceilings) {
@@ -398,6 +665,13 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
     watches[i].deadline = Duration{task.deadline_ns};
     watches[i].wait_ns = task.wait_ns;
     watches[i].draws = i + 1;
+    if (set.has_channels) {
+      watches[i].compute = Duration{task.wcet_ns};
+      watches[i].index = static_cast<std::uint8_t>(i);
+      watches[i].engine = engine.get();
+      watches[i].open = Duration{task.open_ns};
+      watches[i].period = Duration{task.period_ns};
+    }
     names.push_back("t" + std::to_string(i));
     kairos::SpmEntry entry{set.name,
                            names.back(),
@@ -415,8 +689,11 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
                            task.segments};
     entry.reply_wait = Duration{task.wait_ns};
     entries.push_back(entry);
-    if (engine->add_spm(entries.back(), &watches[i], task.wait_ns > 0 ? &wait_for_reply : &no_work,
-                        &check_report) != kairos::kal::Status::kOk) {
+    const kairos::MethodInvoker body = set.has_channels   ? &run_with_channels
+                                       : task.wait_ns > 0 ? &wait_for_reply
+                                                          : &no_work;
+    if (engine->add_spm(entries.back(), &watches[i], body, &check_report) !=
+        kairos::kal::Status::kOk) {
       std::fprintf(stderr, "%s: the engine refused task %zu\n", set.name.c_str(), i);
       return 1;
     }
@@ -480,6 +757,15 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
                   {}};
   engine->observe_services(&count_service, &outcome);
   const std::int64_t run_ns = m == 0 ? hyperperiod_ns : 2 * hyperperiod_ns;
+  std::unique_ptr<ChannelNodes> channels;
+  if (set.has_channels) {
+    channels = std::make_unique<ChannelNodes>(set, watches);
+    // The feed goes on past the run's start-up and its end.
+    if (!channels->start(Duration{run_ns} + std::chrono::milliseconds{20})) {
+      std::fprintf(stderr, "%s: the channels did not start\n", set.name.c_str());
+      return 1;
+    }
+  }
   if (const auto status = engine->run_for(Duration{run_ns}, &count_record, &outcome);
       status != kairos::kal::Status::kOk) {
     std::fprintf(stderr, "%s: the engine did not run: %s\n", set.name.c_str(),
@@ -487,6 +773,9 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
     return 1;
   }
   const kairos::EngineCounters counters = engine->counters();
+  if (channels != nullptr) {
+    channels->stop();
+  }
   std::uint64_t records = 0;
   for (const std::uint64_t count : outcome.records) {
     records += count;
@@ -507,6 +796,9 @@ int play(const TaskSet& set, Duration dispatch_ahead, bool release_table) {
       static_cast<unsigned long long>(counters.trace_drops));
   print_list("missed", outcome.missed);
   print_list("worst_response_ns", outcome.worst_response_ns);
+  if (channels != nullptr) {
+    channels->print();
+  }
   if (m > 0) {
     std::uint64_t refused = 0;
     for (const Client& client : clients) {

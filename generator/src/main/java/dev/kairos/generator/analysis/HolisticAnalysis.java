@@ -565,7 +565,13 @@ public final class HolisticAnalysis {
               .append(call.gate().name())
               .append("]-> ")
               .append(call.callee().name());
-          final Window sent = sent(call.caller(), current);
+          // It sends before it waits for this call's reply, which the analysis counts as
+          // execution after the send.
+          final Window sent =
+              sent(
+                  call.caller(),
+                  current,
+                  call.gate().waitsForReply() ? call.gate().deadlineNs() : 0);
           hops.add(
               hop(
                   ChainReport.HopKind.SEND,
@@ -652,8 +658,9 @@ public final class HolisticAnalysis {
               .append("]-> ")
               .append(publish.reader().name());
           // The method puts the sample in its ring; its node's hub sends it on.
+          // A sample may be the last thing the method does, after every reply it waited for.
           final Window published =
-              afterHub(sent(publish.publisher(), current), publish.publisher().node());
+              afterHub(sent(publish.publisher(), current, 0), publish.publisher().node());
           hops.add(
               hop(
                   ChainReport.HopKind.PUBLISH,
@@ -733,21 +740,24 @@ public final class HolisticAnalysis {
     }
 
     /**
-     * When a method activated in {@code activation} sends (a request or a sample): at once at the
-     * earliest; at the latest by its response without its own gate waits (it sends before it waits
-     * for a reply, and the analysis counts each wait as execution after the send).
+     * When a method activated in {@code activation} sends (a request or a sample) that it then
+     * waits {@code waitAfter} for, at most, before it completes: at once at the earliest; at the
+     * latest by its response less that wait, which the analysis counts as execution after the send
+     * (had the wait been that long, the method would still have completed within its response).
+     * Only that wait: the method may have waited for its other gates' replies before it sent, and a
+     * sample it may publish after all of them, as it completes.
      */
-    private Window sent(Method method, Window activation) {
+    private Window sent(Method method, Window activation, long waitAfter) {
       if (!activation.bounded()) {
         return activation;
       }
-      final long wait = method.deployment().tmo().callWaitNs(method.calls());
       final long response = response(method);
       if (response < 0) {
         return new Window(activation.earliest(), -1);
       }
       return new Window(
-          activation.earliest(), saturatedSum(activation.latest(), Math.max(0, response - wait)));
+          activation.earliest(),
+          saturatedSum(activation.latest(), Math.max(0, response - waitAfter)));
     }
 
     /**
@@ -786,61 +796,104 @@ public final class HolisticAnalysis {
      * it, or hands it to the readers' histories; on Linux DDS's receive thread does the latter for
      * a channel only other nodes publish, started on the same CPU). Its threads run below every
      * lane, on the CPU of the node's core 0, and run as soon as no lane there is ready: at most the
-     * longest busy period of the methods there, w = sum of ceil((w + J) / T) * C. C is what a
-     * method computes, without the waits for its gates' replies (a lane waiting for a reply is not
-     * ready, and the hub runs). J is its release jitter (the platform's release lateness for an
-     * SpM, its requests' jitter for a service method); a method that waits for replies may compute
-     * anywhere up to its response R after that, so it has R - C more, as any self-suspending task.
-     * A one-shot SpM counts once. -1 without a bound: a method that waits without a bounded
-     * response, a service method without max-rate, or a load of 1 or more.
+     * longest busy period of the methods there in which the hub's own work, however small, is done,
+     * w = e + sum of ceil((w + J) / T) * C with e > 0 (1 ns): a method released at the instant the
+     * others' work ends takes the processor before the hub does. J is a method's release jitter
+     * (the platform's release lateness for an SpM, its requests' jitter for a service method).
+     *
+     * <p>A lane that waits for a reply is not ready, and the hub runs; but work the wait holds back
+     * comes later, all at once. Two bounds, the smaller of which holds: C is what the method
+     * computes, without its waits, and a method whose work may be put off past its release by
+     * something that leaves the processor idle has R - C more jitter, as any self-suspending task
+     * (a method that waits, and every method that a waiting one holds back: its lane, which serves
+     * nothing else while it waits, or a segment, which it keeps while it waits); or C counts the
+     * waits as execution, with no more jitter: from the instant when no lane is ready or waiting,
+     * each instant either computes or waits some released work, so such a period ends by the time
+     * all that work is done, and the hub's wait lies in one. The first needs a bounded response of
+     * every method put off, the second a load of the methods and their waits below 1.
+     *
+     * <p>A one-shot SpM counts once. -1 without a bound: neither has one, or a service method has
+     * no max-rate.
      */
     private long hubWait(Node node) {
-      return hubWaits.computeIfAbsent(node.name(), name -> busyPeriod(node));
+      return hubWaits.computeIfAbsent(node.name(), name -> hubWaitOf(node));
     }
 
-    private long busyPeriod(Node node) {
+    private long hubWaitOf(Node node) {
       final PlatformOverheads overheads = PlatformOverheads.of(node);
       final long releaseLateness = overheads.releaseJitterNs();
-      final List<long[]> periodic = new ArrayList<>();
-      long once = 0;
-      double load = 0;
+      final List<Method> methods = new ArrayList<>();
       for (Method method : methodsOf(node)) {
         final TaskReport task = tasks.get(method.name());
         if (task == null) {
           return -1;
         }
-        if (task.core() != 0) {
-          continue;
+        if (task.core() == 0) {
+          methods.add(method);
         }
+      }
+      final List<Method> waiting =
+          methods.stream().filter(m -> m.deployment().tmo().callWaitNs(m.calls()) > 0).toList();
+      // Rows {period, jitter, work} of each bound, and the one-shot SpMs' work.
+      final List<long[]> suspending = new ArrayList<>();
+      final List<long[]> waitsExecute = new ArrayList<>();
+      long onceComputing = 0;
+      long onceWaiting = 0;
+      boolean suspendingBounded = true;
+      for (Method method : methods) {
+        final TaskReport task = tasks.get(method.name());
         final long waits = method.deployment().tmo().callWaitNs(method.calls());
         final long computes = task.wcetNs() - waits;
         final boolean service = method.svm().isPresent();
-        if ((waits > 0 && task.responseTimeNs() < 0) || (method.periodNs() <= 0 && service)) {
-          return -1;
-        }
         if (method.periodNs() <= 0) {
-          once += computes;
+          if (service) {
+            return -1;
+          }
+          onceComputing += computes;
+          onceWaiting += task.wcetNs();
           continue;
         }
         final long released =
             service
                 ? overheads.requestJitterNs(requestJitter.getOrDefault(method.name(), 0L))
                 : releaseLateness;
-        final long suspended = waits > 0 ? Math.max(0, task.responseTimeNs() - computes) : 0;
-        periodic.add(new long[] {method.periodNs(), released + suspended, computes});
-        load += (double) computes / method.periodNs();
+        waitsExecute.add(new long[] {method.periodNs(), released, task.wcetNs()});
+        final boolean putOff = waiting.stream().anyMatch(w -> holdsBack(node, w, method));
+        if (putOff && task.responseTimeNs() < 0) {
+          suspendingBounded = false;
+        }
+        final long suspended = putOff ? Math.max(0, task.responseTimeNs() - computes) : 0;
+        suspending.add(new long[] {method.periodNs(), released + suspended, computes});
+      }
+      final long bySuspension = suspendingBounded ? busyPeriod(onceComputing, suspending) : -1;
+      final long byWaiting = waiting.isEmpty() ? -1 : busyPeriod(onceWaiting, waitsExecute);
+      if (bySuspension < 0 || byWaiting < 0) {
+        return Math.max(bySuspension, byWaiting);
+      }
+      return Math.min(bySuspension, byWaiting);
+    }
+
+    /**
+     * The longest busy period of work {@code rows} ({period, jitter, work}) and {@code once}, in
+     * which 1 ns of the hub's own is done; -1 where their load is 1 or more.
+     */
+    private static long busyPeriod(long once, List<long[]> rows) {
+      double load = 0;
+      for (long[] row : rows) {
+        load += (double) row[2] / row[0];
       }
       if (load >= 1.0) {
         return -1;
       }
       try {
-        long busy = once;
-        for (long[] row : periodic) {
+        final long own = Math.addExact(1, once);
+        long busy = own;
+        for (long[] row : rows) {
           busy = Math.addExact(busy, row[2]);
         }
         for (int iteration = 0; iteration < 100_000; iteration++) {
-          long next = once;
-          for (long[] row : periodic) {
+          long next = own;
+          for (long[] row : rows) {
             final long arrivals = SchedulingAnalysis.ceilDiv(Math.addExact(busy, row[1]), row[0]);
             next = Math.addExact(next, Math.multiplyExact(arrivals, row[2]));
           }
@@ -853,6 +906,31 @@ public final class HolisticAnalysis {
         return -1;
       }
       return -1;
+    }
+
+    /**
+     * Whether {@code method}'s work may wait, with the processor idle, while {@code waiting} waits
+     * for a reply: it is that method, shares its lane (one per core and band, but a method of its
+     * own each under preemptive EDF), or uses a segment of it.
+     */
+    private boolean holdsBack(Node node, Method waiting, Method method) {
+      if (waiting == method) {
+        return true;
+      }
+      final TaskReport waiter = tasks.get(waiting.name());
+      final TaskReport task = tasks.get(method.name());
+      final boolean sameLane =
+          !node.strategy().preemptsByDeadline()
+              && waiter.core() == task.core()
+              && waiter.band() == task.band();
+      final Set<String> held = segmentsOf(waiting);
+      return sameLane || segmentsOf(method).stream().anyMatch(held::contains);
+    }
+
+    private static Set<String> segmentsOf(Method method) {
+      return SchedulingAnalysis.segmentsOf(
+          method.deployment().instance(),
+          method.spm().map(Spm::uses).orElseGet(() -> method.svm().orElseThrow().uses()));
     }
 
     /** Every method deployed on {@code node}. */

@@ -26,12 +26,12 @@ import org.junit.jupiter.api.Test;
  *
  * <pre>
  * node a (RMS):  client.hi     SpM  T 5 ms,  C 1 ms, window [0, 1 ms], deadline 5 ms
- *                client.sense  SpM  T 20 ms, C 2 ms, window [0, 2 ms], deadline 20 ms,
- *                              calls gate fetch (-> Server.get, deadline 12 ms), publishes status
+ *                client.sense  SpM  T 20 ms, C 1 ms, window [0, 2 ms], deadline 20 ms,
+ *                              calls gate fetch (-> Server.get, deadline 13 ms), publishes status
  * node b (RMS):  server.get    SvM  max-rate 50 Hz (T 20 ms), C 1 ms, GCT 4 ms
  *                worker.crunch SpM  T 40 ms, C 12 ms, window [0, 20 ms], deadline 40 ms, reads status
  * network lan:   latency 1 ms, jitter 500 us, 256 kbit/s, connects a and b
- * channel status: uint32 (4 bytes), validity 50 ms
+ * channel status: uint32 (4 bytes), validity 60 ms
  * </pre>
  *
  * Frames: a call to a method of no interface operation has empty bodies, so a request or a reply is
@@ -95,7 +95,7 @@ class HolisticAnalysisTest {
           new TypeUse.Primitive(TypeUse.PrimitiveKind.UINT32),
           Tmos.Reliability.BEST_EFFORT,
           1,
-          50 * MS,
+          60 * MS,
           1,
           HERE);
 
@@ -136,13 +136,13 @@ class HolisticAnalysisTest {
                     20,
                     2,
                     20,
-                    2,
+                    1,
                     chains ? List.of("fetch") : List.of(),
                     chains
                         ? List.of(new Tmos.ChannelUse("status", Tmos.ChannelAccess.PUBLISH))
                         : List.of())),
             List.of(),
-            List.of(new Tmos.Gate("fetch", "demo.Server", "get", false, 12 * MS, HERE)),
+            List.of(new Tmos.Gate("fetch", "demo.Server", "get", false, 13 * MS, HERE)),
             List.of(STATUS));
     final Tmos.TmoClass server =
         tmo(
@@ -203,46 +203,44 @@ class HolisticAnalysisTest {
   }
 
   /**
-   * Node a: sense waits up to 12 ms for its call, counted as execution, so C = 2 + 12 = 14 ms under
-   * hi (T 5, C 1): w = 14 + ceil(w / 5) -> 14, 17, 18, 18: R(sense) = 18 ms. It sends by R - 12 = 6
-   * ms after its release.
+   * Node a: sense computes 1 ms and waits up to 13 ms for its call, counted as execution, so C = 1
+   * + 13 = 14 ms under hi (T 5, C 1): w = 14 + ceil(w / 5) -> 15, 17, 18, 18: R(sense) = 18 ms. It
+   * sends its request by R - 13 = 5 ms after its release (it waits for the reply after the send).
    *
-   * <p>The network (pass 1, no jitter yet): each frame may queue behind one frame of each other
+   * <p>The sample: sense may publish it as it completes, after the reply: by 18 ms. Node a's hub,
+   * which runs when no lane there is ready, sends it within the longest busy period of a's lanes in
+   * which its own work (1 ns here) is done. What they compute, without sense's wait for its reply
+   * (a waiting lane is not ready): hi C 1, R 1 (J = 0; its lane is not sense's); sense C 1, R 18 (J
+   * = R - C = 17): w = 1 ns + ceil(w / 5) + ceil((w + 17) / 20) from 2 ms + 1 ns -> 1 + 1: 2 ms + 1
+   * ns. So it leaves by 20 ms + 1 ns: the sample stream's jitter.
+   *
+   * <p>The network, pass 1 (no jitter yet): each frame may queue behind one frame of each other
    * stream (w = sum (floor((w + J) / T) + 1) C with w well under the 20 ms periods): a request or a
-   * reply waits 1 ms (the other call frame) + 1125 us (a sample) = 2125 us, then takes 1 ms; a
-   * sample waits 1 + 1 = 2 ms, then takes 1125 us. Either way 3125 us from leaving to arriving,
-   * beyond the network's 1 ms + 500 us.
+   * reply 1 ms (the other call frame) + 1125 us (a sample) = 2125 us. Pass 2 takes the jitters pass
+   * 1 found: the sample's, 20 ms + 1 ns, lets two of its frames into any window, so a request or a
+   * reply waits 1 + 2 x 1.125 = 3.25 ms, then takes 1 ms; a sample still waits 1 + 1 = 2 ms (the
+   * calls' jitters, 5 ms and 9.75 ms, leave one frame each), then takes 1125 us. The call: a frame
+   * arrives no sooner than the latency and its own transmission after it left: request [1 + 1 = 2
+   * ms, 5 + 1.5 + 3.25 + 1 = 10.75 ms]: get's release jitter is 8.75 ms (7.625 ms in pass 1). get
+   * (highest band on b, nothing above it) responds in 1 ms: completes by 11.75 ms. Reply [2 + 2 = 4
+   * ms, 11.75 + 1.5 + 3.25 + 1 = 17.5 ms]: round trip 17.5 - 5 = 12.5 ms within the gate's 13 ms.
+   * sense completes by max(18, 17.5) = 18 ms. Pass 3 finds every figure of pass 2 again: a fixed
+   * point.
    *
-   * <p>The call: a frame arrives no sooner than the latency and its own transmission after it left:
-   * request [1 + 1 = 2 ms, 6 + 1.5 + 3.125 = 10.625 ms]: get's release jitter is 8.625 ms. get
-   * (highest band on b, nothing above it) responds in 1 ms: completes by 11.625 ms. Reply [2 + 2 =
-   * 4 ms, 11.625 + 4.625 = 16.25 ms]: round trip 16.25 - 6 = 10.25 ms within the gate's 12 ms.
-   * sense completes by max(18, 16.25) = 18 ms.
-   *
-   * <p>Pass 2, with get's jitter 8.625 ms: crunch (T 40, C 12, below get) was w = 12 + ceil(w / 20)
-   * -> 13 ms without jitter; now w = 12 + ceil((w + 8.625) / 20) -> 12, 14, 14: R(crunch) = 14 ms.
-   * The frames' jitters (request 6 ms, reply 10.625 ms, sample 9 ms: below) still leave one frame
-   * of each other stream in each window (w + J < 20 ms): the network's figures stay, and so do the
-   * call's and every jitter: a fixed point after 2 passes.
-   *
-   * <p>The sample: sense puts it in its ring by 6 ms; node a's hub, which runs when no lane there
-   * is ready, sends it within the longest busy period of a's lanes. What they compute, without
-   * sense's 12 ms wait for its reply (a waiting lane is not ready): hi C 1, R 1 (J = R - C = 0);
-   * sense C 2, R 18 (J = 16): w = ceil(w / 5) + 2 ceil((w + 16) / 20) from 3 -> 1 + 2 = 3 ms. So it
-   * leaves by 9 ms: its frames' jitter is 9 ms, which still lets one frame of it into each other
-   * frame's window (above). It arrives [1 + 0.625 = 1.625, 9 + 1.5 + 3.125 = 13.625 ms] (at the
-   * earliest its 4 bytes with a sample's 16-byte header, 160 bits). Node b's hub hands it to
-   * crunch's history within b's busy period: get C 1, R 1, J 8.625 ms (its requests' jitter);
-   * crunch C 12, R 14 (J 2): w = ceil((w + 8.625) / 20) + 12 ceil((w + 2) / 40) from 13 -> 2 + 12 =
-   * 14 -> 14 ms (13 ms in pass 1, before get's jitter). Delivered by 27.625 ms; crunch takes it at
-   * its next release at most 40 ms later and completes within 14 ms: 81.625 ms. Its age when read:
-   * sense publishes every 20 ms, so the newest sample left at most 20 + 9 ms ago and took at most
-   * 27.625 - 9 = 18.625 ms to reach the history: 47.625 ms, within the channel's validity of 50 ms.
+   * <p>crunch (T 40, C 12, below get) was w = 12 + ceil(w / 20) -> 13 ms without jitter; with get's
+   * jitter w = 12 + ceil((w + 8.75) / 20) -> 12, 14, 14: R(crunch) = 14 ms. The sample arrives [1 +
+   * 0.625 = 1.625, 20 ms + 1 ns + 1.5 + 2 + 1.125 = 24.625 ms + 1 ns] (at the earliest its 4 bytes
+   * with a sample's 16-byte header, 160 bits). Node b's hub hands it to crunch's history within b's
+   * busy period: get C 1, J 8.75 ms (its requests' jitter); crunch C 12, J 0 (neither waits): w = 1
+   * ns + ceil((w + 8.75) / 20) + 12 ceil(w / 40) from 13 ms + 1 ns -> 2 + 12: 14 ms + 1 ns.
+   * Delivered by 38.625 ms + 2 ns; crunch takes it at its next release at most 40 ms later and
+   * completes within 14 ms: 92.625 ms + 2 ns. Its age when read: sense publishes every 20 ms, so
+   * the newest sample left at most 20 + 20 ms + 1 ns ago and took at most 18.625 ms + 1 ns to reach
+   * the history: 58.625 ms + 2 ns, within the channel's validity of 60 ms.
    */
   @Test
   void jitterCrossesTheNetworkAndRaisesInterferenceUntilAFixedPoint() {
     final AnalysisReport report = SchedulingAnalysis.analyse(system(true));
-    assertEquals(new AnalysisReport.Holistic(2, true, true), report.holistic());
     assertEquals(18 * MS, task(report, "client.sense").responseTimeNs());
     assertEquals(1 * MS, task(report, "server.get").responseTimeNs());
     assertEquals(14 * MS, task(report, "worker.crunch").responseTimeNs());
@@ -259,23 +257,25 @@ class HolisticAnalysisTest {
             ChainReport.HopKind.NETWORK,
             ChainReport.HopKind.RESUME),
         call.hops().stream().map(ChainReport.Hop::kind).toList());
-    assertEquals(List.of(0L, 6 * MS, 10_625 * US, 11_625 * US, 16_250 * US, 18 * MS), latest(call));
+    assertEquals(List.of(0L, 5 * MS, 10_750 * US, 11_750 * US, 17_500 * US, 18 * MS), latest(call));
     assertEquals(List.of(0L, 0L, 2 * MS, 2 * MS, 4 * MS, 4 * MS), earliest(call));
     final ChainReport.Hop request = call.hops().get(2);
     assertEquals(1 * MS, request.transmissionNs());
-    assertEquals(2_125 * US, request.queueingNs());
-    assertEquals(8_625 * US, request.jitterNs(), "get's release jitter");
+    assertEquals(3_250 * US, request.queueingNs());
+    assertEquals(8_750 * US, request.jitterNs(), "get's release jitter");
     assertEquals(18 * MS, call.boundNs());
     final ChainReport.Limit roundTrip = call.limits().get(0);
     assertEquals(ChainReport.LimitKind.GATE_DEADLINE, roundTrip.kind());
-    assertEquals(10_250 * US, roundTrip.boundNs());
-    assertEquals(12 * MS, roundTrip.limitNs());
+    assertEquals(12_500 * US, roundTrip.boundNs());
+    assertEquals(13 * MS, roundTrip.limitNs());
     assertTrue(call.meets());
     assertTrue(call.hard());
 
     final ChainReport sample = chain(report, "client.sense", "channel status");
     assertEquals("client.sense -[channel status]-> worker.crunch", sample.name());
-    assertEquals(List.of(0L, 9 * MS, 13_625 * US, 27_625 * US, 81_625 * US), latest(sample));
+    assertEquals(
+        List.of(0L, 20 * MS + 1, 24_625 * US + 1, 38_625 * US + 2, 92_625 * US + 2),
+        latest(sample));
     assertEquals(1_625 * US, sample.hops().get(2).earliestNs());
     assertEquals(ChainReport.HopKind.DELIVER, sample.hops().get(3).kind());
     final ChainReport.Hop frame = sample.hops().get(2);
@@ -283,8 +283,8 @@ class HolisticAnalysisTest {
     assertEquals(2 * MS, frame.queueingNs());
     final ChainReport.Limit age = sample.limits().get(0);
     assertEquals(ChainReport.LimitKind.CHANNEL_VALIDITY, age.kind());
-    assertEquals(47_625 * US, age.boundNs());
-    assertEquals(50 * MS, age.limitNs());
+    assertEquals(58_625 * US + 2, age.boundNs());
+    assertEquals(60 * MS, age.limitNs());
     assertTrue(sample.meets());
     assertTrue(report.schedulable());
   }
@@ -303,12 +303,13 @@ class HolisticAnalysisTest {
   /**
    * A reader faster than its publisher takes one sample again and again, and every read must find
    * it valid: the age is the publisher's, not the reader's sampling delay. 'slow' publishes every
-   * 100 ms (C 1 ms, alone on its node: R 1 ms, its hub waits at most 1 ms: sent by 2 ms), 'fast'
-   * reads every 10 ms (C 1 ms: R 1 ms). The sample (288 bits, 1125 us on the link, no other frame)
-   * arrives by 2 + 1 + 0.5 + 1.125 = 4.625 ms and is in the history by 4.625 + 1 = 5.625 ms; its
-   * network delay 3.625 ms. At 100 + 2 + 3.625 = 105.625 ms old it is past its 50 ms validity and
-   * dropped, so 'fast' finds none for about half of each period: the chain fails. (A first read
-   * only: 3.625 + 10 + 1 = 14.625 ms, within the validity, which the analysis once reported.)
+   * 100 ms (C 1 ms, alone on its node: R 1 ms, its hub waits at most 1 ms and its own 1 ns: sent by
+   * 2 ms + 1 ns), 'fast' reads every 10 ms (C 1 ms: R 1 ms). The sample (288 bits, 1125 us on the
+   * link, no other frame) arrives by 2 + 1 + 0.5 + 1.125 = 4.625 ms (+ 1 ns) and is in the history
+   * by 4.625 + 1 = 5.625 ms (+ 2 ns); its network delay 3.625 ms + 1 ns. At 100 + 2 + 3.625 =
+   * 105.625 ms (+ 2 ns) old it is past its 60 ms validity and dropped, so 'fast' finds none for
+   * about half of each period: the chain fails. (A first read only: 3.625 + 10 + 1 = 14.625 ms,
+   * within the validity, which the analysis once reported.)
    */
   /**
    * 'slow' (every 100 ms, C 1 ms) on node a publishes status, 'fast' (every 10 ms, C 1 ms) on node
@@ -339,7 +340,7 @@ class HolisticAnalysisTest {
     final ChainReport sample = chain(report, "slow.slow", "channel status");
     final ChainReport.Limit age = sample.limits().get(0);
     assertEquals(ChainReport.LimitKind.CHANNEL_VALIDITY, age.kind());
-    assertEquals(105_625 * US, age.boundNs());
+    assertEquals(105_625 * US + 2, age.boundNs());
     assertFalse(age.meets());
     assertFalse(sample.meets());
     assertFalse(report.schedulable());
@@ -403,8 +404,8 @@ class HolisticAnalysisTest {
   }
 
   /**
-   * A validity shorter than the sample's worst age (47.625 ms, above) fails the hard chain, and
-   * with it the system.
+   * A validity shorter than the sample's worst age (58.625 ms + 2 ns, above) fails the hard chain,
+   * and with it the system.
    */
   @Test
   void aSampleOlderThanItsValidityFailsTheChain() {
@@ -444,15 +445,17 @@ class HolisticAnalysisTest {
     final AnalysisReport report = SchedulingAnalysis.analyse(model);
     final ChainReport sample = chain(report, "client.sense", "channel status");
     assertFalse(sample.meets());
-    assertEquals(47_625 * US, sample.limits().get(0).boundNs());
+    assertEquals(58_625 * US + 2, sample.limits().get(0).boundNs());
     assertFalse(report.schedulable());
     assertTrue(chain(report, "client.sense", "gate fetch").meets());
   }
 
   /**
-   * A gate deadline shorter than the round trip: with 10 ms, sense's response is w = 12 + ceil(w /
-   * 5) -> 15 ms and it sends by 5 ms; the request arrives by 5 + 1.5 + 3.125 = 9.625 ms, get
-   * completes by 10.625 ms, the reply arrives by 15.25 ms: a round trip of 10.25 ms > 10 ms.
+   * A gate deadline shorter than the round trip: with 10 ms, sense's response is w = 11 + ceil(w /
+   * 5) -> 14 ms and it sends by 4 ms; its sample leaves by 14 + 2 ms + 1 ns, a jitter that lets one
+   * sample frame into a call frame's window: each waits 1 + 1.125 = 2.125 ms. The request arrives
+   * by 4 + 1.5 + 2.125 + 1 = 8.625 ms, get completes by 9.625 ms, the reply arrives by 9.625 + 1.5
+   * + 2.125 + 1 = 14.25 ms: a round trip of 10.25 ms > 10 ms.
    */
   @Test
   void aRoundTripBeyondTheGateDeadlineFailsTheChain() {
@@ -489,7 +492,7 @@ class HolisticAnalysisTest {
 
   /**
    * A source whose response grows past its deadline leaves the chain without a bound: sense with a
-   * WCET of 6 ms has C = 6 + 12 = 18 ms under hi, w = 18 + ceil(w / 5) -> 18, 22 > 20 ms. The
+   * WCET of 6 ms has C = 6 + 13 = 19 ms under hi, w = 19 + ceil(w / 5) -> 19, 23 > 20 ms. The
    * jitter it would pass on has no bound either: the iteration stops at its first pass, every chain
    * is unbounded and the system is not schedulable.
    */
