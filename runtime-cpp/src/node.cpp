@@ -388,6 +388,7 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
     probe_options.duration = options.duration;
     probe_options.cpu = options.cpu_count > 0 ? options.cpus[0] : options.cpu;
     probe_options.label = program.name;
+    probe_options.channel_transport = program.channel_transport;
     return probe::run_probe(probe_options, options.probe_path);
   }
   // The ORB's threads share the CPU of the node's core 0 when it is pinned: a band's reader

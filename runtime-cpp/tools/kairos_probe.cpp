@@ -12,7 +12,7 @@
 #include <kairos/probe.hpp>
 
 #ifdef KAIROS_PROBE_DDS
-#include "probe_dds.hpp"
+#include <kairos/probe_dds.hpp>
 #endif
 
 namespace {

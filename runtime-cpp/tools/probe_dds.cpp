@@ -4,7 +4,7 @@
 // listener). Both ends run as a node's hub does, at the lowest real-time band on the probe's CPU,
 // through the same link (kairos/channel/dds.hpp) with the QoS of a reliable channel, in the
 // default domain that CYCLONEDDS_URI chooses for the nodes too.
-#include "probe_dds.hpp"
+#include <kairos/probe_dds.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>

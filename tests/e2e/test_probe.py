@@ -5,13 +5,15 @@ The probe program (kairos-probe, installed with the runtime) and a generated nod
 an SpM every millisecond, the dispatch handoff to a lane, a context switch, a ceiling lock, a
 two-way ORB call and a clock read, and write the same
 documented JSON (docs/cli.md, `probe`); kairos-probe, built with Cyclone DDS, also times the
-channel transport between two processes, which a node's own binary leaves out. Figures vary with the machine: the test asserts the file's
-shape, counts and the order of percentiles, never their size.
+channel transport between two processes, and so does the binary of a node whose channels cross
+Cyclone DDS (a node without such channels leaves it out). Figures vary with the machine: the test
+asserts the file's shape, counts and the order of percentiles, never their size.
 """
 
 import json
+import shutil
 
-from conftest import build_node_project, copy_example, kairos, run
+from conftest import ROOT, build_node_project, copy_example, kairos, run
 
 DISTRIBUTIONS = ["release_lateness_ns", "dispatch_handoff_ns", "context_switch_ns",
                  "ceiling_lock_ns", "orb_call_ns", "clock_read_ns"]
@@ -105,6 +107,26 @@ def test_a_generated_node_measures_through_its_own_binary(workdir):
     assert json.loads(direct.stdout[direct.stdout.index("{"):])["measured_by"] == "board"
     missing = run([node, "--probe"], check=False, timeout=60)
     assert missing.returncode == 2 and "--probe needs the platform file" in missing.stderr
+
+
+def test_a_node_whose_channels_cross_dds_times_their_transport_through_its_own_binary(workdir):
+    # gatewait's node a reads a status channel node b publishes: both Linux, so through DDS.
+    model_dir = ROOT / "tests" / "e2e" / "models" / "gatewait"
+    impl = workdir / "impl"
+    shutil.copytree(model_dir / "src", impl)
+    generated = kairos("generate", model_dir / "gatewait.tmo", "-o", workdir / "generated",
+                       "--impl", impl)
+    assert generated.returncode == 0, generated.stderr
+    build_node_project(workdir / "generated", workdir / "build", impl)
+
+    out = workdir / "a.platform.json"
+    probed = kairos("probe", "--node", workdir / "build" / "a", "--duration", "300ms", "-o", out)
+    assert probed.returncode == 0, probed.stdout + probed.stderr
+    transport = assert_platform_file(out, 300, "a")["channel_transport_ns"]
+    assert transport["samples"] == 2000, probed.stdout
+    assert 0 < transport["p50"] <= transport["p99"] <= transport["p99.9"] <= transport["max"]
+    assert "probe channel_transport " in probed.stdout
+    assert "unmeasured" not in probed.stdout
 
 
 def test_bad_probe_arguments_are_refused_with_a_reason(workdir):

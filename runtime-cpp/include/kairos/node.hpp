@@ -11,6 +11,7 @@
 #include <kairos/engine.hpp>
 #include <kairos/kal/clock.hpp>
 #include <kairos/orb/gate.hpp>
+#include <kairos/probe.hpp>
 
 namespace kairos {
 
@@ -73,6 +74,9 @@ struct NodeProgram {
   /// The node's engine once set up (nullptr before): what it measured of each method, for the
   /// `--timings` file.
   const Engine* (*engine)() noexcept = nullptr;
+  /// What `--probe` measures of the channel transport: a node whose channels cross Cyclone DDS
+  /// measures it with Kairos::probe_dds (kairos/probe_dds.hpp); nullptr leaves the figure out.
+  probe::FigureMeasure channel_transport = nullptr;
 };
 
 /// The main of a node's own executable: parses its command line (parse_node_options), sets the

@@ -48,6 +48,12 @@ final class CMakeEmitter {
       w.line("# types and topic descriptors, built into each node that joins the DDS domain.");
       w.line("enable_language(C)");
       w.line("find_package(CycloneDDS REQUIRED)");
+      w.line("# A node's --probe times the channel transport through DDS with Kairos::probe_dds.");
+      w.line("if(NOT TARGET Kairos::probe_dds)");
+      w.line(
+          "  message(FATAL_ERROR \"the Kairos runtime found here was built without Cyclone DDS:"
+              + " build it where cyclonedds-dev and cyclonedds-tools are installed\")");
+      w.line("endif()");
       w.line(
           "idlc_generate(TARGET $target$ FILES \"$${CMAKE_CURRENT_SOURCE_DIR}/$idl$\")",
           "target",
@@ -74,7 +80,7 @@ final class CMakeEmitter {
           FileLayout.userSources(List.of(node)));
       if (ChannelEmitter.onDds(system, node)) {
         w.line(
-            "target_link_libraries($node$ PRIVATE $idl$ CycloneDDS::ddsc)",
+            "target_link_libraries($node$ PRIVATE $idl$ CycloneDDS::ddsc Kairos::probe_dds)",
             "node",
             node.name(),
             "idl",

@@ -220,6 +220,9 @@ final class ChannelEmitter {
         w.line("#include <kairos/channel/dds.hpp>");
       }
       w.line("#include <kairos/channel/hub.hpp>");
+      if (onDds(system, node)) {
+        w.line("#include <kairos/probe_dds.hpp>");
+      }
     }
   }
 

@@ -148,9 +148,13 @@ final class NodeProgramEmitter {
     w.line(
         "const ::kairos::NodeProgram $ns$::kProgram{.name = kNode, .cores = $cores$,"
             + " .set_up = &set_up, .meet_peers = $meet$, .run = &run, .finish = &finish,"
-            + " .engine = &running_engine};",
+            + " .engine = &running_engine$transport$};",
         "ns",
         ns,
+        "transport",
+        ChannelEmitter.onDds(system, node)
+            ? ", .channel_transport = &::kairos::probe::dds_transport"
+            : "",
         "cores",
         node.hardware().cores() > 1 ? ns + "::kCores" : "1",
         "meet",

@@ -1,4 +1,6 @@
-// The channel transport figure of kairos-probe, built where Cyclone DDS is (probe_dds.cpp).
+// The channel transport figure, measured through Eclipse Cyclone DDS (runtime-cpp/tools/
+// probe_dds.cpp): the library Kairos::probe_dds, built and installed where Cyclone DDS is, for
+// kairos-probe and for the `--probe` of a node whose channels cross DDS.
 #pragma once
 
 #include <kairos/probe.hpp>
