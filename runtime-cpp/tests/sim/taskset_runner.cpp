@@ -553,23 +553,24 @@ class ChannelNodes {
   }
 
   void print() const {
-    const kairos::channel::ChannelCounts sent = outbound_.counts();
-    const kairos::channel::ChannelCounts got = outbound_reader_.counts();
-    std::printf(" outbound_published=%llu outbound_delivered=%llu outbound_lost=%llu",
-                static_cast<unsigned long long>(sent.published),
-                static_cast<unsigned long long>(got.delivered),
-                static_cast<unsigned long long>(sent.dropped_overflow + got.dropped_overflow));
-    print_list("worst_outbound_ns", outbound_reader_.worst_ns());
-    const kairos::channel::ChannelCounts fed = feed_.counts();
-    const kairos::channel::ChannelCounts in = inbound_reader_.counts();
-    std::printf(" inbound_published=%llu inbound_delivered=%llu inbound_lost=%llu",
-                static_cast<unsigned long long>(fed.published),
-                static_cast<unsigned long long>(in.delivered),
-                static_cast<unsigned long long>(fed.dropped_overflow + in.dropped_overflow));
-    print_list("worst_inbound_ns", inbound_reader_.worst_ns());
+    print_direction("outbound", outbound_.counts(), outbound_reader_);
+    print_direction("inbound", feed_.counts(), inbound_reader_);
   }
 
  private:
+  /// One channel's counts: what its publishers published, what reached the reader on the other
+  /// node, what either side lost, and the worst time from release to delivery per publisher.
+  static void print_direction(const char* direction, const kairos::channel::ChannelCounts& sent,
+                              const DeliveryRecorder& reader) {
+    const kairos::channel::ChannelCounts got = reader.counts();
+    std::printf(" %s_published=%llu %s_delivered=%llu %s_lost=%llu", direction,
+                static_cast<unsigned long long>(sent.published), direction,
+                static_cast<unsigned long long>(got.delivered), direction,
+                static_cast<unsigned long long>(sent.dropped_overflow + got.dropped_overflow));
+    const std::string worst = std::string("worst_") + direction + "_ns";
+    print_list(worst.c_str(), reader.worst_ns());
+  }
+
   static void feed_main(void* self) noexcept {
     auto& nodes = *static_cast<ChannelNodes*>(self);
     for (std::int64_t k = 0; k < nodes.feeds_; ++k) {
