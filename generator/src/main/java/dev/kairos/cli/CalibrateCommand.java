@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
             + " model's WCETs, analyses the model again with the measured maxima plus a margin,"
             + " and can write the WCETs that were exceeded into the model. Give the model's .tmo"
             + " files and one or more .json timings files, in any order.")
-final class CalibrateCommand extends KairosCli.ModelCommand {
+final class CalibrateCommand extends ModelCommand {
   enum Format {
     text,
     json
