@@ -140,19 +140,6 @@ struct ReleaseEntry {
   std::uint16_t spm;
 };
 
-/// A window in which a request of service method row `svm` is admitted as soon as it arrives:
-/// no SpM it conflicts with opens its start window within the SvM's admission slot, and none is
-/// between its opening and its analysed completion. It recurs every `cycle` (the hyperperiod of
-/// those SpMs) from the epoch; `close` may pass `cycle` (the window wraps into the next one).
-/// The engine applies the rule of SvmEntry itself, with actual completions, so it never admits
-/// later than these windows (computed from worst-case completions) allow.
-struct BccWindowEntry {
-  std::uint16_t svm;
-  kal::Duration cycle;
-  kal::Duration open;
-  kal::Duration close;
-};
-
 /// True when `table` holds exactly the start-window openings of `spms` within one `hyperperiod`:
 /// sorted, each row's openings congruent to its AAC, as many as the hyperperiod holds, none
 /// twice. Generated schedules check it at compile time; the engine checks it again at start-up.

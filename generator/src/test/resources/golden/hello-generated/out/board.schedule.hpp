@@ -72,10 +72,4 @@ inline constexpr ::std::array<::kairos::SvmEntry, 1> kServiceMethods{{
     },
 }};
 
-// BCC: the windows in which a request of each service method (row of the table above)
-// is admitted at once, recurring every cycle from the epoch; one-shot SpMs not shown.
-inline constexpr ::std::array<::kairos::BccWindowEntry, 1> kBccWindows{{
-    {0, nanoseconds{100000000}, nanoseconds{1100000}, nanoseconds{98900000}},
-}};
-
 }  // namespace board_node

@@ -1,6 +1,5 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.analysis.BccAdmission;
 import dev.kairos.generator.analysis.NodeReport;
 import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.analysis.StaticReleaseTable;
@@ -141,7 +140,6 @@ final class ScheduleEmitter {
     w.blank();
     releaseTable(w, report.staticReleases(), spmNames(node));
     serviceMethods(w, node, report, tasks);
-    bccWindows(w, report);
     w.line("}  // namespace $ns$", "ns", namespace(node));
     return new GeneratedFile(fileName(node), w.text(), GeneratedFile.Kind.CPP_FORMATTED);
   }
@@ -259,52 +257,6 @@ final class ScheduleEmitter {
         .filter(a -> a.instance().equals(instance) && a.svm().equals(svm))
         .findFirst()
         .orElseThrow();
-  }
-
-  /** The windows in which BCC admits each service method at once, as kairos check found them. */
-  private static void bccWindows(CodeWriter w, NodeReport report) {
-    final List<String> rows = new java.util.ArrayList<>();
-    final List<String> notes = new java.util.ArrayList<>();
-    for (int svm = 0; svm < report.admissions().size(); svm++) {
-      final NodeReport.ServiceAdmission bcc = report.admissions().get(svm);
-      final BccAdmission.Admission admission = bcc.admission();
-      final String name = bcc.instance() + "." + bcc.svm();
-      if (!bcc.conflicts()) {
-        notes.add(name + ": conflicts with no SpM, admitted at any time");
-      } else if (admission.cycleNs() == 0) {
-        notes.add(name + ": conflicts with one-shot SpMs only");
-      } else if (admission.cycleNs() < 0
-          || rows.size() + admission.admissionWindows().size() > StaticReleaseTable.MAX_RELEASES) {
-        notes.add(name + ": too many windows to tabulate");
-      } else {
-        for (var window : admission.admissionWindows()) {
-          rows.add(
-              "{"
-                  + svm
-                  + ", nanoseconds{"
-                  + admission.cycleNs()
-                  + "}, nanoseconds{"
-                  + window.startNs()
-                  + "}, nanoseconds{"
-                  + window.endNs()
-                  + "}},");
-        }
-      }
-    }
-    w.line(
-        "// BCC: the windows in which a request of each service method (row of the table above)");
-    w.line(
-        "// is admitted at once, recurring every cycle from the epoch; one-shot SpMs not shown.");
-    for (String note : notes) {
-      w.comment(note);
-    }
-    final boolean openWindows =
-        openTable(w, "::kairos::BccWindowEntry", "kBccWindows", rows.size());
-    rows.forEach(w::line);
-    if (openWindows) {
-      w.closeList("}};");
-    }
-    w.blank();
   }
 
   /**
