@@ -488,7 +488,7 @@ public final class CheckReports {
   }
 
   /** A task counts as failed unless it meets its deadline or is soft on a node that holds. */
-  private static boolean failed(NodeReport node, TaskReport task) {
+  static boolean failed(NodeReport node, TaskReport task) {
     return !task.schedulable()
         && !(task.criticality() == dev.kairos.generator.ir.Tmos.Criticality.SOFT
             && node.schedulable());

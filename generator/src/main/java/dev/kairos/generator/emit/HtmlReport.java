@@ -765,7 +765,7 @@ public final class HtmlReport {
       final String verdict = CheckReports.verdict(node, task);
       out.append("<tr class=\"task")
           .append(
-              task.schedulable() ? "" : verdict.equals("MISSES DEADLINE") ? " miss" : " soft-miss")
+              task.schedulable() ? "" : CheckReports.failed(node, task) ? " miss" : " soft-miss")
           .append("\" data-task=\"")
           .append(esc(task.name()))
           .append("\"><td><code>")
