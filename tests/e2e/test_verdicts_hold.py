@@ -355,7 +355,9 @@ def run_beside_busy_loops(build, reader_cpu: int, other_cpu: int) -> dict[str, s
                    if name.startswith("recv") or name.startswith("dq.")}
     assert dds_threads and all(p == 1 for p in dds_threads.values()), policies
     channel = next(c for c in fields_of("channel", a_out) if c["node"] == "a")
-    assert int(channel["delivered"]) >= 250, channel  # 100 a second, for most of 3 s
+    # 100 a second for 3 s, less DDS's discovery, which beside the busy loops on a host busy
+    # elsewhere once took 1.7 s: at least one second's worth.
+    assert int(channel["delivered"]) >= 100, channel
     # Time-shared processes no longer hold samples back (deliveries behind the busy loops once
     # took up to 33 ms).
     assert channel["dropped_late"] == "0", channel
@@ -378,8 +380,27 @@ def test_the_first_call_of_every_run_keeps_its_analysed_round_trip_on_linux(tmp_
     limit = next(lim for c in report["chains"] for lim in c["limits"]
                  if lim["kind"] == "gate-deadline")
     bound_ns = limit["bound_ns"]
+    # Held back, a run's first call waited out the rest of the reader's 20 ms sleep whenever it
+    # came before that ended: about a third of the runs, up to 5.2 ms (and the server then refused
+    # the next call as too soon). A shared machine that stalls may hold back one run's first call
+    # as it may any call, not two; ten runs in which it held back more are played once more (a
+    # host busy elsewhere once held five of ten back for 1.4-3.3 ms; the defect holds a third
+    # back every time).
+    for attempt in range(2):
+        firsts, refused = first_calls(build)
+        print(f"\n  first calls of {STARTS} runs: {[round(f / 1000, 1) for f in firsts]} us;"
+              f" analysed round trip {bound_ns / 1000:.1f} us; requests refused over rate"
+              f" {refused}")
+        if sum(f > bound_ns for f in firsts) <= 1:
+            break
+    assert sum(f > bound_ns for f in firsts) <= 1, (firsts, bound_ns)
+
+
+def first_calls(build) -> tuple[list[int], list[int]]:
+    """Starts gatewait's client STARTS times against a running server: the first round trips of
+    the runs whose first call was made, and the requests the server refused over rate in each."""
     client_cpu, server_cpu = sorted(os.sched_getaffinity(0))[:2]
-    firsts, refused = [], []  # the first round trips of the runs whose first call was made
+    firsts, refused = [], []
     for _ in range(STARTS):
         b = subprocess.Popen([build / "b", "--duration", "900ms", "--cpu", str(server_cpu),
                               "--peer-wait", "0s", "--quiet"],
@@ -395,10 +416,4 @@ def test_the_first_call_of_every_run_keeps_its_analysed_round_trip_on_linux(tmp_
         if first.window == "met":  # a stall of the machine may make it miss its 200 us window
             firsts.append(first.finish_ns - first.start_ns)
     assert len(firsts) >= STARTS - 2, firsts
-    print(f"\n  first calls of {STARTS} runs: {[round(f / 1000, 1) for f in firsts]} us; analysed"
-          f" round trip {bound_ns / 1000:.1f} us; requests refused over rate {refused}")
-    # Held back, a run's first call waited out the rest of the reader's 20 ms sleep whenever it
-    # came before that ended: about a third of the runs, up to 5.2 ms (and the server then refused
-    # the next call as too soon). A shared machine that stalls may hold back one run's first call
-    # as it may any call; not two.
-    assert sum(f > bound_ns for f in firsts) <= 1, (firsts, bound_ns)
+    return firsts, refused
