@@ -567,11 +567,7 @@ public final class HolisticAnalysis {
               .append(call.callee().name());
           // It sends before it waits for this call's reply, which the analysis counts as
           // execution after the send.
-          final Window sent =
-              sent(
-                  call.caller(),
-                  current,
-                  call.gate().waitsForReply() ? call.gate().deadlineNs() : 0);
+          final Window sent = sent(call.caller(), current, call.gate().replyWaitNs());
           hops.add(
               hop(
                   ChainReport.HopKind.SEND,

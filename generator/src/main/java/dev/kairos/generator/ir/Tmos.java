@@ -250,6 +250,11 @@ public final class Tmos {
     public boolean waitsForReply() {
       return !nonBlocking && !oneway;
     }
+
+    /** How long a call through it may block its caller: its deadline if it waits, else 0. */
+    public long replyWaitNs() {
+      return waitsForReply() ? deadlineNs : 0;
+    }
   }
 
   /** Whether a channel's samples are resent until every reader has them, or sent once. */
@@ -306,7 +311,7 @@ public final class Tmos {
     public long callWaitNs(List<String> calls) {
       long wait = 0;
       for (Gate gate : waitingGates(calls)) {
-        wait += gate.deadlineNs();
+        wait += gate.replyWaitNs();
       }
       return wait;
     }
