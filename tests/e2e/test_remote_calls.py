@@ -70,17 +70,20 @@ def run_missions(build, seconds: int) -> dict[str, str]:
 
 
 def missed(outputs: dict[str, str]) -> list[dict[str, str]]:
-    """The summaries of the nodes that missed a deadline, a start window or a GCT."""
+    """The summaries of the nodes that missed a deadline or a GCT. (Not start windows: the two
+    nodes' four cores share this machine's CPUs here, unpinned, where the analysis takes each
+    node's processors to be its own, and a window of 1 ms may open while the other node runs;
+    tests/e2e/test_measured_within_bounds.py pins them to hold that premise.)"""
     summaries = [parse_summary(stdout) for stdout in outputs.values()]
-    return [s for s in summaries
-            if (s["deadline_misses"], s["start_window_misses"], s["gct_misses"]) != ("0",) * 3]
+    return [s for s in summaries if (s["deadline_misses"], s["gct_misses"]) != ("0", "0")]
 
 
 def test_the_mission_nodes_call_each_other_through_every_gate(avionics):
     seconds = 3
     # The avionics nodes name no platform file: they are analysed as ideal processors, with
     # milliseconds of slack that only a host taking the processor from the whole machine uses
-    # up. A run in which a node missed is played once more; a defect misses both times.
+    # up. A run in which a node missed a deadline or a GCT is played once more; a defect misses
+    # both times.
     outputs = run_missions(avionics, seconds)
     if missed(outputs):
         print(f"\n  missed in the first run, played again: {missed(outputs)}")
