@@ -175,7 +175,7 @@ e2e:
 # one on the PATH. Golden files are compared byte for byte by their tests: not reformatted.
 CLANG_FORMAT := scripts/clang-format.sh
 # The script and style of the check report's page, formatted by the extension's Prettier.
-REPORT_PAGE := generator/src/main/resources/dev/kairos/generator/emit/report
+REPORT_PAGE := reports/src/main/resources/dev/kairos/reports/report
 CPP_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' ':!:generator/src/test/resources/golden/**')
 
 format: $(VSCODE)/node_modules/.package-lock.json

@@ -1,10 +1,10 @@
 package dev.kairos.cli;
 
-import dev.kairos.generator.calibrate.Calibration;
-import dev.kairos.generator.calibrate.JsonText;
-import dev.kairos.generator.calibrate.TimingRun;
-import dev.kairos.generator.emit.CalibrationReports;
-import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.reports.CalibrationReports;
+import dev.kairos.reports.calibrate.Calibration;
+import dev.kairos.reports.calibrate.JsonText;
+import dev.kairos.reports.calibrate.TimingRun;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;

@@ -4,15 +4,15 @@ import static dev.kairos.cli.KairosCli.MODEL_ERRORS;
 import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
-import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.SchedulingAnalysis;
-import dev.kairos.generator.diagram.ArchitectureDiagrams;
-import dev.kairos.generator.emit.CheckReports;
-import dev.kairos.generator.emit.HtmlReport;
-import dev.kairos.generator.emit.TimelineData;
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.runlog.RunLog;
 import dev.kairos.generator.verdicts.LocatedVerdicts;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.reports.CheckReports;
+import dev.kairos.reports.HtmlReport;
+import dev.kairos.reports.TimelineData;
+import dev.kairos.reports.diagram.ArchitectureDiagrams;
+import dev.kairos.reports.runlog.RunLog;
+import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.SchedulingAnalysis;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -210,7 +210,7 @@ final class CheckCommand extends ModelCommand {
    */
   private Optional<Map<String, TimelineData.NodeRun>> readRuns(AnalysisReport report) {
     final Map<String, TimelineData.NodeRun> runs = new LinkedHashMap<>();
-    final Map<String, dev.kairos.generator.analysis.NodeReport> nodes = new LinkedHashMap<>();
+    final Map<String, dev.kairos.timing.NodeReport> nodes = new LinkedHashMap<>();
     report.nodes().forEach(n -> nodes.put(n.node().name(), n));
     for (String spec : measured) {
       final int equals = spec.indexOf('=');

@@ -4,10 +4,10 @@ import static dev.kairos.cli.KairosCli.MODEL_ERRORS;
 import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
-import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.SchedulingAnalysis;
-import dev.kairos.generator.diagram.ArchitectureDiagrams;
-import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.reports.diagram.ArchitectureDiagrams;
+import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.SchedulingAnalysis;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,11 +5,11 @@ import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
 import dev.kairos.dsl.validation.IssueCodes;
-import dev.kairos.generator.analysis.MessageCapacity;
-import dev.kairos.generator.ir.Platform;
-import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.lowering.ModelLowering;
 import dev.kairos.generator.lowering.PlatformFiles;
+import dev.kairos.ir.Platform;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.timing.MessageCapacity;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

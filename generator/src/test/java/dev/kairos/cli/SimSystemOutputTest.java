@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kairos.generator.analysis.SchedulingAnalysis;
 import dev.kairos.generator.emit.CppGenerator;
 import dev.kairos.generator.emit.GeneratedFile;
-import dev.kairos.generator.ir.SystemModel;
 import dev.kairos.generator.lowering.ModelLowering;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.timing.SchedulingAnalysis;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

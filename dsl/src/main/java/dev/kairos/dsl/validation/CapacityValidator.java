@@ -8,7 +8,7 @@ import dev.kairos.dsl.kairos.Spm;
 import dev.kairos.dsl.kairos.Strategy;
 import dev.kairos.dsl.kairos.Svm;
 import dev.kairos.dsl.kairos.Tmo;
-import dev.kairos.dsl.runtime.RuntimeCapacities;
+import dev.kairos.ir.RuntimeCapacities;
 import org.eclipse.xtext.validation.Check;
 
 /**

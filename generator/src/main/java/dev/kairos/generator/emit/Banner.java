@@ -1,6 +1,6 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.SourceRef;
+import dev.kairos.ir.SourceRef;
 import java.util.Collection;
 import java.util.TreeSet;
 

@@ -1,9 +1,9 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Platform.DistributedSystem;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.Platform.OperatingSystem;
-import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.ir.Platform.DistributedSystem;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.Platform.OperatingSystem;
+import dev.kairos.ir.SystemModel;
 import java.util.List;
 import java.util.Locale;
 

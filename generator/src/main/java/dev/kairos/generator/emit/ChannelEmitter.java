@@ -1,21 +1,20 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.ChainReport;
 import dev.kairos.generator.emit.ChannelPlan.NodeChannel;
 import dev.kairos.generator.emit.ChannelPlan.Port;
 import dev.kairos.generator.emit.ChannelPlan.SystemChannel;
-import dev.kairos.generator.ir.Durations;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.Platform.OperatingSystem;
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.Tmos.Channel;
-import dev.kairos.generator.ir.Tmos.ChannelAccess;
-import dev.kairos.generator.ir.Tmos.ChannelUse;
-import dev.kairos.generator.ir.Tmos.Reliability;
-import dev.kairos.generator.ir.Tmos.TmoClass;
-import dev.kairos.generator.ir.TypeUse;
-import dev.kairos.generator.ir.Types.TypeDeclaration;
+import dev.kairos.ir.Durations;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.Platform.OperatingSystem;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.ir.Tmos.Channel;
+import dev.kairos.ir.Tmos.ChannelAccess;
+import dev.kairos.ir.Tmos.ChannelUse;
+import dev.kairos.ir.Tmos.Reliability;
+import dev.kairos.ir.Tmos.TmoClass;
+import dev.kairos.ir.TypeUse;
+import dev.kairos.ir.Types.TypeDeclaration;
+import dev.kairos.timing.AnalysisReport;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -401,36 +400,6 @@ final class ChannelEmitter {
     return CppNames.qualified(DdsEmitter.payload(system, channel).namespace(), "dds::");
   }
 
-  /**
-   * The oldest a sample of {@code channel} from another node may be when {@code node}'s hub hands
-   * it to a reader there: the latest {@code deliver} hop of the chains that bring it to a reader on
-   * the node (from the publisher's release, which is before its publication); -1 where no chain
-   * does, or one has no bound.
-   */
-  static long deliveryBound(AnalysisReport analysis, Node node, String channel) {
-    long bound = -1;
-    for (ChainReport chain : analysis.chains()) {
-      final boolean carriesIt =
-          chain.limits().stream()
-              .anyMatch(
-                  l ->
-                      l.kind() == ChainReport.LimitKind.CHANNEL_VALIDITY
-                          && l.channel().equals(channel));
-      if (!carriesIt) {
-        continue;
-      }
-      for (ChainReport.Hop hop : chain.hops()) {
-        if (hop.kind() == ChainReport.HopKind.DELIVER && hop.where().equals(node.name())) {
-          if (hop.latestNs() < 0) {
-            return -1;
-          }
-          bound = Math.max(bound, hop.latestNs());
-        }
-      }
-    }
-    return bound;
-  }
-
   /** The channel table, the node's channels and their hub (in the node's anonymous namespace). */
   static void definitions(CodeWriter w, SystemModel system, AnalysisReport analysis, Node node) {
     final List<NodeChannel> channels = ChannelPlan.of(system, node);
@@ -469,7 +438,7 @@ final class ChannelEmitter {
           "source",
           CppNames.literal(declared.source().toString()),
           "bound",
-          deliveryBound(analysis, node, declared.name()));
+          analysis.deliveryBound(node.name(), declared.name()));
     }
     w.closeList("}};").blank();
     w.comment(

@@ -1,13 +1,13 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Platform.Deployment;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.Platform.OperatingSystem;
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.Tmos.Channel;
-import dev.kairos.generator.ir.Tmos.ChannelAccess;
-import dev.kairos.generator.ir.Tmos.ChannelUse;
-import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.ir.Platform.Deployment;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.Platform.OperatingSystem;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.ir.Tmos.Channel;
+import dev.kairos.ir.Tmos.ChannelAccess;
+import dev.kairos.ir.Tmos.ChannelUse;
+import dev.kairos.ir.Tmos.TmoClass;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

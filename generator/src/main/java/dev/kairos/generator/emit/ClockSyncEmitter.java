@@ -1,10 +1,10 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Durations;
-import dev.kairos.generator.ir.Platform.ClockSync;
-import dev.kairos.generator.ir.Platform.DistributedSystem;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.ir.Durations;
+import dev.kairos.ir.Platform.ClockSync;
+import dev.kairos.ir.Platform.DistributedSystem;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.SystemModel;
 import java.util.Optional;
 
 /**

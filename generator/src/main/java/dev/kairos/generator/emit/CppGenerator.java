@@ -1,14 +1,14 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.NodeReport;
-import dev.kairos.generator.ir.Platform.DistributedSystem;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.Tmos.TmoClass;
-import dev.kairos.generator.ir.Types.Interface;
-import dev.kairos.generator.wire.MaxEncodedSize;
-import dev.kairos.generator.wire.OperationMessages;
+import dev.kairos.ir.Platform.DistributedSystem;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.ir.Tmos.TmoClass;
+import dev.kairos.ir.Types.Interface;
+import dev.kairos.ir.wire.MaxEncodedSize;
+import dev.kairos.ir.wire.OperationMessages;
+import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.NodeReport;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

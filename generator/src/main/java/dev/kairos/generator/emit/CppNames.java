@@ -1,8 +1,8 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.TypeUse;
-import dev.kairos.generator.ir.Types;
-import dev.kairos.generator.ir.Types.Direction;
+import dev.kairos.ir.TypeUse;
+import dev.kairos.ir.Types;
+import dev.kairos.ir.Types.Direction;
 import java.math.BigInteger;
 import java.util.List;
 

@@ -1,10 +1,10 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Durations;
-import dev.kairos.generator.ir.Platform.Network;
-import dev.kairos.generator.ir.Tmos;
-import dev.kairos.generator.ir.Tmos.Spm;
-import dev.kairos.generator.ir.Tmos.Svm;
+import dev.kairos.ir.Durations;
+import dev.kairos.ir.Platform.Network;
+import dev.kairos.ir.Tmos;
+import dev.kairos.ir.Tmos.Spm;
+import dev.kairos.ir.Tmos.Svm;
 import java.util.Locale;
 
 /** One-line summaries of methods' timing, for comments in generated code. */

@@ -1,10 +1,10 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Platform.Deployment;
-import dev.kairos.generator.ir.Platform.DistributedSystem;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.Tmos.TmoClass;
-import dev.kairos.generator.ir.Types.Interface;
+import dev.kairos.ir.Platform.Deployment;
+import dev.kairos.ir.Platform.DistributedSystem;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.Tmos.TmoClass;
+import dev.kairos.ir.Types.Interface;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.SourceRef;
-import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.ir.SourceRef;
+import dev.kairos.ir.Tmos.TmoClass;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

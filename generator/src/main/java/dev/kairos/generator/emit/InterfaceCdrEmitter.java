@@ -1,9 +1,9 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.TypeUse;
-import dev.kairos.generator.ir.Types.Interface;
-import dev.kairos.generator.ir.Types.Operation;
-import dev.kairos.generator.wire.OperationMessages;
+import dev.kairos.ir.TypeUse;
+import dev.kairos.ir.Types.Interface;
+import dev.kairos.ir.Types.Operation;
+import dev.kairos.ir.wire.OperationMessages;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,15 +1,15 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.SourceRef;
-import dev.kairos.generator.ir.Tmos.Access;
-import dev.kairos.generator.ir.Tmos.ChannelAccess;
-import dev.kairos.generator.ir.Tmos.ChannelUse;
-import dev.kairos.generator.ir.Tmos.SegmentAccess;
-import dev.kairos.generator.ir.Tmos.Spm;
-import dev.kairos.generator.ir.Tmos.Svm;
-import dev.kairos.generator.ir.Tmos.TmoClass;
-import dev.kairos.generator.ir.Types.Operation;
-import dev.kairos.generator.ir.Types.Parameter;
+import dev.kairos.ir.SourceRef;
+import dev.kairos.ir.Tmos.Access;
+import dev.kairos.ir.Tmos.ChannelAccess;
+import dev.kairos.ir.Tmos.ChannelUse;
+import dev.kairos.ir.Tmos.SegmentAccess;
+import dev.kairos.ir.Tmos.Spm;
+import dev.kairos.ir.Tmos.Svm;
+import dev.kairos.ir.Tmos.TmoClass;
+import dev.kairos.ir.Types.Operation;
+import dev.kairos.ir.Types.Parameter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

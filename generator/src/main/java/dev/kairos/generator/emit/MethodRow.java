@@ -1,10 +1,10 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.analysis.TaskReport;
-import dev.kairos.generator.ir.Platform.Deployment;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.Tmos.Spm;
-import dev.kairos.generator.ir.Tmos.Svm;
+import dev.kairos.ir.Platform.Deployment;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.Tmos.Spm;
+import dev.kairos.ir.Tmos.Svm;
+import dev.kairos.timing.TaskReport;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Platform.Node;
+import dev.kairos.ir.Platform.Node;
 import java.util.List;
 
 /**

@@ -1,15 +1,15 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.NodeReport;
-import dev.kairos.generator.analysis.TaskReport;
 import dev.kairos.generator.emit.RemoteCalls.ResolvedGate;
-import dev.kairos.generator.ir.Platform.Deployment;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.Tmos.Spm;
-import dev.kairos.generator.ir.Tmos.Svm;
-import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.ir.Platform.Deployment;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.ir.Tmos.Spm;
+import dev.kairos.ir.Tmos.Svm;
+import dev.kairos.ir.Tmos.TmoClass;
+import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.TaskReport;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

@@ -1,18 +1,17 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.ChainReport;
-import dev.kairos.generator.analysis.EndToEndAnalysis.GateReport;
-import dev.kairos.generator.analysis.NodeReport;
-import dev.kairos.generator.analysis.TaskReport;
-import dev.kairos.generator.ir.Platform.Deployment;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.Tmos.Gate;
-import dev.kairos.generator.ir.Tmos.Svm;
-import dev.kairos.generator.ir.Tmos.TmoClass;
-import dev.kairos.generator.ir.Types.Interface;
-import dev.kairos.generator.ir.Types.Operation;
+import dev.kairos.ir.Platform.Deployment;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.ir.Tmos.Gate;
+import dev.kairos.ir.Tmos.Svm;
+import dev.kairos.ir.Tmos.TmoClass;
+import dev.kairos.ir.Types.Interface;
+import dev.kairos.ir.Types.Operation;
+import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.EndToEndAnalysis.GateReport;
+import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.TaskReport;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -54,37 +53,6 @@ final class RemoteCalls {
       List<Lane> callerLanes,
       Optional<GateReport> report,
       long roundTripBoundNs) {}
-
-  /**
-   * The longest a call through the gate may take from its request to its reply, as the node prints
-   * it beside the measured calls: the holistic analysis's round trip where a chain passes through
-   * the gate (queueing on the network and the callee's response with its requests' jitter), else
-   * the network both ways, the serialisation and the callee's response; -1 without a bound.
-   */
-  static long roundTripBound(AnalysisReport analysis, Optional<GateReport> report) {
-    if (report.isEmpty()) {
-      return -1;
-    }
-    final GateReport gate = report.get();
-    final List<Long> holistic =
-        analysis.chains().stream()
-            .flatMap(c -> c.limits().stream())
-            .filter(
-                l ->
-                    l.kind() == ChainReport.LimitKind.GATE_DEADLINE
-                        && l.instance().equals(gate.caller())
-                        && l.element().equals(gate.gate()))
-            .map(ChainReport.Limit::boundNs)
-            .toList();
-    if (!holistic.isEmpty()) {
-      return holistic.contains(-1L)
-          ? -1
-          : holistic.stream().mapToLong(Long::longValue).max().getAsLong();
-    }
-    return gate.networkNs() >= 0 && gate.calleeResponseNs() >= 0
-        ? gate.networkNs() + gate.serialisationNs() + gate.calleeResponseNs()
-        : -1;
-  }
 
   /** The object number of a deployed instance on its node. */
   static int objectOf(Node node, Deployment deployment) {
@@ -159,7 +127,7 @@ final class RemoteCalls {
                 band,
                 lanesOf(callerReport, caller),
                 report,
-                roundTripBound(analysis, report)));
+                report.map(analysis::roundTripBound).orElse(-1L)));
       }
     }
     return Optional.empty();

@@ -1,15 +1,15 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Durations;
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.Tmos.Gate;
-import dev.kairos.generator.ir.Tmos.Svm;
-import dev.kairos.generator.ir.Tmos.TmoClass;
-import dev.kairos.generator.ir.TypeUse;
-import dev.kairos.generator.ir.Types.Direction;
-import dev.kairos.generator.ir.Types.Interface;
-import dev.kairos.generator.ir.Types.Operation;
-import dev.kairos.generator.ir.Types.Parameter;
+import dev.kairos.ir.Durations;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.ir.Tmos.Gate;
+import dev.kairos.ir.Tmos.Svm;
+import dev.kairos.ir.Tmos.TmoClass;
+import dev.kairos.ir.TypeUse;
+import dev.kairos.ir.Types.Direction;
+import dev.kairos.ir.Types.Interface;
+import dev.kairos.ir.Types.Operation;
+import dev.kairos.ir.Types.Parameter;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

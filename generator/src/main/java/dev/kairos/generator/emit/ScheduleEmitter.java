@@ -1,13 +1,12 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.analysis.NodeReport;
-import dev.kairos.generator.analysis.SchedulingAnalysis;
-import dev.kairos.generator.analysis.StaticReleaseTable;
-import dev.kairos.generator.analysis.TaskReport;
-import dev.kairos.generator.ir.Platform.Deployment;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.Tmos;
-import dev.kairos.generator.ir.Tmos.Spm;
+import dev.kairos.ir.Platform.Deployment;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.Tmos;
+import dev.kairos.ir.Tmos.Spm;
+import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.StaticReleaseTable;
+import dev.kairos.timing.TaskReport;
 import java.util.List;
 import java.util.Map;
 
@@ -27,7 +26,7 @@ final class ScheduleEmitter {
   }
 
   static GeneratedFile emit(Node node, NodeReport report) {
-    final Map<String, TaskReport> tasks = SchedulingAnalysis.byName(report.tasks());
+    final Map<String, TaskReport> tasks = TaskReport.byName(report.tasks());
     final CodeWriter w = new CodeWriter();
     w.line(Banner.cpp(fileName(node), List.of(node.source().file())));
     w.line("#pragma once").blank();
@@ -63,7 +62,7 @@ final class ScheduleEmitter {
     w.line(
         "inline constexpr bool kSimulated = $simulated$;",
         "simulated",
-        node.os() == dev.kairos.generator.ir.Platform.OperatingSystem.SIM);
+        node.os() == dev.kairos.ir.Platform.OperatingSystem.SIM);
     if (report.multicore()) {
       // Partitioned scheduling: every row carries the core its TMO runs on.
       w.line("inline constexpr ::std::uint8_t kCores = $cores$;", "cores", report.cores().size());

@@ -1,13 +1,13 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.Tmos.Segment;
-import dev.kairos.generator.ir.Tmos.SegmentAccess;
-import dev.kairos.generator.ir.Tmos.TmoClass;
-import dev.kairos.generator.ir.TypeUse;
-import dev.kairos.generator.ir.Types.Alias;
-import dev.kairos.generator.ir.Types.Field;
-import dev.kairos.generator.ir.Types.TypeDeclaration;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.ir.Tmos.Segment;
+import dev.kairos.ir.Tmos.SegmentAccess;
+import dev.kairos.ir.Tmos.TmoClass;
+import dev.kairos.ir.TypeUse;
+import dev.kairos.ir.Types.Alias;
+import dev.kairos.ir.Types.Field;
+import dev.kairos.ir.Types.TypeDeclaration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;

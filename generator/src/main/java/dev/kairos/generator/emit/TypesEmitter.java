@@ -1,13 +1,13 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.TypeUse;
-import dev.kairos.generator.ir.Types.Aggregate;
-import dev.kairos.generator.ir.Types.Alias;
-import dev.kairos.generator.ir.Types.Constant;
-import dev.kairos.generator.ir.Types.Enumeration;
-import dev.kairos.generator.ir.Types.Field;
-import dev.kairos.generator.ir.Types.TypeDeclaration;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.ir.TypeUse;
+import dev.kairos.ir.Types.Aggregate;
+import dev.kairos.ir.Types.Alias;
+import dev.kairos.ir.Types.Constant;
+import dev.kairos.ir.Types.Enumeration;
+import dev.kairos.ir.Types.Field;
+import dev.kairos.ir.Types.TypeDeclaration;
 import java.util.List;
 
 /**

@@ -1,7 +1,7 @@
 package dev.kairos.generator.emit;
 
-import dev.kairos.generator.ir.Tmos.Gate;
-import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.ir.Tmos.Gate;
+import dev.kairos.ir.Tmos.TmoClass;
 import java.util.List;
 
 /**

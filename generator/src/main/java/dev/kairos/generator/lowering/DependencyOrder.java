@@ -1,7 +1,7 @@
 package dev.kairos.generator.lowering;
 
-import dev.kairos.generator.ir.TypeUse;
-import dev.kairos.generator.ir.Types.TypeDeclaration;
+import dev.kairos.ir.TypeUse;
+import dev.kairos.ir.Types.TypeDeclaration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,13 +1,14 @@
 package dev.kairos.generator.verdicts;
 
 import dev.kairos.dsl.kairos.Model;
-import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.ChainReport;
-import dev.kairos.generator.analysis.EndToEndAnalysis;
-import dev.kairos.generator.analysis.NodeReport;
-import dev.kairos.generator.analysis.ServiceRates;
-import dev.kairos.generator.analysis.TaskReport;
-import dev.kairos.generator.ir.Platform;
+import dev.kairos.ir.Platform;
+import dev.kairos.reports.Verdicts;
+import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.ChainReport;
+import dev.kairos.timing.EndToEndAnalysis;
+import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.ServiceRates;
+import dev.kairos.timing.TaskReport;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -3,9 +3,9 @@ package dev.kairos.generator.lowering;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kairos.generator.ir.Platform.Overheads;
-import dev.kairos.generator.ir.Platform.PlatformFile;
-import dev.kairos.generator.ir.SourceRef;
+import dev.kairos.ir.Platform.Overheads;
+import dev.kairos.ir.Platform.PlatformFile;
+import dev.kairos.ir.SourceRef;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,10 +2,10 @@ package dev.kairos.languageserver.live;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import dev.kairos.generator.analysis.AnalysisReport;
-import dev.kairos.generator.analysis.NodeReport;
-import dev.kairos.generator.analysis.TaskReport;
-import dev.kairos.generator.ir.SystemModel;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.TaskReport;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

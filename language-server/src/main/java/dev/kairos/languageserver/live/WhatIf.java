@@ -1,13 +1,13 @@
 package dev.kairos.languageserver.live;
 
-import dev.kairos.generator.analysis.NodeReport;
-import dev.kairos.generator.analysis.SchedulingAnalysis;
-import dev.kairos.generator.analysis.TaskReport;
-import dev.kairos.generator.ir.Platform.Deployment;
-import dev.kairos.generator.ir.Platform.Node;
-import dev.kairos.generator.ir.Tmos.Spm;
-import dev.kairos.generator.ir.Tmos.Svm;
-import dev.kairos.generator.ir.Tmos.TmoClass;
+import dev.kairos.ir.Platform.Deployment;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.Tmos.Spm;
+import dev.kairos.ir.Tmos.Svm;
+import dev.kairos.ir.Tmos.TmoClass;
+import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.SchedulingAnalysis;
+import dev.kairos.timing.TaskReport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;

@@ -1,13 +1,13 @@
 package dev.kairos.languageserver.live;
 
-import dev.kairos.generator.ir.SystemModel;
-import dev.kairos.generator.ir.TypeUse;
-import dev.kairos.generator.ir.Types.Aggregate;
-import dev.kairos.generator.ir.Types.Alias;
-import dev.kairos.generator.ir.Types.Enumeration;
-import dev.kairos.generator.ir.Types.Field;
-import dev.kairos.generator.ir.Types.TypeDeclaration;
-import dev.kairos.generator.wire.MaxEncodedSize;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.ir.TypeUse;
+import dev.kairos.ir.Types.Aggregate;
+import dev.kairos.ir.Types.Alias;
+import dev.kairos.ir.Types.Enumeration;
+import dev.kairos.ir.Types.Field;
+import dev.kairos.ir.Types.TypeDeclaration;
+import dev.kairos.ir.wire.MaxEncodedSize;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

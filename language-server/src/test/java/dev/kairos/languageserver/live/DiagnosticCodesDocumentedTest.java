@@ -2,7 +2,7 @@ package dev.kairos.languageserver.live;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kairos.generator.analysis.MessageCapacity;
+import dev.kairos.timing.MessageCapacity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,0 +1,56 @@
+package dev.kairos.reports;
+
+import dev.kairos.ir.Durations;
+import dev.kairos.timing.Finding;
+
+/** The analysis' findings in words, for every report that shows them. */
+final class Findings {
+  private Findings() {}
+
+  static String text(Finding finding) {
+    if (finding instanceof Finding.OnCore onCore) {
+      return "core " + onCore.core() + ": " + text(onCore.finding());
+    }
+    if (finding instanceof Finding.UnboundedServiceLoad unbounded) {
+      return unbounded.method()
+          + " has no max-rate: its load is unbounded and not part of this analysis";
+    }
+    if (finding instanceof Finding.EdfDensityBound) {
+      return "EDF demand examined with the density bound (hyperperiod too long)";
+    }
+    if (finding instanceof Finding.EdfDemandExceeded demand) {
+      return "EDF processor demand (worst-case arrivals, "
+          + (demand.preemptive() ? "preemptive, segments under SRP" : "non-preemptive band")
+          + ") exceeds the time available at t = "
+          + Durations.format(demand.atNs())
+          + "; strictly periodic SpMs are judged by the release table instead";
+    }
+    if (finding instanceof Finding.TableNotUnrolled table) {
+      return "the hyperperiod is too long to unroll ("
+          + (table.hyperperiodNs() > 0 ? table.hyperperiodNs() + " ns" : "beyond 64 bits")
+          + "); start windows were checked by response-time analysis only";
+    }
+    if (finding instanceof Finding.TableMisses misses) {
+      return misses.method()
+          + " misses "
+          + misses.windowMisses()
+          + " start window(s) and "
+          + misses.deadlineMisses()
+          + " deadline(s) in the release table, played over two hyperperiods";
+    }
+    if (finding instanceof Finding.GateWait wait) {
+      return wait.method()
+          + " calls "
+          + String.join(", ", wait.gates())
+          + ": up to "
+          + Durations.format(wait.waitNs())
+          + " waiting for replies, counted as execution (its lane and segments stay held)";
+    }
+    final Finding.ServiceDelay delay = (Finding.ServiceDelay) finding;
+    return delay.method()
+        + " may miss its start window or deadline when service requests arrive (they can delay it"
+        + " by "
+        + Durations.format(delay.delayNs())
+        + ")";
+  }
+}
