@@ -5,5 +5,6 @@ set(KAIROS_PLATFORM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/kal.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/network.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/network_poller.cpp
   ${CMAKE_CURRENT_LIST_DIR}/../posix/src/error.cpp)
 set(KAIROS_PLATFORM_LIBRARIES Threads::Threads)

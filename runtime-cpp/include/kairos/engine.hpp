@@ -396,7 +396,19 @@ class Engine {
   static void time_trigger_main(void* self) noexcept;
   static void lane_main(void* lane) noexcept;
 
+  /// The time trigger's own state for a run (src/time_trigger.hpp), and its steps.
+  struct Trigger;
   void release_all() noexcept;
+  /// When the trigger must wake next: a start window opening (less the dispatch lead), a
+  /// deadline or a GCT to judge; TimePoint::max() when nothing is left to release or watch.
+  kal::TimePoint next_wake(Trigger& trigger) noexcept;
+  void wake_lanes(Trigger& trigger) noexcept;
+  /// With no release left: whether requests are still to be taken in or handed on.
+  bool still_serving(Trigger& trigger) noexcept;
+  void pass_watches(Trigger& trigger, kal::TimePoint now) noexcept;
+  void admit_requests(Trigger& trigger, kal::TimePoint now) noexcept;
+  void dispatch_release(Trigger& trigger, std::size_t spm, std::uint64_t sequence,
+                        kal::TimePoint release, kal::TimePoint now) noexcept;
   void publish_release_state(std::size_t spm, std::uint64_t released,
                              kal::TimePoint next_window) noexcept;
   bool admissible(const ServiceBinding& service, kal::TimePoint now) const noexcept;

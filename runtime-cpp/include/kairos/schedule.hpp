@@ -7,62 +7,11 @@
 #include <span>
 #include <string_view>
 
+#include <kairos/dispatch_rule.hpp>
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/thread.hpp>
 
 namespace kairos {
-
-enum class Criticality : std::uint8_t { kHard, kSoft };
-
-/// A node's dispatching strategy, as in Kokyu: a priority assignment (the `band` of each row,
-/// computed before deployment) plus a queue discipline inside each band.
-enum class Strategy : std::uint8_t {
-  kRms,  ///< bands by rate; FIFO inside a band
-  /// Preemptive EDF: one band, a lane per method, an earlier absolute deadline preempts (the
-  /// platform's deadline scheduling: SCHED_DEADLINE on Linux); segments under the Stack Resource
-  /// Policy instead of ceiling locks.
-  kEdf,
-  kMlf,     ///< one band; minimum laxity first
-  kMuf,     ///< bands by criticality; minimum laxity, then importance, inside a band
-  kRmsMlf,  ///< hard methods in bands by rate (FIFO); soft ones in the lowest band by laxity
-  kNpEdf,   ///< Kokyu's EDF queue: one band; earliest deadline first, never preempted in it
-};
-
-/// The one band `kairos check` assigns every method of a node under EDF, NP-EDF and MLF.
-inline constexpr kal::PriorityBand kSingleBand = 1;
-
-/// Whether methods of the strategy preempt each other by absolute deadline within their band.
-constexpr bool preempts_by_deadline(Strategy strategy) noexcept {
-  return strategy == Strategy::kEdf;
-}
-
-/// Whether a row of this band runs on a lane of its own, scheduled by its jobs' deadlines: under
-/// preemptive EDF, the rows of its one band. Rows given another band (a test's clients, say)
-/// share a lane per band, first in first out, as under every strategy.
-constexpr bool runs_by_deadline(Strategy strategy, kal::PriorityBand band) noexcept {
-  return preempts_by_deadline(strategy) && band == kSingleBand;
-}
-
-/// Order of ready activations inside one band.
-enum class QueueDiscipline : std::uint8_t { kFifo, kDeadline, kLaxity, kLaxityThenImportance };
-
-/// The discipline a strategy gives a band whose methods have the given criticality.
-constexpr QueueDiscipline discipline_for(Strategy strategy, Criticality criticality) noexcept {
-  switch (strategy) {
-    case Strategy::kRms:
-      return QueueDiscipline::kFifo;
-    case Strategy::kEdf:
-    case Strategy::kNpEdf:
-      return QueueDiscipline::kDeadline;
-    case Strategy::kMlf:
-      return QueueDiscipline::kLaxity;
-    case Strategy::kMuf:
-      return QueueDiscipline::kLaxityThenImportance;
-    case Strategy::kRmsMlf:
-      return criticality == Criticality::kHard ? QueueDiscipline::kFifo : QueueDiscipline::kLaxity;
-  }
-  return QueueDiscipline::kFifo;
-}
 
 /// Marks an AAC that repeats without end (`to forever`).
 inline constexpr kal::Duration kForever = kal::Duration::max();

@@ -1,0 +1,240 @@
+// Service requests: taken from any thread against their method's max-rate, queued for the time
+// trigger, admitted under the basic concurrency constraint, or served at once on the thread that
+// received them while their lane sleeps.
+#include <kairos/engine.hpp>
+
+#include <algorithm>
+#include <optional>
+
+#include "engine_internal.hpp"
+#include "time_trigger.hpp"
+
+namespace kairos {
+
+using namespace engine_internal;
+
+std::optional<kal::TimePoint> Engine::accepting_now() const noexcept {
+  if (!accepting_requests_.load(std::memory_order_acquire)) {
+    return std::nullopt;
+  }
+  // Accepting from just before the epoch: a request may not come before the run begins
+  // (it would be served before any release, with a negative arrival time).
+  const kal::TimePoint now = kal::MonotonicClock::now();
+  if (now < epoch_ || now >= end_) {
+    return std::nullopt;
+  }
+  return now;
+}
+
+kal::Status Engine::request(std::size_t svm, void* request) noexcept {
+  kal::Status status = kal::Status::kOk;
+  const kal::TimePoint now = kal::MonotonicClock::now();
+  if (svm >= service_count_ || request == nullptr) {
+    status = kal::Status::kInvalidArgument;
+  } else if (accepting_requests_.load(std::memory_order_acquire)
+                 ? now >= end_
+                 : run_over_.load(std::memory_order_acquire)) {
+    status = kal::Status::kUnavailable;
+  } else if (!requests_.try_push(Request{static_cast<std::uint16_t>(svm), request, now})) {
+    // Before the epoch (or before run_for fixed it) the request waits in the queue: the trigger
+    // takes requests in from the epoch on, as arrived then.
+    status = kal::Status::kResourceExhausted;
+  }
+  if (status != kal::Status::kOk) {
+    requests_refused_.fetch_add(1, std::memory_order_relaxed);
+    return status;
+  }
+  trigger_wakeup_.set();
+  return kal::Status::kOk;
+}
+
+kal::Status Engine::admit_arrival(std::size_t svm) noexcept {
+  if (svm >= service_count_) {
+    return kal::Status::kInvalidArgument;
+  }
+  ServiceBinding& service = services_[svm];
+  const std::int64_t interval = service.entry->min_inter_arrival.count();
+  if (interval <= 0) {
+    return kal::Status::kOk;
+  }
+  // Virtual scheduling: each request taken moves the theoretical arrival of the next one
+  // interval past its own (or past the last, when it came early); a request may come at most
+  // arrival_jitter before its theoretical arrival. That admits exactly the streams with at most
+  // ceil((w + jitter) / interval) requests in any window w, the ones the analysis counted.
+  const std::int64_t tolerance = service.entry->arrival_jitter.count();
+  const std::int64_t now = kal::MonotonicClock::now().time_since_epoch().count();
+  std::int64_t next = service.next_arrival_ns.load(std::memory_order_acquire);
+  while (true) {
+    if (next != kNoArrivalYet && now < next - tolerance) {
+      requests_over_rate_.fetch_add(1, std::memory_order_relaxed);
+      return kal::Status::kRateExceeded;
+    }
+    const std::int64_t after = (next == kNoArrivalYet ? now : std::max(next, now)) + interval;
+    if (service.next_arrival_ns.compare_exchange_weak(next, after, std::memory_order_acq_rel)) {
+      return kal::Status::kOk;
+    }
+  }
+}
+
+bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now) const noexcept {
+  // BCC, the rule kairos check analyses (SvmEntry): for every conflicting SpM, the earliest
+  // start-window opening among its activations not yet finished is at least the slot from now.
+  // The time trigger publishes a release's count before the next window, and this reads them
+  // the other way round: a window it sees is never older than the count beside it.
+  const std::uint64_t conflicts = service.entry->conflicts;
+  const std::int64_t latest_opening = since(epoch_, now + service.entry->admission_slot);
+  for (std::size_t i = 0; i < binding_count_; ++i) {
+    if ((conflicts >> i & 1U) == 0) {
+      continue;
+    }
+    const Binding& binding = bindings_[i];
+    const SpmEntry& spm = *binding.entry;
+    const std::int64_t next_window = binding.next_window_ns.load(std::memory_order_acquire);
+    const std::uint64_t released = binding.released.load(std::memory_order_acquire);
+    const std::uint64_t done = binding.done.load(std::memory_order_acquire);
+    // Dispatched (maybe ahead of its window) and not finished: activation `done` is the oldest.
+    const std::int64_t earliest_unfinished =
+        done < released
+            ? (spm.first_release + spm.period * static_cast<std::int64_t>(done) + spm.window_open)
+                  .count()
+            : next_window;
+    if (earliest_unfinished < latest_opening) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Engine::serve_here(std::size_t svm, void* request) noexcept {
+  if (svm >= service_count_ || request == nullptr) {
+    return false;
+  }
+  ServiceBinding& service = services_[svm];
+  Lane& lane = lanes_[service.lane];
+  const LaneIdentity caller = current_lane();
+  const int lane_cpu = core_cpu_[lane.core];
+  // Under preemptive EDF only the lane's own thread carries the request's deadline.
+  if (lane.by_deadline || caller.on_lane || caller.band != lane.band || caller.cpu != lane_cpu ||
+      (lane_cpu < 0 && options_.cores > 1)) {
+    return false;
+  }
+  const std::optional<kal::TimePoint> accepted = accepting_now();
+  if (!accepted) {
+    return false;
+  }
+  const kal::TimePoint now = *accepted;
+  std::uint8_t idle = kLaneIdle;
+  if (!lane.state.compare_exchange_strong(idle, kLaneLent, std::memory_order_acq_rel)) {
+    return false;
+  }
+  // In order: only when every earlier request of this SvM is done does this one take the next
+  // number (the time trigger numbers with fetch_add, so it cannot take the same one).
+  std::uint64_t sequence = service.done.load(std::memory_order_acquire);
+  if (!admissible(service, now) ||
+      !service.arrived.compare_exchange_strong(sequence, sequence + 1, std::memory_order_acq_rel)) {
+    give_back(lane);
+    return false;
+  }
+  Activation activation{};
+  activation.spm = static_cast<std::uint16_t>(svm);
+  activation.service = true;
+  activation.request = request;
+  activation.sequence = sequence;
+  activation.release = now;
+  activation.dispatched = now;
+  activation.due = now;
+  // For the request's own length this thread is the lane: a gate the method calls goes out on
+  // the lane's connection, which the sleeping lane is not using.
+  set_current_lane(LaneIdentity{lane.core, lane.band, true, lane_cpu, lane.slot});
+  serve_request(lane, activation);
+  set_current_lane(caller);
+  give_back(lane);
+  requests_served_at_once_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void Engine::give_back(Lane& lane) noexcept {
+  std::uint8_t lent = kLaneLent;
+  if (!lane.state.compare_exchange_strong(lent, kLaneIdle, std::memory_order_acq_rel)) {
+    // kWanted: the lane's thread woke while it was lent and waits for it; hand it over.
+    lane.state.store(kLaneBusy, std::memory_order_release);
+    lane.returned.set();
+  }
+}
+
+void Engine::reclaim(Lane& lane) noexcept {
+  for (;;) {
+    std::uint8_t seen = kLaneIdle;
+    if (lane.state.compare_exchange_strong(seen, kLaneBusy, std::memory_order_acq_rel)) {
+      return;
+    }
+    if (seen == kLaneLent &&
+        !lane.state.compare_exchange_strong(seen, kLaneWanted, std::memory_order_acq_rel)) {
+      continue;  // given back meanwhile: take it as idle
+    }
+    while (lane.state.load(std::memory_order_acquire) != kLaneBusy) {
+      lane.returned.wait();
+    }
+    return;
+  }
+}
+
+bool Engine::still_serving(Trigger& trigger) noexcept {
+  // No more releases: stop taking requests once the run is over, and stop when every
+  // admitted-or-waiting request has been handed on.
+  if (service_count_ == 0 || kal::MonotonicClock::now() >= end_) {
+    run_over_.store(true, std::memory_order_release);
+    accepting_requests_.store(false, std::memory_order_release);
+    Request late{};
+    while (trigger.pending_count < trigger.pending.size() && requests_.try_pop(late)) {
+      trigger.pending[trigger.pending_count++] = late;
+    }
+  }
+  return accepting_requests_.load(std::memory_order_acquire) || trigger.pending_count != 0 ||
+         !trigger.gcts.empty();
+}
+
+void Engine::admit_requests(Trigger& trigger, kal::TimePoint now) noexcept {
+  // Taken in: numbered and watched from arrival, the GCT counting from when the client asked, or
+  // from the epoch for a request held until it.
+  Request arrived{};
+  while (now >= epoch_ && trigger.pending_count < trigger.pending.size() && !trigger.gcts.full() &&
+         requests_.try_pop(arrived)) {
+    arrived.arrival = std::max(arrived.arrival, epoch_);
+    ServiceBinding& service = services_[arrived.svm];
+    arrived.sequence = service.arrived.fetch_add(1, std::memory_order_acq_rel);
+    trigger.gcts.watch({arrived.svm, arrived.sequence, arrived.arrival});
+    trigger.pending[trigger.pending_count++] = arrived;
+  }
+  // Admitted, in arrival order, each when BCC allows it and its lane has room.
+  std::size_t kept = 0;
+  for (std::size_t p = 0; p < trigger.pending_count; ++p) {
+    const Request& waiting = trigger.pending[p];
+    ServiceBinding& service = services_[waiting.svm];
+    if (!admissible(service, now)) {
+      trigger.pending[kept++] = waiting;
+      continue;
+    }
+    Lane& lane = lanes_[service.lane];
+    Activation activation{};
+    activation.spm = waiting.svm;
+    activation.service = true;
+    activation.request = waiting.request;
+    activation.arrival = trigger.arrivals++;
+    activation.release = waiting.arrival;
+    activation.dispatched = now;
+    activation.due = now;
+    activation.sequence = waiting.sequence;
+    if (lane.inbox.try_push(activation)) {
+      if (lane.by_deadline) {
+        lane.thread.offer_job_deadline(deadline_of(activation), activation.due);
+      }
+      trigger.lanes_to_wake |= 1U << service.lane;
+    } else {
+      trigger.pending[kept++] = waiting;
+    }
+  }
+  trigger.pending_count = kept;
+}
+
+}  // namespace kairos

@@ -1,0 +1,174 @@
+// Server connections: accepted, greeted (a hello names the peer and the band), served, closed; a
+// connection's socket stays open until its last request is answered.
+#include <algorithm>
+#include <new>
+
+#include "orb_internal.hpp"
+
+namespace kairos::orb {
+
+using namespace internal;
+
+void Orb::release(ServerConnection& connection) noexcept {
+  if (connection.in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    finish_closing(connection);
+  }
+}
+
+void Orb::close_connection(ServerConnection& connection) noexcept {
+  readers_[connection.reader]->poller.remove(connection.socket);
+  connections_closed_.add();
+  connection.state.store(ServerConnection::kClosing, std::memory_order_release);
+  if (connection.in_flight.load(std::memory_order_acquire) == 0) {
+    finish_closing(connection);
+  }
+}
+
+void Orb::finish_closing(ServerConnection& connection) noexcept {
+  // The reader (closing) and the lane answering the last request in flight may both get here:
+  // whoever moves the connection from closing to closed closes its socket and frees the slot.
+  std::uint8_t closing = ServerConnection::kClosing;
+  if (connection.state.compare_exchange_strong(closing, ServerConnection::kClosed)) {
+    connection.socket.close();
+    connection.state.store(ServerConnection::kFree, std::memory_order_release);
+  }
+}
+
+void Orb::acceptor_main(void* self) noexcept {
+  static_cast<Orb*>(self)->accept_connections();
+}
+
+void Orb::accept_connections() noexcept {
+  kal::Poller poller;
+  if (poller.add(listener_, kListenerTag) != kal::Status::kOk) {
+    kal::report(kal::Severity::kError, "orb", "cannot watch the listening socket");
+    return;
+  }
+  std::array<std::uint64_t, 16> ready{};
+  while (!stopping_.load(std::memory_order_acquire)) {
+    const kal::TimePoint now = kal::MonotonicClock::now();
+    const std::size_t count = poller.wait(now + kIdleWake, ready);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (ready[i] != kListenerTag) {
+        ServerConnection& connection = connections_[ready[i]];
+        if (connection.state.load() == ServerConnection::kGreeting) {
+          greet(connection, poller);
+        }
+        continue;
+      }
+      for (;;) {  // take every pending connection in
+        std::size_t free = kMaxConnections;
+        for (std::size_t c = 0; c < kMaxConnections; ++c) {
+          if (connections_[c].state.load(std::memory_order_acquire) == ServerConnection::kFree) {
+            free = c;
+            break;
+          }
+        }
+        kal::Socket refused;
+        kal::Socket& into = free < kMaxConnections ? connections_[free].socket : refused;
+        if (listener_.accept(into) != kal::Status::kOk) {
+          break;
+        }
+        if (free == kMaxConnections) {
+          report("connection refused", "every connection slot is in use");
+          continue;  // `refused` closes it
+        }
+        ServerConnection& connection = connections_[free];
+        connection.state.store(ServerConnection::kGreeting);
+        connection.accepted_at = kal::MonotonicClock::now();
+        connection.received = 0;
+        connection.peer[0] = '\0';
+        connections_accepted_.add();
+        if (poller.add(connection.socket, free) != kal::Status::kOk) {
+          connection.socket.close();
+          connection.state.store(ServerConnection::kFree);
+        }
+      }
+    }
+    // A connection that never says hello must not hold its slot for ever.
+    for (std::size_t c = 0; c < kMaxConnections; ++c) {
+      ServerConnection& connection = connections_[c];
+      if (connection.state.load() == ServerConnection::kGreeting &&
+          kal::MonotonicClock::now() - connection.accepted_at > kHelloTimeout) {
+        report("connection closed", "no hello in time");
+        drop_greeting(connection, poller);
+      }
+    }
+  }
+}
+
+void Orb::drop_greeting(ServerConnection& connection, kal::Poller& acceptor) noexcept {
+  // Not yet any reader's: the acceptor alone holds it, so it closes and frees it at once.
+  acceptor.remove(connection.socket);
+  connection.socket.close();
+  connections_closed_.add();
+  connection.state.store(ServerConnection::kFree, std::memory_order_release);
+}
+
+void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
+  auto refuse = [&](const char* why) {
+    if (why != nullptr) {
+      malformed_frames_.add();
+      report("connection closed", why);
+    }
+    drop_greeting(connection, acceptor);
+  };
+  std::byte* buffer = connection.receive_buffer.get();
+  const std::int64_t got = connection.socket.receive(
+      {buffer + connection.received, kReceiveCapacity - connection.received});
+  if (got < 0) {
+    refuse(nullptr);  // gone before it said hello
+    return;
+  }
+  connection.received += static_cast<std::size_t>(got);
+  if (connection.received < kHeaderSize) {
+    return;
+  }
+  FrameHeader hello{};
+  const HeaderError error = decode_header({buffer, connection.received}, kMaxNodeName, hello);
+  std::size_t reader = reader_count_;
+  for (std::size_t i = 0; i < reader_count_; ++i) {
+    if (readers_[i]->band == hello.band) {
+      reader = i;
+    }
+  }
+  if (error != HeaderError::kNone || hello.kind != FrameKind::kHello || reader == reader_count_) {
+    refuse(error != HeaderError::kNone       ? to_string(error)
+           : hello.kind != FrameKind::kHello ? "first frame is not a hello"
+                                             : "hello names a band no object of this node serves");
+    return;
+  }
+  if (connection.received < kHeaderSize + hello.body_size) {
+    return;
+  }
+  if (connection.received > kHeaderSize + hello.body_size) {
+    refuse("data before the hello was answered");  // the client waits for the answer first
+    return;
+  }
+  std::memcpy(connection.peer, buffer + kHeaderSize, hello.body_size);
+  connection.peer[hello.body_size] = '\0';
+  connection.received = 0;
+  connection.band = hello.band;
+  connection.reader = reader;
+  connection.in_flight.store(0);
+  // Poller::add is the hand-over: from here on the band's reader owns the receive side.
+  acceptor.remove(connection.socket);
+  connection.state.store(ServerConnection::kServing, std::memory_order_release);
+  Reader& band_reader = *readers_[reader];
+  const std::size_t index = static_cast<std::size_t>(&connection - connections_.get());
+  FrameHeader answer{};
+  answer.kind = FrameKind::kHello;
+  answer.band = hello.band;
+  std::array<std::byte, kHeaderSize> frame{};
+  encode_header(answer, frame);
+  if (band_reader.poller.add(connection.socket, index) != kal::Status::kOk) {
+    connection.state.store(ServerConnection::kGreeting);
+    refuse("cannot watch it");
+    return;
+  }
+  if (send_frame(connection.socket, frame) != Sent::kWhole) {
+    connection.socket.shutdown();  // its reader sees it closed, and closes it
+  }
+}
+
+}  // namespace kairos::orb

@@ -1,0 +1,166 @@
+// What the ORB's sources share behind the API: the state of client calls and connections, server
+// connections and band readers, and the small rules every side applies alike.
+#pragma once
+
+#include <kairos/orb/orb.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include <kairos/engine.hpp>
+#include <kairos/kal/execution.hpp>
+
+namespace kairos::orb {
+
+namespace internal {
+inline constexpr std::size_t kFrameCapacity = kHeaderSize + kMaxBody;
+/// Receive buffers hold a whole frame plus the start of the next (streams deliver bytes, not
+/// frames).
+inline constexpr std::size_t kReceiveCapacity = 2 * kFrameCapacity;
+/// How often idle service threads look at `stopping_`: bounds how long stop() takes.
+inline constexpr kal::Duration kIdleWake = std::chrono::milliseconds{20};
+/// A connection that has not said hello by then is closed.
+inline constexpr kal::Duration kHelloTimeout = std::chrono::seconds{2};
+inline constexpr std::uint64_t kListenerTag = ~std::uint64_t{0};
+/// A band reader's tag for its UDP socket (its connections are tagged by their index).
+inline constexpr std::uint64_t kDatagramTag = kListenerTag - 1;
+/// A datagram is read into a frame's capacity and one byte more, so that one too large for a
+/// frame shows as such instead of being cut to a size that might look right.
+inline constexpr std::size_t kDatagramCapacity = kFrameCapacity + 1;
+/// Datagrams a reader takes per wake-up before it looks at stop() again.
+inline constexpr std::size_t kDatagramsPerWake = 64;
+
+static_assert(kFrameCapacity <= kal::kLargestSharedMemoryMessage);
+
+inline kal::Transfer transfer_for(const kal::Endpoint& endpoint) noexcept {
+  // Unix domain sockets (SOCK_SEQPACKET), shared-memory rings and datagrams keep message
+  // boundaries, so replies that lanes of several cores send on one connection never interleave;
+  // TCP frames are sent whole by one send(), or the connection is given up (Orb::send_frame).
+  return endpoint.kind == kal::Endpoint::Kind::kTcp ? kal::Transfer::kStream
+                                                    : kal::Transfer::kMessages;
+}
+
+inline bool is_datagram(const kal::Endpoint& endpoint) noexcept {
+  return endpoint.kind == kal::Endpoint::Kind::kUdp;
+}
+
+inline CallStatus status_of(ReplyStatus status) noexcept {
+  switch (status) {
+    case ReplyStatus::kOk:
+      return CallStatus::kOk;
+    case ReplyStatus::kUserException:
+      return CallStatus::kUserException;
+    case ReplyStatus::kOverloaded:
+      return CallStatus::kOverloaded;
+    case ReplyStatus::kUnavailable:
+      return CallStatus::kUnavailable;
+    case ReplyStatus::kNoSuchTarget:
+      return CallStatus::kNoSuchTarget;
+    case ReplyStatus::kMalformed:
+      return CallStatus::kMalformed;
+    case ReplyStatus::kRateExceeded:
+      return CallStatus::kRateExceeded;
+  }
+  return CallStatus::kMalformed;
+}
+
+/// Drops the first `count` bytes of a receive buffer holding `fill` bytes.
+inline void consume(std::byte* buffer, std::size_t& fill, std::size_t count) noexcept {
+  std::memmove(buffer, buffer + count, fill - count);
+  fill -= count;
+}
+
+inline void report(const char* what, const char* detail) noexcept {
+  char line[160];
+  std::snprintf(line, sizeof line, "%s: %s", what, detail);
+  kal::report(kal::Severity::kWarning, "orb", line);
+}
+}  // namespace internal
+
+// ---------------------------------------------------------------- state behind the API
+
+struct CallSlot {
+  bool in_use = false;
+  bool answered = false;
+  std::uint32_t request_id = 0;
+  kal::TimePoint deadline{};
+  kal::TimePoint replied_at{};  ///< when the reply was taken from the connection
+  FrameHeader reply{};
+  CallStatus outcome = CallStatus::kPending;
+  std::unique_ptr<std::byte[]> body;
+
+  /// Taken by a request sent with `id`, to be answered by `deadline`.
+  void await(std::uint32_t id, kal::TimePoint by) noexcept {
+    in_use = true;
+    answered = false;
+    request_id = id;
+    deadline = by;
+    replied_at = kal::TimePoint{};
+    outcome = CallStatus::kPending;
+  }
+};
+
+struct ClientConnection {
+  std::uint8_t peer = 0;
+  bool datagram = false;  ///< to a udp: peer: oneways only, each one datagram
+  std::uint8_t band = 0;
+  std::uint8_t core = 0;
+  kal::PriorityBand caller_band = kal::kLowestBand;
+  std::uint8_t caller_slot = 0;  ///< LaneIdentity::slot of the calling lane
+  kal::Socket socket;
+  bool connected = false;
+  kal::TimePoint retry_at{};
+  std::uint32_t next_request_id = 1;
+  std::unique_ptr<std::byte[]> send_buffer;
+  std::unique_ptr<std::byte[]> receive_buffer;
+  std::size_t received = 0;
+  std::array<CallSlot, kMaxPendingCalls> pending{};
+
+  /// A slot no call holds, or nullptr.
+  CallSlot* free_slot() noexcept {
+    for (CallSlot& slot : pending) {
+      if (!slot.in_use) {
+        return &slot;
+      }
+    }
+    return nullptr;
+  }
+
+  /// Whether this is the route from lane (`from_core`, `from_band`, `from_slot`) to band
+  /// `to_band` of peer `to_peer`.
+  bool joins(std::uint8_t to_peer, std::uint8_t to_band, std::uint8_t from_core,
+             kal::PriorityBand from_band, std::uint8_t from_slot) const noexcept {
+    return peer == to_peer && band == to_band && core == from_core && caller_band == from_band &&
+           caller_slot == from_slot;
+  }
+};
+
+struct ServerConnection {
+  enum State : std::uint8_t { kFree, kGreeting, kServing, kClosing, kClosed };
+  std::atomic<std::uint8_t> state{kFree};
+  /// Requests of this connection handed on and not yet answered: the socket stays open (though
+  /// perhaps shut down) until the last is answered, so a lane never sends on a reused handle.
+  std::atomic<std::uint32_t> in_flight{0};
+  kal::Socket socket;
+  std::uint8_t band = 0;
+  std::size_t reader = 0;
+  kal::TimePoint accepted_at{};
+  std::unique_ptr<std::byte[]> receive_buffer;
+  std::size_t received = 0;
+  char peer[kMaxNodeName + 1] = {};
+};
+
+struct Orb::Reader {
+  Orb* orb = nullptr;
+  kal::PriorityBand band = kal::kLowestBand;
+  kal::Thread thread;
+  kal::Poller poller;
+  char name[16] = {};
+  /// Listening on udp:, the band's UDP socket: a connection that is always serving, whose
+  /// requests are oneways, never answered.
+  ServerConnection datagrams;
+  std::uint64_t datagrams_dropped = 0;  ///< by this reader (it alone counts them here)
+};
+
+}  // namespace kairos::orb

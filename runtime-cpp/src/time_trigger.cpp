@@ -1,0 +1,122 @@
+// The time trigger: one thread at the node's top band that releases every SpM activation from the
+// release cursor onto its lane ahead of its start window, watches deadlines and GCTs, and admits
+// service requests under the basic concurrency constraint, in that order each time it wakes.
+#include "time_trigger.hpp"
+
+#include <algorithm>
+
+#include <kairos/kal/clock.hpp>
+
+#include "engine_internal.hpp"
+
+namespace kairos {
+
+using namespace engine_internal;
+
+void Engine::time_trigger_main(void* self) noexcept {
+  static_cast<Engine*>(self)->release_all();
+}
+
+void Engine::release_all() noexcept {
+  start_gate_.wait();
+  if (abandoned_.load(std::memory_order_acquire)) {
+    releases_done_.store(true, std::memory_order_release);
+    return;
+  }
+  Trigger trigger{*this};
+  for (std::size_t i = 0; i < binding_count_; ++i) {
+    publish_release_state(i, 0, trigger.cursor.next_opening(i));
+  }
+  for (;;) {
+    const kal::TimePoint wake = next_wake(trigger);
+    wake_lanes(trigger);
+    const bool releasing = wake != kNever;
+    if (!releasing && !still_serving(trigger)) {
+      break;
+    }
+    if (service_count_ == 0) {
+      kal::sleep_until(wake);
+    } else {
+      // Service requests and completions of conflicting SpMs wake the trigger early.
+      trigger_wakeup_.wait_until(releasing ? wake
+                                           : kal::MonotonicClock::now() + kTracePollInterval);
+    }
+    const kal::TimePoint now = kal::MonotonicClock::now();
+    // Deadlines first: an activation still running at its deadline has missed it, and nobody
+    // else may notice (its lane is busy running it). Then requests, then new releases.
+    pass_watches(trigger, now);
+    admit_requests(trigger, now);
+    trigger.cursor.release_through(
+        now + dispatch_ahead_,
+        [&](std::size_t spm, std::uint64_t sequence, kal::TimePoint release) {
+          dispatch_release(trigger, spm, sequence, release, now);
+        });
+  }
+  releases_done_.store(true, std::memory_order_release);
+}
+
+kal::TimePoint Engine::next_wake(Trigger& trigger) noexcept {
+  // The next start-window opening (less the dispatch lead), deadline or GCT to watch.
+  kal::TimePoint wake = kNever;
+  if (const kal::TimePoint opening = trigger.cursor.earliest_opening(); opening != kNever) {
+    wake = opening - dispatch_ahead_;
+  }
+  wake = std::min({wake, trigger.deadlines.next_deadline(trigger.cursor), trigger.gcts.next_gct()});
+  if (service_count_ != 0 && kal::MonotonicClock::now() < epoch_) {
+    wake = std::min(wake, epoch_);  // requests held before the epoch are taken in at it
+  }
+  return wake;
+}
+
+void Engine::wake_lanes(Trigger& trigger) noexcept {
+  for (std::size_t l = 0; l < lane_count_; ++l) {
+    if ((trigger.lanes_to_wake >> l & 1U) != 0) {
+      lanes_[l].wakeup.set();
+    }
+  }
+  trigger.lanes_to_wake = 0;
+}
+
+void Engine::dispatch_release(Trigger& trigger, std::size_t spm, std::uint64_t sequence,
+                              kal::TimePoint release, kal::TimePoint now) noexcept {
+  Binding& binding = bindings_[spm];
+  Lane& lane = lanes_[binding.lane];
+  Activation activation{};
+  activation.spm = static_cast<std::uint16_t>(spm);
+  activation.sequence = sequence;
+  activation.arrival = trigger.arrivals++;
+  activation.release = release;
+  activation.dispatched = kal::MonotonicClock::now();
+  activation.due = release + binding.entry->window_open;
+  if (lane.inbox.try_push(activation)) {
+    if (lane.by_deadline) {
+      lane.thread.offer_job_deadline(deadline_of(activation), activation.due);
+    }
+    trigger.lanes_to_wake |= 1U << binding.lane;
+  } else {
+    // Dropped, and recorded as such here: it never reaches its lane, and its deadline is not
+    // watched.
+    ActivationRecord dropped{};
+    dropped.spm = activation.spm;
+    dropped.outcome = ActivationOutcome::kOverrun;
+    dropped.sequence = sequence;
+    dropped.release_ns = since(epoch_, release);
+    dropped.dispatch_ns = since(epoch_, activation.dispatched);
+    dropped.start_ns = dropped.dispatch_ns;
+    dropped.finish_ns = dropped.dispatch_ns;
+    record(dropped_trace_, dropped);
+    report_miss(binding, sequence, MissKind::kOverrun, release, now);
+    trigger.deadlines.dropped(spm, sequence);
+  }
+  publish_release_state(spm, trigger.cursor.released(spm), trigger.cursor.next_opening(spm));
+}
+
+void Engine::publish_release_state(std::size_t spm, std::uint64_t released,
+                                   kal::TimePoint next_window) noexcept {
+  Binding& binding = bindings_[spm];
+  binding.released.store(released, std::memory_order_release);
+  binding.next_window_ns.store(next_window == kNever ? kNoWindow : since(epoch_, next_window),
+                               std::memory_order_release);
+}
+
+}  // namespace kairos

@@ -1,0 +1,56 @@
+// The time trigger's own state, on its own thread's stack for the run: where the releases are,
+// the deadlines and GCTs it watches, and the requests waiting for admission.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include <kairos/engine.hpp>
+
+#include "release_cursor.hpp"
+#include "watchdogs.hpp"
+
+namespace kairos {
+
+struct Engine::Trigger {
+  explicit Trigger(const Engine& engine) noexcept
+      : spm_rows(spm_rows_of(engine)),
+        svm_rows(svm_rows_of(engine)),
+        cursor(std::span{spm_rows.data(), engine.binding_count_}, engine.release_table_,
+               engine.hyperperiod_, engine.epoch_, engine.end_),
+        deadlines(std::span{spm_rows.data(), engine.binding_count_}, cursor),
+        gcts(std::span{svm_rows.data(), engine.service_count_}) {}
+
+  std::array<const SpmEntry*, kMaxSpms> spm_rows;
+  std::array<const SvmEntry*, kMaxSvms> svm_rows;
+  ReleaseCursor cursor;
+  DeadlineWatchdog deadlines;
+  GctWatchdog gcts;
+  /// Requests waiting for admission, in arrival order.
+  std::array<Request, kRequestCapacity> pending{};
+  std::size_t pending_count = 0;
+  /// Activations and requests handed to lanes, numbered: the FIFO order inside a band.
+  std::uint64_t arrivals = 0;
+  /// Lanes to wake, fired just before the trigger sleeps: on a shared CPU the more urgent
+  /// trigger would otherwise delay the lane by whatever bookkeeping followed the wake-up.
+  std::uint32_t lanes_to_wake = 0;
+
+ private:
+  static std::array<const SpmEntry*, kMaxSpms> spm_rows_of(const Engine& engine) noexcept {
+    std::array<const SpmEntry*, kMaxSpms> rows{};
+    for (std::size_t i = 0; i < engine.binding_count_; ++i) {
+      rows[i] = engine.bindings_[i].entry;
+    }
+    return rows;
+  }
+  static std::array<const SvmEntry*, kMaxSvms> svm_rows_of(const Engine& engine) noexcept {
+    std::array<const SvmEntry*, kMaxSvms> rows{};
+    for (std::size_t i = 0; i < engine.service_count_; ++i) {
+      rows[i] = engine.services_[i].entry;
+    }
+    return rows;
+  }
+};
+
+}  // namespace kairos
