@@ -264,16 +264,6 @@ class HtmlReportTest {
     assertFalse(page.contains("<svg"));
   }
 
-  @Test
-  void durationsAreReadable() {
-    assertEquals("0 ns", HtmlReport.readable(0));
-    assertEquals("999 ns", HtmlReport.readable(999));
-    assertEquals("2.5 ms", HtmlReport.readable(2_500_000));
-    assertEquals("25 ms", HtmlReport.readable(25 * MS));
-    assertEquals("1.5 min", HtmlReport.readable(90_000 * MS));
-    assertEquals("2.066 h", HtmlReport.readable(7_436_429 * MS));
-  }
-
   /** A multicore node: a utilization bar and a release table per core, none overloaded. */
   @Test
   void aMulticoreNodeIsDrawnCoreByCore() {

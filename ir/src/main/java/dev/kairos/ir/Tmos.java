@@ -31,6 +31,40 @@ public final class Tmos {
 
   public record ChannelUse(String channel, ChannelAccess access) {}
 
+  /**
+   * What spontaneous and service methods have alike, where the analyses treat them alike: both run
+   * on the lanes of their node's bands, hold their segments while they run and call gates.
+   */
+  public sealed interface Method permits Spm, Svm {
+    String name();
+
+    long wcetNs();
+
+    Criticality criticality();
+
+    int importance();
+
+    List<SegmentAccess> uses();
+
+    List<String> calls();
+
+    List<ChannelUse> channelUses();
+
+    SourceRef source();
+
+    /** An SpM's period, an SvM's minimum inter-arrival time (0: one-shot, or no max-rate). */
+    long periodNs();
+
+    /**
+     * How long an activation has from when it may start: an SpM from its window's opening to its
+     * deadline, a service request its GCT from its arrival.
+     */
+    long relativeDeadlineNs();
+
+    /** Whether it is a service method. */
+    boolean service();
+  }
+
   /** Marks `to forever` in {@link Spm#lastReleaseNs()}. */
   public static final long FOREVER = -1;
 
@@ -53,7 +87,8 @@ public final class Tmos {
       List<SegmentAccess> uses,
       List<String> calls,
       List<ChannelUse> channelUses,
-      SourceRef source) {
+      SourceRef source)
+      implements Method {
     /** A method that uses no channel. */
     public Spm(
         String name,
@@ -120,6 +155,35 @@ public final class Tmos {
       return periodNs > 0;
     }
 
+    @Override
+    public long relativeDeadlineNs() {
+      return deadlineNs - windowOpenNs;
+    }
+
+    @Override
+    public boolean service() {
+      return false;
+    }
+
+    /** The same method with another deadline (finish-by t + deadlineNs). */
+    public Spm withDeadline(long deadline) {
+      return new Spm(
+          name,
+          firstReleaseNs,
+          lastReleaseNs,
+          periodNs,
+          windowOpenNs,
+          windowCloseNs,
+          deadline,
+          wcetNs,
+          criticality,
+          importance,
+          uses,
+          calls,
+          channelUses,
+          source);
+    }
+
     /** The same method with another WCET (calibration with measured figures). */
     public Spm withWcet(long wcet) {
       return new Spm(
@@ -155,7 +219,8 @@ public final class Tmos {
       List<String> calls,
       List<ChannelUse> channelUses,
       Optional<Operation> signature,
-      SourceRef source) {
+      SourceRef source)
+      implements Method {
     /** A method that uses no channel. */
     public Svm(
         String name,
@@ -202,6 +267,37 @@ public final class Tmos {
           minInterArrivalNs,
           uses,
           List.of(),
+          signature,
+          source);
+    }
+
+    @Override
+    public long periodNs() {
+      return minInterArrivalNs;
+    }
+
+    @Override
+    public long relativeDeadlineNs() {
+      return gctNs;
+    }
+
+    @Override
+    public boolean service() {
+      return true;
+    }
+
+    /** The same method with another guaranteed completion time. */
+    public Svm withGct(long gct) {
+      return new Svm(
+          name,
+          gct,
+          wcetNs,
+          criticality,
+          importance,
+          minInterArrivalNs,
+          uses,
+          calls,
+          channelUses,
           signature,
           source);
     }
@@ -295,6 +391,13 @@ public final class Tmos {
     /** The name gates call this class by: its package, then its name (`avionics.SensorTMO`). */
     public String qualifiedName() {
       return namespace.isEmpty() ? name : String.join(".", namespace) + "." + name;
+    }
+
+    /** Its SpMs, then its SvMs, in the order the model declares them. */
+    public List<Method> methods() {
+      final List<Method> methods = new java.util.ArrayList<>(spms);
+      methods.addAll(svms);
+      return methods;
     }
 
     /** The service method of that name, if the class has one. */

@@ -8,8 +8,10 @@ import java.util.Locale;
 public final class Figures {
   private Figures() {}
 
-  private static final long[] SCALES = {1_000_000_000L, 1_000_000L, 1_000L};
-  private static final String[] UNITS = {"s", "ms", "us"};
+  private static final long[] SCALES = {
+    3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L
+  };
+  private static final String[] UNITS = {"h", "min", "s", "ms", "us"};
 
   /**
    * A duration in the largest unit it reaches, with at most three decimals: 2700000 -> "2.7 ms",

@@ -6,7 +6,6 @@ import dev.kairos.ir.Platform.Strategy;
 import dev.kairos.ir.Tmos;
 import dev.kairos.ir.Tmos.Criticality;
 import dev.kairos.ir.Tmos.Spm;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -120,7 +119,7 @@ public final class ReleaseTableAnalysis {
   /** A stretch of execution: [startNs, endNs). */
   public record Execution(long startNs, long endNs) {}
 
-  private static final class Job {
+  static final class Job {
     final int spm;
     final long release;
     final long ready;
@@ -144,7 +143,7 @@ public final class ReleaseTableAnalysis {
    * An SpM row as the play needs it: charged WCET, band, and the segments it holds from start to
    * finish (named {@code instance.segment}, for the Stack Resource Policy under preemptive EDF).
    */
-  private record Row(String instance, Spm spm, long wcet, int band, Set<String> segments) {
+  record Row(String instance, Spm spm, long wcet, int band, Set<String> segments) {
     /** Its relative deadline from the arrival of a job (window opening): the SRP level order. */
     long relativeDeadline() {
       return spm.deadlineNs() - spm.windowOpenNs();
@@ -152,7 +151,7 @@ public final class ReleaseTableAnalysis {
   }
 
   /** What the play reports as it goes. */
-  private interface Observer {
+  interface Observer {
     /** The job ran from `from` to `to` without interruption. */
     default void ran(Job job, long from, long to) {}
 
@@ -185,7 +184,7 @@ public final class ReleaseTableAnalysis {
                 segments));
       }
     }
-    final java.util.Map<String, Long> srpCeilings = srpCeilings(node, rows);
+    final java.util.Map<String, Long> srpCeilings = JobPlayer.srpCeilings(node, rows);
     final long periods =
         BusyIntervals.hyperperiod(rows.stream().mapToLong(row -> row.spm.periodNs()));
     final boolean periodic = periods != 0;
@@ -222,7 +221,7 @@ public final class ReleaseTableAnalysis {
     }
     final List<Stats> stats = new ArrayList<>();
     rows.forEach(row -> stats.add(new Stats()));
-    play(
+    JobPlayer.play(
         node.strategy(),
         rows,
         srpCeilings,
@@ -280,212 +279,6 @@ public final class ReleaseTableAnalysis {
   }
 
   /**
-   * The queue discipline of a band holding methods of this criticality: the engine's {@code
-   * discipline_for} (runtime-cpp/include/kairos/schedule.hpp).
-   */
-  enum QueueDiscipline {
-    FIFO,
-    DEADLINE,
-    LAXITY,
-    LAXITY_THEN_IMPORTANCE;
-
-    static QueueDiscipline of(Strategy strategy, Criticality criticality) {
-      return switch (strategy) {
-        case RMS -> FIFO;
-        case EDF, NP_EDF -> DEADLINE;
-        case MLF -> LAXITY;
-        case MUF -> LAXITY_THEN_IMPORTANCE;
-        case RMS_MLF -> criticality == Criticality.HARD ? FIFO : LAXITY;
-      };
-    }
-  }
-
-  /**
-   * The ready key of an activation inside its band, smaller first, as {@code Engine::key_of}
-   * computes it: deadline for EDF, laxity (deadline minus WCET) for MLF and RMS+MLF's soft band,
-   * laxity then importance (higher first) for MUF; only MUF looks at importance.
-   */
-  static long[] readyKey(Strategy strategy, Row row, Job job) {
-    final long deadline = job.release + row.spm.deadlineNs();
-    return switch (QueueDiscipline.of(strategy, row.spm.criticality())) {
-      case FIFO -> new long[] {0, 0};
-      case DEADLINE -> new long[] {deadline, 0};
-      case LAXITY -> new long[] {deadline - row.wcet, 0};
-      case LAXITY_THEN_IMPORTANCE -> new long[] {deadline - row.wcet, -row.spm.importance()};
-    };
-  }
-
-  /** Plays the jobs (sorted by readiness) as the engine dispatches them. */
-  private static void play(
-      Strategy strategy,
-      List<Row> rows,
-      java.util.Map<String, Long> srpCeilings,
-      List<Job> jobs,
-      Observer observer) {
-    // Ready activations: highest band first, then the band's queue discipline (Kokyu), then
-    // the order they became ready: the engine's rule (discipline_for and Engine::key_of).
-    final Comparator<Job> urgency =
-        Comparator.comparingInt((Job j) -> -rows.get(j.spm).band)
-            .thenComparingLong(j -> readyKey(strategy, rows.get(j.spm), j)[0])
-            .thenComparingLong(j -> readyKey(strategy, rows.get(j.spm), j)[1])
-            .thenComparingLong(j -> j.ready)
-            .thenComparingLong(j -> j.order);
-    final PriorityQueue<Job> ready = new PriorityQueue<>(urgency);
-    final StackResourcePolicy srp =
-        strategy.preemptsByDeadline() ? new StackResourcePolicy(rows, srpCeilings) : null;
-    int next = 0;
-    long now = 0;
-    Job running = null;
-    // A lane runs its activations to completion; one preempted by a higher band (or, under
-    // preemptive EDF, by an earlier deadline) resumes first.
-    final ArrayDeque<Job> preempted = new ArrayDeque<>();
-    while (next < jobs.size() || !ready.isEmpty() || running != null || !preempted.isEmpty()) {
-      if (running == null && ready.isEmpty() && preempted.isEmpty()) {
-        now = Math.max(now, jobs.get(next).ready);
-      }
-      while (next < jobs.size() && jobs.get(next).ready <= now) {
-        ready.add(jobs.get(next++));
-      }
-      final Job candidate = srp == null ? ready.peek() : srp.mostUrgentStartable(ready, urgency);
-      if (running != null && candidate != null && outranks(strategy, rows, candidate, running)) {
-        preempted.push(running); // its lane resumes it before anything else of its band
-        running = null;
-      }
-      if (running == null) {
-        final boolean resume =
-            !preempted.isEmpty()
-                && (candidate == null || !outranks(strategy, rows, candidate, preempted.peek()));
-        if (!resume && candidate == null) {
-          // Every ready job waits for the system ceiling to drop, and nothing holds it: cannot be.
-          throw new IllegalStateException("SRP blocked every ready job with nothing running");
-        }
-        if (resume) {
-          running = preempted.pop();
-        } else {
-          running = candidate;
-          ready.remove(candidate);
-        }
-        final Row row = rows.get(running.spm);
-        if (running.start < 0) {
-          running.start = now;
-          if (now > running.release + row.spm.windowCloseNs()) {
-            // The engine does not start it: a start-window miss, and no execution.
-            running.dropped = true;
-            observer.dropped(running, now);
-            running = null;
-            continue;
-          }
-          if (srp != null) {
-            srp.hold(running);
-          }
-        }
-      }
-      final long arrival = next < jobs.size() ? jobs.get(next).ready : Long.MAX_VALUE;
-      final long finish = now + running.remaining;
-      if (finish <= arrival) {
-        observer.ran(running, now, finish);
-        now = finish;
-        running.remaining = 0;
-        running.finish = now;
-        if (srp != null) {
-          srp.release(running);
-        }
-        observer.finished(running, now);
-        running = null;
-      } else {
-        observer.ran(running, now, arrival);
-        running.remaining -= arrival - now;
-        now = arrival;
-      }
-    }
-  }
-
-  /**
-   * Whether `challenger` takes the processor from `holder` (running, or preempted and next to
-   * resume): a higher band always; under preemptive EDF also a strictly earlier absolute deadline
-   * in the same band (a tie keeps the holder, as the engine's lanes do).
-   */
-  private static boolean outranks(Strategy strategy, List<Row> rows, Job challenger, Job holder) {
-    final Row challengerRow = rows.get(challenger.spm);
-    final Row holderRow = rows.get(holder.spm);
-    if (challengerRow.band != holderRow.band) {
-      return challengerRow.band > holderRow.band;
-    }
-    return strategy.preemptsByDeadline()
-        && challenger.release + challengerRow.spm.deadlineNs()
-            < holder.release + holderRow.spm.deadlineNs();
-  }
-
-  /**
-   * Each segment's SRP ceiling as a relative deadline: the shortest of its users', SpMs from their
-   * window's opening and service methods (which the table does not play) their GCT from arrival.
-   */
-  private static java.util.Map<String, Long> srpCeilings(Node node, List<Row> rows) {
-    final java.util.Map<String, Long> ceilings = new java.util.HashMap<>();
-    for (Row row : rows) {
-      for (String segment : row.segments) {
-        ceilings.merge(segment, row.relativeDeadline(), Math::min);
-      }
-    }
-    for (Deployment deployment : node.deployments()) {
-      for (Tmos.Svm svm : deployment.tmo().svms()) {
-        for (String segment : SchedulingAnalysis.segmentsOf(deployment.instance(), svm.uses())) {
-          ceilings.merge(segment, svm.gctNs(), Math::min);
-        }
-      }
-    }
-    return ceilings;
-  }
-
-  /**
-   * Baker's Stack Resource Policy as the engine applies it under preemptive EDF: a job's preemption
-   * level orders rows by relative deadline (shorter is higher), a segment's ceiling is the highest
-   * level of its users, and a job starts only when its level is above the ceiling of every segment
-   * that started jobs hold. It then never waits for a segment.
-   */
-  private static final class StackResourcePolicy {
-    private final List<Row> rows;
-    private final java.util.Map<String, Long> ceilings;
-    private final java.util.Map<String, Integer> holders = new java.util.HashMap<>();
-
-    StackResourcePolicy(List<Row> rows, java.util.Map<String, Long> ceilings) {
-      this.rows = rows;
-      this.ceilings = ceilings;
-    }
-
-    /** The system ceiling as a relative deadline: a job starts if its own is strictly shorter. */
-    private long ceiling() {
-      long ceiling = Long.MAX_VALUE;
-      for (java.util.Map.Entry<String, Integer> held : holders.entrySet()) {
-        if (held.getValue() > 0) {
-          ceiling = Math.min(ceiling, ceilings.get(held.getKey()));
-        }
-      }
-      return ceiling;
-    }
-
-    Job mostUrgentStartable(PriorityQueue<Job> ready, Comparator<Job> urgency) {
-      final long ceiling = ceiling();
-      Job best = null;
-      for (Job job : ready) {
-        final boolean startable = job.start >= 0 || rows.get(job.spm).relativeDeadline() < ceiling;
-        if (startable && (best == null || urgency.compare(job, best) < 0)) {
-          best = job;
-        }
-      }
-      return best;
-    }
-
-    void hold(Job job) {
-      rows.get(job.spm).segments.forEach(segment -> holders.merge(segment, 1, Integer::sum));
-    }
-
-    void release(Job job) {
-      rows.get(job.spm).segments.forEach(segment -> holders.merge(segment, -1, Integer::sum));
-    }
-  }
-
-  /**
    * Plays the beginning of the table again, bounded, and records what the traced SpMs do. The view
    * is the first hyperperiod (after the last first release) when it holds at most {@link
    * #MAX_TRACED_ACTIVATIONS}, otherwise it ends at the release of the first activation beyond them.
@@ -538,7 +331,7 @@ public final class ReleaseTableAnalysis {
         job.executions = new ArrayList<>();
       }
     }
-    play(
+    JobPlayer.play(
         strategy,
         rows,
         srpCeilings,

@@ -7,6 +7,7 @@ import dev.kairos.ir.RuntimeCapacities;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.ir.Tmos.Criticality;
 import dev.kairos.ir.Tmos.Gate;
+import dev.kairos.ir.Tmos.Method;
 import dev.kairos.ir.Tmos.Spm;
 import dev.kairos.ir.Tmos.Svm;
 import java.math.BigDecimal;
@@ -16,7 +17,6 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Schedulability of each node as the runtime executes it: priority bands assigned by the node's
@@ -170,7 +170,8 @@ public final class SchedulingAnalysis {
                         admission.conflicts(),
                         admission.admission(),
                         admission.responseNs(),
-                        conflictRows(node, deployment, svmOf(deployment, admission.svm()))))
+                        BccAdmission.conflictRows(
+                            node, deployment, BccAdmission.svmOf(deployment, admission.svm()))))
             .forEach(admissions::add);
       }
     }
@@ -225,71 +226,51 @@ public final class SchedulingAnalysis {
   static NodeReport analyseProcessor(Node node, java.util.Map<String, Long> arrivalJitterNs) {
     final BigDecimal speed = node.hardware().speed();
     final PlatformOverheads overheads = PlatformOverheads.of(node);
-    final List<Draft> drafts = new ArrayList<>();
+    final List<TaskDraft> drafts = new ArrayList<>();
     final List<Finding> notes = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
-      for (Spm spm : deployment.tmo().spms()) {
-        final long wait = gateWait(deployment, spm.name(), spm.calls(), notes);
-        final Set<String> segments = segmentsOf(deployment.instance(), spm.uses());
-        final Draft draft =
-            new Draft(
+      for (Method method : deployment.tmo().methods()) {
+        final String name = deployment.instance() + "." + method.name();
+        if (method.service() && method.periodNs() == 0) {
+          notes.add(new Finding.UnboundedServiceLoad(name));
+        }
+        final long wait = gateWait(deployment, method.name(), method.calls(), notes);
+        final Set<String> segments = segmentsOf(deployment.instance(), method.uses());
+        final long wcet = scale(method.wcetNs(), speed);
+        final TaskDraft draft =
+            new TaskDraft(
                 deployment.instance(),
-                spm.name(),
-                TaskReport.Kind.SPM,
-                spm.criticality(),
-                spm.periodNs(),
-                scale(spm.wcetNs(), speed) + wait,
+                method.name(),
+                method.service() ? TaskReport.Kind.SVM : TaskReport.Kind.SPM,
+                method.criticality(),
+                method.periodNs(),
+                wcet + wait,
                 overheads.chargedNs(
-                        scale(spm.wcetNs(), speed),
+                        wcet,
                         segments.size(),
-                        PlatformOverheads.messages(false, spm.calls().size()))
+                        PlatformOverheads.messages(method.service(), method.calls().size()))
                     + wait,
-                spm.deadlineNs() - spm.windowOpenNs(),
-                spm.source(),
+                method.relativeDeadlineNs(),
+                method.source(),
                 segments);
         draft.replyWaitNs = wait;
-        draft.jitterNs = overheads.releaseJitterNs();
+        draft.jitterNs =
+            method.service()
+                ? overheads.requestJitterNs(arrivalJitterNs.getOrDefault(name, 0L))
+                : overheads.releaseJitterNs();
         drafts.add(draft);
       }
-      for (Svm svm : deployment.tmo().svms()) {
-        if (svm.minInterArrivalNs() == 0) {
-          notes.add(new Finding.UnboundedServiceLoad(deployment.instance() + "." + svm.name()));
-        }
-        final long wait = gateWait(deployment, svm.name(), svm.calls(), notes);
-        final Set<String> segments = segmentsOf(deployment.instance(), svm.uses());
-        final Draft service =
-            new Draft(
-                deployment.instance(),
-                svm.name(),
-                TaskReport.Kind.SVM,
-                svm.criticality(),
-                svm.minInterArrivalNs(),
-                scale(svm.wcetNs(), speed) + wait,
-                overheads.chargedNs(
-                        scale(svm.wcetNs(), speed),
-                        segments.size(),
-                        PlatformOverheads.messages(true, svm.calls().size()))
-                    + wait,
-                svm.gctNs(),
-                svm.source(),
-                segments);
-        service.replyWaitNs = wait;
-        service.jitterNs =
-            overheads.requestJitterNs(
-                arrivalJitterNs.getOrDefault(deployment.instance() + "." + svm.name(), 0L));
-        drafts.add(service);
-      }
     }
-    assignBands(node.strategy(), drafts, bandsPerCore(node.hardware().cores()));
-    assignBlocking(drafts);
+    PriorityBands.assignBands(node.strategy(), drafts, bandsPerCore(node.hardware().cores()));
+    PriorityBands.assignBlocking(drafts);
     drafts.sort(
-        Comparator.comparingInt((Draft d) -> -d.band)
+        Comparator.comparingInt((TaskDraft d) -> -d.band)
             .thenComparingLong(d -> d.periodNs)
             .thenComparing(d -> d.instance + "." + d.method));
 
     double utilization = 0;
     int periodic = 0;
-    for (Draft d : drafts) {
+    for (TaskDraft d : drafts) {
       if (d.periodNs > 0) {
         utilization += (double) d.wcetNs / d.periodNs;
         periodic++;
@@ -297,7 +278,7 @@ public final class SchedulingAnalysis {
     }
     final List<TaskReport> tasks = new ArrayList<>();
     double guaranteedUtilization = 0;
-    for (Draft d : drafts) {
+    for (TaskDraft d : drafts) {
       if (d.periodNs > 0
           && (d.criticality == Criticality.HARD || !criticalityAware(node.strategy()))) {
         guaranteedUtilization += (double) d.wcetNs / d.periodNs;
@@ -307,7 +288,7 @@ public final class SchedulingAnalysis {
     final Interference interference = new Interference(drafts);
     // Each SvM's response once admitted: the room BCC admission reserves for it (its slot).
     final java.util.Map<String, Long> admittedResponses = new java.util.HashMap<>();
-    for (Draft task : drafts) {
+    for (TaskDraft task : drafts) {
       final long busy = interference.responseTime(task);
       // An SpM released up to J late (the platform's release lateness) finishes J + w after t. A
       // service request's response counts from its arrival: the jitter its chain passed on is in
@@ -351,7 +332,7 @@ public final class SchedulingAnalysis {
       // One band ordered by deadline: the processor-demand test decides, and every method
       // that passes completes by its deadline, which is the response bound reported.
       final List<EdfDemandTest.Load> loads = new ArrayList<>();
-      for (Draft d : drafts) {
+      for (TaskDraft d : drafts) {
         if (d.periodNs > 0) {
           // Release jitter J takes J off the time a job has before its deadline (its demand is that
           // of a job with deadline D - J).
@@ -430,7 +411,8 @@ public final class SchedulingAnalysis {
       }
     }
     // BCC: a service method that conflicts with SpMs first waits to be admitted.
-    final List<NodeReport.ServiceAdmission> admissions = admissions(node, tasks, admittedResponses);
+    final List<NodeReport.ServiceAdmission> admissions =
+        BccAdmission.admissions(node, tasks, admittedResponses);
     for (NodeReport.ServiceAdmission admission : admissions) {
       if (!admission.conflicts()) {
         continue;
@@ -506,177 +488,6 @@ public final class SchedulingAnalysis {
     return task == null ? 0 : task.band();
   }
 
-  /**
-   * Service requests as they can delay SpMs on one processor. The release table plays SpMs only;
-   * within a window of length L an SvM of max-rate period T of the same or a higher band can run
-   * ceil(L / T) + 1 times (the +1 for a request already running or queued ahead in the band, whose
-   * lane does not preempt), and one lower-band SvM holding a segment with a ceiling at or above the
-   * SpM's band can block it once. L is the SpM's whole span from opening to deadline, which bounds
-   * both its start and its finish. SvMs without max-rate are not part of the analysis. Prepared
-   * once per processor: each SpM then costs one pass over the SvMs.
-   */
-  static final class ServiceLoad {
-    private final List<Draft> services = new ArrayList<>();
-    private final List<Integer> raisesTo = new ArrayList<>();
-    private final java.util.Map<String, Draft> spms = new java.util.HashMap<>();
-    private final java.util.Map<String, Spm> models = new java.util.HashMap<>();
-
-    ServiceLoad(Node node, List<Draft> drafts) {
-      final java.util.Map<String, Integer> ceilings = segmentCeilings(drafts);
-      for (Draft d : drafts) {
-        if (d.kind == TaskReport.Kind.SPM) {
-          spms.putIfAbsent(d.instance + "." + d.method, d);
-        } else if (d.periodNs > 0) {
-          services.add(d);
-          raisesTo.add(d.segments.stream().mapToInt(ceilings::get).max().orElse(d.band));
-        }
-      }
-      for (Deployment deployment : node.deployments()) {
-        for (Spm spm : deployment.tmo().spms()) {
-          models.putIfAbsent(deployment.instance() + "." + spm.name(), spm);
-        }
-      }
-    }
-
-    /** The SpM's timing in the table with the service requests' delay added. */
-    ReleaseTableAnalysis.SpmTiming delay(ReleaseTableAnalysis.SpmTiming timing) {
-      final String name = timing.instance() + "." + timing.method();
-      final Draft spm = spms.get(name);
-      if (spm == null || timing.activations() == 0 || services.isEmpty()) {
-        return timing;
-      }
-      long delay = 0;
-      long blocking = 0;
-      try {
-        for (int i = 0; i < services.size(); i++) {
-          final Draft svm = services.get(i);
-          if (svm.band >= spm.band) {
-            final long runs =
-                ceilDiv(Math.addExact(spm.deadlineNs, svm.jitterNs), svm.periodNs) + 1;
-            delay = Math.addExact(delay, Math.multiplyExact(runs, svm.wcetNs));
-          } else if (raisesTo.get(i) >= spm.band) {
-            blocking = Math.max(blocking, svm.wcetNs);
-          }
-        }
-        delay = Math.addExact(delay, blocking);
-      } catch (ArithmeticException beyond64Bits) {
-        delay = Long.MAX_VALUE / 4;
-      }
-      if (delay == 0) {
-        return timing;
-      }
-      final Spm model = models.get(name);
-      final long window = model.windowCloseNs() - model.windowOpenNs();
-      final boolean lateStart = timing.worstStartLatencyNs() + delay > window;
-      final boolean lateFinish = timing.worstResponseNs() + delay > model.deadlineNs();
-      return new ReleaseTableAnalysis.SpmTiming(
-          timing.instance(),
-          timing.method(),
-          timing.activations(),
-          timing.worstStartLatencyNs() + delay,
-          timing.worstResponseNs() + delay,
-          Math.max(timing.windowMisses(), lateStart ? 1 : 0),
-          Math.max(timing.deadlineMisses(), lateFinish ? 1 : 0));
-    }
-  }
-
-  private static Svm svmOf(Deployment deployment, String method) {
-    return deployment.tmo().svm(method).orElseThrow();
-  }
-
-  /**
-   * BCC admission of every service method (see {@link BccAdmission} for the rule): its slot is its
-   * response once admitted (its GCT where that is unbounded), and the SpMs it conflicts with block
-   * admission from a slot before each start-window opening until their analysed response.
-   */
-  static List<NodeReport.ServiceAdmission> admissions(
-      Node node, List<TaskReport> taskList, java.util.Map<String, Long> admittedResponses) {
-    final java.util.Map<String, TaskReport> tasks = TaskReport.byName(taskList);
-    final List<NodeReport.ServiceAdmission> admissions = new ArrayList<>();
-    for (Deployment deployment : node.deployments()) {
-      for (Svm svm : deployment.tmo().svms()) {
-        final String name = deployment.instance() + "." + svm.name();
-        final long admitted = admittedResponses.getOrDefault(name, -1L);
-        final long slot = admitted > 0 ? admitted : svm.gctNs();
-        final List<BccAdmission.Blocker> blockers = new ArrayList<>();
-        for (Spm spm : deployment.tmo().spms()) {
-          if (conflicts(svm.uses(), spm.uses())) {
-            final TaskReport task = tasks.get(deployment.instance() + "." + spm.name());
-            final long response =
-                task != null && task.schedulable() && task.responseTimeNs() >= 0
-                    ? task.responseTimeNs()
-                    : -1;
-            blockers.add(
-                new BccAdmission.Blocker(
-                    spm.firstReleaseNs() + spm.windowOpenNs(), spm.periodNs(), response));
-          }
-        }
-        final BccAdmission.Admission admission = BccAdmission.analyse(slot, blockers);
-        long response =
-            admitted >= 0 && admission.bounded()
-                ? saturatingAdd(admission.longestWaitNs(), admitted)
-                : -1;
-        // Beyond its minimum inter-arrival time a request could queue behind the one before it,
-        // which the bound above does not count: not analysed, so not guaranteed.
-        if (svm.minInterArrivalNs() > 0 && response > svm.minInterArrivalNs()) {
-          response = -1;
-        }
-        admissions.add(
-            new NodeReport.ServiceAdmission(
-                deployment.instance(),
-                svm.name(),
-                svm.gctNs(),
-                !blockers.isEmpty(),
-                admission,
-                response,
-                conflictRows(node, deployment, svm)));
-      }
-    }
-    return admissions;
-  }
-
-  /**
-   * The rows of the node's SpM table (numbered across its deployments, in order) that an SvM
-   * conflicts with: only its own TMO's SpMs can. A multicore node numbers them again for the whole
-   * node when its cores' reports are merged.
-   */
-  static long conflictRows(Node node, Deployment owner, Svm svm) {
-    long rows = 0;
-    int row = 0;
-    for (Deployment deployment : node.deployments()) {
-      for (Spm spm : deployment.tmo().spms()) {
-        if (deployment == owner && row < Long.SIZE && conflicts(svm.uses(), spm.uses())) {
-          rows |= 1L << row;
-        }
-        row++;
-      }
-    }
-    return rows;
-  }
-
-  private static long saturatingAdd(long a, long b) {
-    try {
-      return Math.addExact(a, b);
-    } catch (ArithmeticException beyond64Bits) {
-      return -1;
-    }
-  }
-
-  /** Whether two methods of one TMO conflict: they share a segment and one of them writes it. */
-  public static boolean conflicts(
-      List<dev.kairos.ir.Tmos.SegmentAccess> a, List<dev.kairos.ir.Tmos.SegmentAccess> b) {
-    for (var x : a) {
-      for (var y : b) {
-        if (x.segment().equals(y.segment())
-            && (x.access() == dev.kairos.ir.Tmos.Access.WRITE
-                || y.access() == dev.kairos.ir.Tmos.Access.WRITE)) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
   /** MLF, MUF and RMS+MLF: the hard set must be feasible on its own (Kokyu). */
   static boolean criticalityAware(Strategy strategy) {
     return strategy == Strategy.MLF || strategy == Strategy.MUF || strategy == Strategy.RMS_MLF;
@@ -686,43 +497,6 @@ public final class SchedulingAnalysis {
     final Set<String> segments = new HashSet<>();
     uses.forEach(u -> segments.add(instance + "." + u.segment()));
     return segments;
-  }
-
-  /** Each segment's priority ceiling: the highest band of the methods that use it. */
-  private static java.util.Map<String, Integer> segmentCeilings(List<Draft> drafts) {
-    final java.util.Map<String, Integer> ceilings = new java.util.HashMap<>();
-    for (Draft d : drafts) {
-      for (String segment : d.segments) {
-        ceilings.merge(segment, d.band, Math::max);
-      }
-    }
-    return ceilings;
-  }
-
-  /**
-   * Blocking under the immediate priority-ceiling protocol: a method can be delayed, once per
-   * activation, by at most one method of a lower band that holds a segment whose ceiling is at
-   * least its own band. A method holds its segments for its whole execution, so the blocking term
-   * is the longest such method's WCET.
-   */
-  static void assignBlocking(List<Draft> drafts) {
-    final java.util.Map<String, Integer> ceilings = segmentCeilings(drafts);
-    final int highestBand = drafts.stream().mapToInt(d -> d.band).max().orElse(0);
-    // A method of band b can block every band in (b, highest ceiling of its segments]; per band,
-    // the longest such method is the blocking term. Bands are few: linear in the methods.
-    final long[] blockingOfBand = new long[highestBand + 2];
-    for (Draft other : drafts) {
-      int ceiling = 0;
-      for (String segment : other.segments) {
-        ceiling = Math.max(ceiling, ceilings.get(segment));
-      }
-      for (int band = other.band + 1; band <= ceiling; band++) {
-        blockingOfBand[band] = Math.max(blockingOfBand[band], other.wcetNs);
-      }
-    }
-    for (Draft task : drafts) {
-      task.blockingNs = blockingOfBand[task.band];
-    }
   }
 
   /** WCET on this hardware: the reference WCET divided by the relative speed, rounded up. */
@@ -737,163 +511,14 @@ public final class SchedulingAnalysis {
     }
   }
 
-  /**
-   * The priority assignment of the node's strategy, as in Kokyu: RMS ranks every method by rate
-   * (one band per distinct period, the shortest highest); EDF and MLF put all methods in one band,
-   * ordered there by deadline or laxity; MUF gives hard methods the upper band and soft ones the
-   * lower; RMS+MLF ranks hard methods by rate above one band of soft methods.
-   */
-  static void assignBands(Strategy strategy, List<Draft> drafts, int maxBands) {
-    switch (strategy) {
-      case EDF, NP_EDF, MLF -> drafts.forEach(d -> d.band = 1);
-      case MUF -> drafts.forEach(d -> d.band = d.criticality == Criticality.HARD ? 2 : 1);
-      case RMS -> byRate(drafts, 1, maxBands);
-      case RMS_MLF -> {
-        final List<Draft> hard =
-            drafts.stream().filter(d -> d.criticality == Criticality.HARD).toList();
-        drafts.stream().filter(d -> d.criticality != Criticality.HARD).forEach(d -> d.band = 1);
-        byRate(hard, 2, maxBands);
-      }
-    }
-  }
-
-  /** One band per distinct period from `lowest` up, the shortest period highest. */
-  private static void byRate(List<Draft> drafts, int lowest, int maxBands) {
-    final TreeSet<Long> periods = new TreeSet<>(Comparator.reverseOrder());
-    for (Draft d : drafts) {
-      periods.add(d.periodNs == 0 ? Long.MAX_VALUE : d.periodNs);
-    }
-    final List<Long> descending = new ArrayList<>(periods);
-    final int overflow = Math.max(0, descending.size() - (maxBands - lowest + 1));
-    for (Draft d : drafts) {
-      final long key = d.periodNs == 0 ? Long.MAX_VALUE : d.periodNs;
-      final int rank = descending.indexOf(key); // 0 = longest period
-      d.band = lowest + Math.max(0, rank - overflow);
-    }
-  }
-
-  /**
-   * Worst-case response times from readiness to completion (-1 once past the deadline), with the
-   * interference on each band prepared once per node: the periodic load of all bands at or above it
-   * summed per distinct period (ceil(R/T) is the same for every task of a period), and the one-shot
-   * load. Tasks with equal timing share one response time. With few distinct periods and bands, as
-   * real systems have, the analysis of n tasks is close to linear. Interference comes from every
-   * other task of the same or a higher band: periodic ones once per period, one-shot SpMs once.
-   */
-  static final class Interference {
-    private final java.util.Map<Integer, long[][]> periodicByBand = new java.util.HashMap<>();
-    private final java.util.Map<Integer, Long> oneShotByBand = new java.util.HashMap<>();
-    private final java.util.Map<List<Long>, Long> memo = new java.util.HashMap<>();
-    private final List<Draft> all;
-
-    Interference(List<Draft> all) {
-      this.all = all;
-    }
-
-    long responseTime(Draft task) {
-      final List<Long> key =
-          List.of(
-              (long) task.band,
-              task.wcetNs,
-              task.blockingNs,
-              task.periodNs,
-              task.deadlineNs,
-              (long) task.kind.ordinal(),
-              task.jitterNs);
-      final Long known = memo.get(key);
-      if (known != null) {
-        return known;
-      }
-      long response;
-      try {
-        response = iterate(task);
-      } catch (ArithmeticException beyond64Bits) {
-        response = -1;
-      }
-      memo.put(key, response);
-      return response;
-    }
-
-    /**
-     * {period, release jitter, total WCET} of the periodic tasks at or above `band`, the task
-     * itself included.
-     */
-    private long[][] periodic(int band) {
-      return periodicByBand.computeIfAbsent(
-          band,
-          b -> {
-            final java.util.TreeMap<List<Long>, Long> load =
-                new java.util.TreeMap<>(
-                    Comparator.comparing((List<Long> k) -> k.get(0)).thenComparing(k -> k.get(1)));
-            for (Draft other : all) {
-              if (other.band >= b && other.periodNs > 0) {
-                load.merge(List.of(other.periodNs, other.jitterNs), other.wcetNs, Math::addExact);
-              }
-            }
-            final long[][] rows = new long[load.size()][];
-            int i = 0;
-            for (var entry : load.entrySet()) {
-              rows[i++] =
-                  new long[] {entry.getKey().get(0), entry.getKey().get(1), entry.getValue()};
-            }
-            return rows;
-          });
-    }
-
-    private long oneShot(int band) {
-      return oneShotByBand.computeIfAbsent(
-          band,
-          b -> {
-            long sum = 0;
-            for (Draft other : all) {
-              if (other.band >= b && other.periodNs == 0 && other.kind == TaskReport.Kind.SPM) {
-                sum = Math.addExact(sum, other.wcetNs);
-              }
-            }
-            return sum;
-          });
-    }
-
-    private long iterate(Draft task) {
-      final long own = Math.addExact(task.wcetNs, task.blockingNs);
-      // The task's own load is in the band's sums: take it out once.
-      final long oneShots =
-          oneShot(task.band)
-              - (task.periodNs == 0 && task.kind == TaskReport.Kind.SPM ? task.wcetNs : 0);
-      final long[][] rows = periodic(task.band);
-      long response = own;
-      for (int iteration = 0; iteration < 10_000; iteration++) {
-        long next = Math.addExact(own, oneShots);
-        for (long[] row : rows) {
-          long wcet = row[2];
-          if (row[0] == task.periodNs && row[1] == task.jitterNs) {
-            wcet -= task.wcetNs;
-          }
-          // A task released up to J late may fall ceil((w + J) / T) times into a window w.
-          next =
-              Math.addExact(
-                  next, Math.multiplyExact(ceilDiv(Math.addExact(response, row[1]), row[0]), wcet));
-        }
-        if (next == response) {
-          return response;
-        }
-        if (task.deadlineNs >= 0 && next > task.deadlineNs && task.periodNs > 0) {
-          return -1;
-        }
-        response = next;
-      }
-      return -1;
-    }
-  }
-
   static long ceilDiv(long a, long b) {
     return -Math.floorDiv(-a, b);
   }
 
   /** Whether two of the methods use one ODS segment. */
-  private static boolean sharesSegment(List<Draft> drafts) {
+  private static boolean sharesSegment(List<TaskDraft> drafts) {
     final Set<String> seen = new HashSet<>();
-    for (Draft d : drafts) {
+    for (TaskDraft d : drafts) {
       for (String segment : d.segments) {
         if (!seen.add(segment)) {
           return true;
@@ -901,58 +526,5 @@ public final class SchedulingAnalysis {
       }
     }
     return false;
-  }
-
-  static final class Draft {
-    final String instance;
-    final String method;
-    final TaskReport.Kind kind;
-    final dev.kairos.ir.Tmos.Criticality criticality;
-    final long periodNs;
-
-    /** The WCET the model gives (scaled to the hardware, with its gates' waits): reported. */
-    final long declaredWcetNs;
-
-    /** What the analysis charges a job: the declared WCET plus the platform's overheads. */
-    final long wcetNs;
-
-    final long deadlineNs;
-    final dev.kairos.ir.SourceRef source;
-    final Set<String> segments;
-
-    /** The part of the declared WCET that is waiting for replies of blocking gates. */
-    long replyWaitNs;
-
-    int band;
-    long blockingNs;
-
-    /**
-     * Release jitter: how much later than its nominal arrival a request may come (a chain's, for
-     * service methods), or an SpM be released (the platform's release lateness).
-     */
-    long jitterNs;
-
-    Draft(
-        String instance,
-        String method,
-        TaskReport.Kind kind,
-        dev.kairos.ir.Tmos.Criticality criticality,
-        long periodNs,
-        long declaredWcetNs,
-        long chargedWcetNs,
-        long deadlineNs,
-        dev.kairos.ir.SourceRef source,
-        Set<String> segments) {
-      this.instance = instance;
-      this.method = method;
-      this.kind = kind;
-      this.criticality = criticality;
-      this.periodNs = periodNs;
-      this.declaredWcetNs = declaredWcetNs;
-      this.wcetNs = chargedWcetNs;
-      this.deadlineNs = deadlineNs;
-      this.source = source;
-      this.segments = segments;
-    }
   }
 }

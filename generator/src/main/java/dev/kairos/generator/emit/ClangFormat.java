@@ -305,8 +305,17 @@ public final class ClangFormat {
     final Process process = builder.start();
     final String output =
         new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    finish(process, 300, what, output);
+  }
+
+  /**
+   * Waits up to {@code seconds} for a clang-format run over {@code what} to end; an IOException
+   * with what it said ({@code output}) when it does not end, or fails.
+   */
+  private static void finish(Process process, long seconds, String what, String output)
+      throws IOException {
     try {
-      if (!process.waitFor(300, TimeUnit.SECONDS)) {
+      if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
         process.destroyForcibly();
         throw new IOException("clang-format did not finish formatting " + what);
       }
@@ -333,18 +342,7 @@ public final class ClangFormat {
     process.getInputStream().transferTo(formatted);
     final String errors =
         new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    try {
-      if (!process.waitFor(60, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        throw new IOException("clang-format did not finish formatting " + fileName);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while formatting " + fileName, e);
-    }
-    if (process.exitValue() != 0) {
-      throw new IOException("clang-format failed on " + fileName + ": " + errors.trim());
-    }
+    finish(process, 60, fileName, errors);
     return formatted.toString(StandardCharsets.UTF_8);
   }
 }

@@ -59,7 +59,7 @@ public final class CppGenerator {
       generated.add(SystemMainEmitter.emit(system, distributed));
     }
     if (DdsEmitter.needed(system)) {
-      generated.add(DdsEmitter.idl(system, files));
+      generated.add(DdsIdl.idl(system, files));
       generated.add(DdsEmitter.converters(system, files));
     }
     generated.add(CMakeEmitter.emit(system, files, implDirFromOutput));

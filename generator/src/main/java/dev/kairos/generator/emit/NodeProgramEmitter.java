@@ -10,16 +10,11 @@ import dev.kairos.ir.Tmos.TmoClass;
 import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.NodeReport;
 import dev.kairos.timing.TaskReport;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * A node as a program ({@code <node>.node.hpp} and {@code <node>.node.cpp}): its TMO instances,
@@ -133,7 +128,7 @@ final class NodeProgramEmitter {
       w.line("::kairos::print_clock(kNode, node_runtime->clock);");
     }
     if (calls) {
-      gateSummaries(w, gates);
+      NodeOrbSetUp.gateSummaries(w, gates);
     }
     ChannelEmitter.summaries(w, system, node);
     w.close("}").blank();
@@ -260,7 +255,7 @@ final class NodeProgramEmitter {
     ChannelEmitter.setUp(w, system, node);
     if (networked) {
       w.blank();
-      orb(w, node, report, gates, serves, clock);
+      NodeOrbSetUp.orb(w, node, report, gates, serves, clock);
     }
     w.line("return true;");
     w.close("}").blank();
@@ -307,7 +302,7 @@ final class NodeProgramEmitter {
     }
   }
 
-  private static String dispatcher(Deployment deployment) {
+  static String dispatcher(Deployment deployment) {
     return "dispatch_" + deployment.instance();
   }
 
@@ -417,170 +412,20 @@ final class NodeProgramEmitter {
     }
   }
 
-  /** The ORB: what the node serves, the peers and routes its gates call, their binding. */
-  private static void orb(
-      CodeWriter w,
-      Node node,
-      NodeReport report,
-      List<ResolvedGate> gates,
-      boolean serves,
-      Optional<ClockSyncEmitter.NodeClock> clock) {
-    w.comment(
-        "Remote calls: the ORB serves this node's service methods and carries its gates' calls,"
-            + " on one connection per (peer, band, calling lane) set up before the run.");
-    w.line("auto& orb = made.orb;");
-    final boolean clockMaster = clock.isPresent() && clock.get().isMaster();
-    if (serves || clockMaster) {
-      check(
-          w,
-          "orb.listen(" + CppNames.literal(node.endpoint()) + ")",
-          "cannot listen on " + node.endpoint());
-    }
-    if (serves) {
-      if (node.endpoint().startsWith("udp:")) {
-        w.comment(
-            "Over UDP the node takes oneways only, one datagram each: band b's arrive on port"
-                + " $port$ + b.",
-            "port",
-            node.endpoint().substring(node.endpoint().lastIndexOf(':') + 1));
-      }
-      final Set<Integer> bands = new TreeSet<>();
-      for (TaskReport task : report.tasks()) {
-        if (task.kind() == TaskReport.Kind.SVM) {
-          bands.add(task.band());
-        }
-      }
-      for (int band : bands) {
-        check(w, "orb.serve_band(" + band + ")", "cannot serve band " + band);
-      }
-      for (Deployment deployment : node.deployments()) {
-        if (!deployment.tmo().svms().isEmpty()) {
-          final int object = RemoteCalls.objectOf(node, deployment);
-          check(
-              w,
-              "orb.add_object(" + object + ", &" + dispatcher(deployment) + ", &engine)",
-              "cannot serve " + deployment.instance());
-        }
-      }
-    }
-    final Map<String, String> peers = new LinkedHashMap<>();
-    for (ResolvedGate gate : gates) {
-      final Node callee = gate.calleeNode();
-      if (reachable(node, callee) && !peers.containsKey(callee.name())) {
-        final String peer = "peer_" + callee.name();
-        peers.put(callee.name(), peer);
-        w.line("::std::uint8_t $peer$ = 0;", "peer", peer);
-        check(
-            w,
-            "orb.add_peer(" + CppNames.literal(callee.endpoint()) + ", " + peer + ")",
-            "cannot call node " + callee.name() + " at " + callee.endpoint());
-      }
-    }
-    final Set<String> routes = new HashSet<>();
-    for (ResolvedGate gate : gates) {
-      if (!reachable(node, gate.calleeNode())) {
-        w.comment(
-            "gate $caller$.$gate$ is not bound: node $node$ $why$.",
-            "caller",
-            gate.caller().instance(),
-            "gate",
-            gate.gate().name(),
-            "node",
-            gate.calleeNode().name(),
-            "why",
-            gate.calleeNode().endpoint() == null
-                ? "has no endpoint on a network"
-                : "runs on " + osName(gate.calleeNode()) + ", this node on " + osName(node));
-        continue;
-      }
-      for (RemoteCalls.Lane lane : gate.callerLanes()) {
-        // Gates of one instance to one server band share their lanes' connections.
-        final String route =
-            "orb.add_route("
-                + peers.get(gate.calleeNode().name())
-                + ", "
-                + gate.band()
-                + ", "
-                + lane.core()
-                + ", "
-                + lane.band()
-                + (lane.slot() == 0 ? "" : ", " + lane.slot())
-                + ")";
-        if (routes.add(route)) {
-          check(
-              w, route, "no route for gate " + gate.caller().instance() + "." + gate.gate().name());
-        }
-      }
-    }
-    for (Deployment deployment : node.deployments()) {
-      final List<ResolvedGate> own =
-          gates.stream()
-              .filter(g -> g.caller().equals(deployment) && reachable(node, g.calleeNode()))
-              .toList();
-      if (own.isEmpty()) {
-        continue;
-      }
-      final List<String> targets = new ArrayList<>();
-      for (ResolvedGate gate : own) {
-        targets.add(
-            "."
-                + gate.gate().name()
-                + " = {.peer = "
-                + peers.get(gate.calleeNode().name())
-                + ", .band = "
-                + gate.band()
-                + ", .object = "
-                + gate.object()
-                + ", .operation = "
-                + gate.operation()
-                + "}");
-      }
-      w.parenthesized("deployed::" + deployment.instance() + ".bind_gates(orb, {", targets, "});");
-    }
-    if (clock.isPresent()) {
-      final Node master = clock.get().master();
-      if (!clock.get().isMaster() && !peers.containsKey(master.name())) {
-        final String peer = "peer_" + master.name();
-        peers.put(master.name(), peer);
-        w.line("::std::uint8_t $peer$ = 0;", "peer", peer);
-        check(
-            w,
-            "orb.add_peer(" + CppNames.literal(master.endpoint()) + ", " + peer + ")",
-            "cannot reach clock master " + master.name() + " at " + master.endpoint());
-      }
-      ClockSyncEmitter.attach(w, clock.get(), peers.get(master.name()));
-    }
-    w.open(
-        "if (const ::kairos::kal::Status started = orb.start();"
-            + " started != ::kairos::kal::Status::kOk) {");
-    w.line(
-        "::kairos::report_failure(kNode, $what$, started);",
-        "what",
-        CppNames.literal(
-            serves || clockMaster
-                ? "the ORB could not start listening on " + node.endpoint()
-                : "the ORB could not start"));
-    w.line("return false;");
-    w.close("}");
-    if (clock.isPresent()) {
-      ClockSyncEmitter.start(w);
-    }
-  }
-
   /**
    * Whether {@code caller}'s gates can reach {@code callee}: it has an endpoint, on a network of
    * the same kind. Linux nodes meet over the host's sockets; sim nodes over the simulated network
    * of the process they run in together.
    */
-  private static boolean reachable(Node caller, Node callee) {
+  static boolean reachable(Node caller, Node callee) {
     return callee.endpoint() != null && callee.os() == caller.os();
   }
 
-  private static String osName(Node node) {
+  static String osName(Node node) {
     return node.os().name().toLowerCase(Locale.ROOT);
   }
 
-  private static void check(CodeWriter w, String call, String failure) {
+  static void check(CodeWriter w, String call, String failure) {
     w.open("if ($call$ != ::kairos::kal::Status::kOk) {", "call", call);
     w.line(
         "::kairos::kal::report(::kairos::kal::Severity::kError, kNode, $message$);",
@@ -588,25 +433,5 @@ final class NodeProgramEmitter {
         CppNames.literal(failure));
     w.line("return false;");
     w.close("}");
-  }
-
-  /** A line per gate after the run: its calls beside the round trip the analysis bounds. */
-  private static void gateSummaries(CodeWriter w, List<ResolvedGate> gates) {
-    for (ResolvedGate gate : gates) {
-      final long bound = gate.roundTripBoundNs();
-      final String accessor =
-          "deployed::" + gate.caller().instance() + ".gates()." + gate.gate().name();
-      w.line(
-          "::kairos::print_gate(kNode, $name$, $callee$, $gate$.counters(),"
-              + " ::std::chrono::nanoseconds{$bound$}, $gate$.deadline());",
-          "name",
-          CppNames.literal(gate.caller().instance() + "." + gate.gate().name()),
-          "callee",
-          CppNames.literal(gate.callee().instance() + "." + gate.svm().name()),
-          "gate",
-          accessor,
-          "bound",
-          bound);
-    }
   }
 }

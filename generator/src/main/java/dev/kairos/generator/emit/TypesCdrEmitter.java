@@ -115,29 +115,40 @@ final class TypesCdrEmitter {
    */
   static void aggregate(CodeWriter w, String type, List<String> members) {
     final String value = members.isEmpty() ? "/*value*/" : "value";
-    w.open(
+    memberwise(
+        w,
         "inline ::kairos::cdr::Status encode(::kairos::cdr::Writer& writer, const $type$& $value$)"
             + " noexcept {",
-        "type",
+        "encode(writer, value.$member$);",
+        "return writer.status();",
         type,
-        "value",
-        value);
-    for (String member : members) {
-      w.line("encode(writer, value.$member$);", "member", member);
-    }
-    w.line("return writer.status();");
-    w.close("}");
-    w.open(
+        value,
+        members);
+    memberwise(
+        w,
         "inline ::kairos::cdr::Status decode(::kairos::cdr::Reader& reader, $type$& $value$)"
             + " noexcept {",
-        "type",
+        "decode(reader, value.$member$);",
+        "return reader.status();",
         type,
-        "value",
-        value);
+        value,
+        members);
+  }
+
+  /** One function of the pair: its signature, a call per member in order, then its status. */
+  private static void memberwise(
+      CodeWriter w,
+      String signature,
+      String call,
+      String status,
+      String type,
+      String value,
+      List<String> members) {
+    w.open(signature, "type", type, "value", value);
     for (String member : members) {
-      w.line("decode(reader, value.$member$);", "member", member);
+      w.line(call, "member", member);
     }
-    w.line("return reader.status();");
+    w.line(status);
     w.close("}");
   }
 }

@@ -54,46 +54,17 @@ final class WhatIf {
       final TmoClass tmo = deployment.tmo();
       final List<Spm> spms = new ArrayList<>();
       for (Spm spm : tmo.spms()) {
-        if (task.kind() == TaskReport.Kind.SPM && spm.name().equals(task.method())) {
-          found = true;
-          spms.add(
-              new Spm(
-                  spm.name(),
-                  spm.firstReleaseNs(),
-                  spm.lastReleaseNs(),
-                  spm.periodNs(),
-                  spm.windowOpenNs(),
-                  spm.windowCloseNs(),
-                  spm.windowOpenNs() + spm.periodNs(),
-                  spm.wcetNs(),
-                  spm.criticality(),
-                  spm.importance(),
-                  spm.uses(),
-                  spm.calls(),
-                  spm.source()));
-        } else {
-          spms.add(spm);
-        }
+        final boolean relaxed =
+            task.kind() == TaskReport.Kind.SPM && spm.name().equals(task.method());
+        found |= relaxed;
+        spms.add(relaxed ? spm.withDeadline(spm.windowOpenNs() + spm.periodNs()) : spm);
       }
       final List<Svm> svms = new ArrayList<>();
       for (Svm svm : tmo.svms()) {
-        if (task.kind() == TaskReport.Kind.SVM && svm.name().equals(task.method())) {
-          found = true;
-          svms.add(
-              new Svm(
-                  svm.name(),
-                  svm.minInterArrivalNs(),
-                  svm.wcetNs(),
-                  svm.criticality(),
-                  svm.importance(),
-                  svm.minInterArrivalNs(),
-                  svm.uses(),
-                  svm.calls(),
-                  svm.signature(),
-                  svm.source()));
-        } else {
-          svms.add(svm);
-        }
+        final boolean relaxed =
+            task.kind() == TaskReport.Kind.SVM && svm.name().equals(task.method());
+        found |= relaxed;
+        svms.add(relaxed ? svm.withGct(svm.minInterArrivalNs()) : svm);
       }
       deployments.add(
           new Deployment(

@@ -11,6 +11,7 @@ import dev.kairos.ir.Tmos.Gate;
 import dev.kairos.ir.Tmos.Spm;
 import dev.kairos.ir.Tmos.Svm;
 import dev.kairos.ir.TypeUse;
+import dev.kairos.reports.Figures;
 import dev.kairos.reports.diagram.ArchitectureDiagram.Box;
 import dev.kairos.reports.diagram.ArchitectureDiagram.BoxKind;
 import dev.kairos.reports.diagram.ArchitectureDiagram.Link;
@@ -352,14 +353,14 @@ public final class ArchitectureModel {
             .append(Durations.format(gate.deadlineNs()));
     if (report != null && report.networkNs() >= 0 && report.calleeResponseNs() >= 0) {
       final long roundTrip = report.networkNs() + report.calleeResponseNs();
-      label.add("worst round trip " + readable(roundTrip));
+      label.add("worst round trip " + Figures.duration(roundTrip));
       tooltip
           .append("; worst round trip ")
-          .append(readable(roundTrip))
+          .append(Figures.duration(roundTrip))
           .append(" (network ")
-          .append(readable(report.networkNs()))
+          .append(Figures.duration(report.networkNs()))
           .append(" + callee response ")
-          .append(readable(report.calleeResponseNs()))
+          .append(Figures.duration(report.calleeResponseNs()))
           .append(")");
     }
     if (report != null) {
@@ -384,7 +385,7 @@ public final class ArchitectureModel {
             t ->
                 t.responseTimeNs() < 0
                     ? ", response beyond its deadline"
-                    : ", response " + readable(t.responseTimeNs()))
+                    : ", response " + Figures.duration(t.responseTimeNs()))
         .orElse("");
   }
 
@@ -418,18 +419,6 @@ public final class ArchitectureModel {
       }
     }
     return bitsPerSecond + " bps";
-  }
-
-  /** An analysed time for people: 3450000 -> "3.45 ms". */
-  static String readable(long ns) {
-    final long[] scales = {1_000_000_000L, 1_000_000L, 1_000L};
-    final String[] units = {"s", "ms", "us"};
-    for (int i = 0; i < scales.length; i++) {
-      if (ns >= scales[i]) {
-        return decimal(ns, scales[i]) + " " + units[i];
-      }
-    }
-    return ns + " ns";
   }
 
   private static String decimal(long value, long scale) {

@@ -1,0 +1,199 @@
+package dev.kairos.generator.emit;
+
+import static dev.kairos.generator.emit.NodeProgramEmitter.check;
+import static dev.kairos.generator.emit.NodeProgramEmitter.dispatcher;
+import static dev.kairos.generator.emit.NodeProgramEmitter.osName;
+import static dev.kairos.generator.emit.NodeProgramEmitter.reachable;
+
+import dev.kairos.generator.emit.RemoteCalls.ResolvedGate;
+import dev.kairos.ir.Platform.Deployment;
+import dev.kairos.ir.Platform.Node;
+import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.TaskReport;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The ORB part of a node program: its listening endpoint and bands, its peers and routes, the gates
+ * of its TMOs bound to their routes, and the lines that print each gate's calls beside the analysed
+ * round-trip bound.
+ */
+final class NodeOrbSetUp {
+  private NodeOrbSetUp() {}
+
+  /** The ORB: what the node serves, the peers and routes its gates call, their binding. */
+  static void orb(
+      CodeWriter w,
+      Node node,
+      NodeReport report,
+      List<ResolvedGate> gates,
+      boolean serves,
+      Optional<ClockSyncEmitter.NodeClock> clock) {
+    w.comment(
+        "Remote calls: the ORB serves this node's service methods and carries its gates' calls,"
+            + " on one connection per (peer, band, calling lane) set up before the run.");
+    w.line("auto& orb = made.orb;");
+    final boolean clockMaster = clock.isPresent() && clock.get().isMaster();
+    if (serves || clockMaster) {
+      check(
+          w,
+          "orb.listen(" + CppNames.literal(node.endpoint()) + ")",
+          "cannot listen on " + node.endpoint());
+    }
+    if (serves) {
+      if (node.endpoint().startsWith("udp:")) {
+        w.comment(
+            "Over UDP the node takes oneways only, one datagram each: band b's arrive on port"
+                + " $port$ + b.",
+            "port",
+            node.endpoint().substring(node.endpoint().lastIndexOf(':') + 1));
+      }
+      final Set<Integer> bands = new TreeSet<>();
+      for (TaskReport task : report.tasks()) {
+        if (task.kind() == TaskReport.Kind.SVM) {
+          bands.add(task.band());
+        }
+      }
+      for (int band : bands) {
+        check(w, "orb.serve_band(" + band + ")", "cannot serve band " + band);
+      }
+      for (Deployment deployment : node.deployments()) {
+        if (!deployment.tmo().svms().isEmpty()) {
+          final int object = RemoteCalls.objectOf(node, deployment);
+          check(
+              w,
+              "orb.add_object(" + object + ", &" + dispatcher(deployment) + ", &engine)",
+              "cannot serve " + deployment.instance());
+        }
+      }
+    }
+    final Map<String, String> peers = new LinkedHashMap<>();
+    for (ResolvedGate gate : gates) {
+      final Node callee = gate.calleeNode();
+      if (reachable(node, callee) && !peers.containsKey(callee.name())) {
+        final String peer = "peer_" + callee.name();
+        peers.put(callee.name(), peer);
+        w.line("::std::uint8_t $peer$ = 0;", "peer", peer);
+        check(
+            w,
+            "orb.add_peer(" + CppNames.literal(callee.endpoint()) + ", " + peer + ")",
+            "cannot call node " + callee.name() + " at " + callee.endpoint());
+      }
+    }
+    final Set<String> routes = new HashSet<>();
+    for (ResolvedGate gate : gates) {
+      if (!reachable(node, gate.calleeNode())) {
+        w.comment(
+            "gate $caller$.$gate$ is not bound: node $node$ $why$.",
+            "caller",
+            gate.caller().instance(),
+            "gate",
+            gate.gate().name(),
+            "node",
+            gate.calleeNode().name(),
+            "why",
+            gate.calleeNode().endpoint() == null
+                ? "has no endpoint on a network"
+                : "runs on " + osName(gate.calleeNode()) + ", this node on " + osName(node));
+        continue;
+      }
+      for (RemoteCalls.Lane lane : gate.callerLanes()) {
+        // Gates of one instance to one server band share their lanes' connections.
+        final String route =
+            "orb.add_route("
+                + peers.get(gate.calleeNode().name())
+                + ", "
+                + gate.band()
+                + ", "
+                + lane.core()
+                + ", "
+                + lane.band()
+                + (lane.slot() == 0 ? "" : ", " + lane.slot())
+                + ")";
+        if (routes.add(route)) {
+          check(
+              w, route, "no route for gate " + gate.caller().instance() + "." + gate.gate().name());
+        }
+      }
+    }
+    for (Deployment deployment : node.deployments()) {
+      final List<ResolvedGate> own =
+          gates.stream()
+              .filter(g -> g.caller().equals(deployment) && reachable(node, g.calleeNode()))
+              .toList();
+      if (own.isEmpty()) {
+        continue;
+      }
+      final List<String> targets = new ArrayList<>();
+      for (ResolvedGate gate : own) {
+        targets.add(
+            "."
+                + gate.gate().name()
+                + " = {.peer = "
+                + peers.get(gate.calleeNode().name())
+                + ", .band = "
+                + gate.band()
+                + ", .object = "
+                + gate.object()
+                + ", .operation = "
+                + gate.operation()
+                + "}");
+      }
+      w.parenthesized("deployed::" + deployment.instance() + ".bind_gates(orb, {", targets, "});");
+    }
+    if (clock.isPresent()) {
+      final Node master = clock.get().master();
+      if (!clock.get().isMaster() && !peers.containsKey(master.name())) {
+        final String peer = "peer_" + master.name();
+        peers.put(master.name(), peer);
+        w.line("::std::uint8_t $peer$ = 0;", "peer", peer);
+        check(
+            w,
+            "orb.add_peer(" + CppNames.literal(master.endpoint()) + ", " + peer + ")",
+            "cannot reach clock master " + master.name() + " at " + master.endpoint());
+      }
+      ClockSyncEmitter.attach(w, clock.get(), peers.get(master.name()));
+    }
+    w.open(
+        "if (const ::kairos::kal::Status started = orb.start();"
+            + " started != ::kairos::kal::Status::kOk) {");
+    w.line(
+        "::kairos::report_failure(kNode, $what$, started);",
+        "what",
+        CppNames.literal(
+            serves || clockMaster
+                ? "the ORB could not start listening on " + node.endpoint()
+                : "the ORB could not start"));
+    w.line("return false;");
+    w.close("}");
+    if (clock.isPresent()) {
+      ClockSyncEmitter.start(w);
+    }
+  }
+
+  /** A line per gate after the run: its calls beside the round trip the analysis bounds. */
+  static void gateSummaries(CodeWriter w, List<ResolvedGate> gates) {
+    for (ResolvedGate gate : gates) {
+      final long bound = gate.roundTripBoundNs();
+      final String accessor =
+          "deployed::" + gate.caller().instance() + ".gates()." + gate.gate().name();
+      w.line(
+          "::kairos::print_gate(kNode, $name$, $callee$, $gate$.counters(),"
+              + " ::std::chrono::nanoseconds{$bound$}, $gate$.deadline());",
+          "name",
+          CppNames.literal(gate.caller().instance() + "." + gate.gate().name()),
+          "callee",
+          CppNames.literal(gate.callee().instance() + "." + gate.svm().name()),
+          "gate",
+          accessor,
+          "bound",
+          bound);
+    }
+  }
+}
