@@ -16,9 +16,18 @@ using kairos::kal::TimePoint;
 namespace {
 constexpr kairos::SpmEntry row(Duration first, Duration period, Duration window_open,
                                Duration last_release = kairos::kForever) {
-  return kairos::SpmEntry{"test",       "m",    "test.tmo:1", first,
-                          last_release, period, window_open,  window_open + 1ms,
-                          period + 5ms, 1ms,    kairos::Criticality::kHard, 1};
+  return kairos::SpmEntry{"test",
+                          "m",
+                          "test.tmo:1",
+                          first,
+                          last_release,
+                          period,
+                          window_open,
+                          window_open + 1ms,
+                          period + 5ms,
+                          1ms,
+                          kairos::Criticality::kHard,
+                          1};
 }
 
 struct Released {
@@ -52,8 +61,8 @@ TEST_CASE("the release cursor releases each row's activations in order of their 
   ReleaseCursor cursor(pointers, {}, Duration{}, kEpoch, kEpoch + 30ms);
   CHECK(cursor.next_opening(0) == kEpoch + 1ms);
   CHECK(cursor.next_opening(1) == kEpoch + 2ms);
-  const std::vector<Released> expected{{0, 0, 0ms}, {1, 0, 2ms}, {0, 1, 10ms},
-                                       {1, 1, 17ms}, {0, 2, 20ms}};
+  const std::vector<Released> expected{
+      {0, 0, 0ms}, {1, 0, 2ms}, {0, 1, 10ms}, {1, 1, 17ms}, {0, 2, 20ms}};
   CHECK(drain(cursor) == expected);
   // Releases end with the run (the next ones, at 30 ms and 32 ms, are not before its end).
   CHECK(cursor.released(0) == 3);
@@ -73,10 +82,9 @@ TEST_CASE("the release cursor walks a release table in its order, cycle after cy
   // Both rows open at 1 ms in each 10 ms: the table puts row 1 first, which row order would not.
   const std::array rows{row(0ms, 10ms, 1ms), row(0ms, 5ms, 1ms)};
   const std::array<const kairos::SpmEntry*, 2> pointers{&rows[0], &rows[1]};
-  const std::array<kairos::ReleaseEntry, 3> table{
-      {{1ms, 1}, {1ms, 0}, {6ms, 1}}};
+  const std::array<kairos::ReleaseEntry, 3> table{{{1ms, 1}, {1ms, 0}, {6ms, 1}}};
   ReleaseCursor cursor(pointers, table, 10ms, kEpoch, kEpoch + 20ms);
-  const std::vector<Released> expected{{1, 0, 0ms}, {0, 0, 0ms},  {1, 1, 5ms},
+  const std::vector<Released> expected{{1, 0, 0ms},  {0, 0, 0ms},  {1, 1, 5ms},
                                        {1, 2, 10ms}, {0, 1, 10ms}, {1, 3, 15ms}};
   CHECK(drain(cursor) == expected);
 }
