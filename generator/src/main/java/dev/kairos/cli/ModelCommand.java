@@ -5,11 +5,9 @@ import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
 import dev.kairos.dsl.validation.IssueCodes;
+import dev.kairos.generator.lowering.LoweredChecks;
 import dev.kairos.generator.lowering.ModelLowering;
-import dev.kairos.generator.lowering.PlatformFiles;
-import dev.kairos.ir.Platform;
 import dev.kairos.ir.SystemModel;
-import dev.kairos.timing.MessageCapacity;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -211,34 +209,22 @@ abstract class ModelCommand implements Callable<Integer> {
   }
 
   /**
-   * The errors validation cannot see, because they need the lowered model: messages larger than the
-   * ORB carries, platform files that cannot be read. The IR knows lines, not columns: they point at
-   * column 1.
+   * The errors validation cannot see, because they need the lowered model ({@link LoweredChecks}:
+   * messages larger than the ORB carries, on their operation's line; platform files that cannot be
+   * read, at their clause), the same list the language server reports.
    */
   static List<Diagnostic> loweredErrors(SystemModel system) {
-    final List<Diagnostic> errors = new java.util.ArrayList<>();
-    for (MessageCapacity.Oversized o : MessageCapacity.check(system)) {
-      errors.add(
-          new Diagnostic(
-              o.source().file(),
-              o.source().line(),
-              1,
-              Diagnostic.Severity.ERROR,
-              o.text(),
-              MessageCapacity.MESSAGE_TOO_LARGE));
-    }
-    for (Platform.PlatformFile file : PlatformFiles.problems(system)) {
-      errors.add(
-          new Diagnostic(
-              file.source().file(),
-              file.source().line(),
-              file.source().column(),
-              Diagnostic.Severity.ERROR,
-              PlatformFiles.message(file),
-              PlatformFiles.PLATFORM_FILE));
-    }
-    errors.sort(Diagnostic.ORDER);
-    return List.copyOf(errors);
+    return LoweredChecks.of(system).stream()
+        .map(
+            p ->
+                new Diagnostic(
+                    p.where().file(),
+                    p.where().line(),
+                    p.where().column(),
+                    Diagnostic.Severity.ERROR,
+                    p.message(),
+                    p.code()))
+        .toList();
   }
 
   /** Prints errors of the lowered model as validation's are printed; true if there are none. */

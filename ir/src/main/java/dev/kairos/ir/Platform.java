@@ -104,6 +104,11 @@ public final class Platform {
       this(instance, tmo, UNPLACED, source);
     }
 
+    /** The same deployment of another class (the same class with changed methods). */
+    public Deployment withTmo(TmoClass replaced) {
+      return new Deployment(instance, replaced, core, source);
+    }
+
     public boolean pinned() {
       return core >= 0;
     }
@@ -147,5 +152,10 @@ public final class Platform {
       Hardware hardware,
       String endpoint,
       List<Deployment> deployments,
-      SourceRef source) {}
+      SourceRef source) {
+    /** The same node with other deployments (a core's share of them, or changed classes). */
+    public Node withDeployments(List<Deployment> replaced) {
+      return new Node(name, os, strategy, hardware, endpoint, List.copyOf(replaced), source);
+    }
+  }
 }

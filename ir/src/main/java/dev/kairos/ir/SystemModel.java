@@ -34,22 +34,10 @@ public record SystemModel(
         nodes.stream()
             .map(
                 node ->
-                    new Node(
-                        node.name(),
-                        node.os(),
-                        node.strategy(),
-                        node.hardware(),
-                        node.endpoint(),
+                    node.withDeployments(
                         node.deployments().stream()
-                            .map(
-                                d ->
-                                    new Platform.Deployment(
-                                        d.instance(),
-                                        replaced.computeIfAbsent(d.tmo(), replace),
-                                        d.core(),
-                                        d.source()))
-                            .toList(),
-                        node.source()))
+                            .map(d -> d.withTmo(replaced.computeIfAbsent(d.tmo(), replace)))
+                            .toList()))
             .toList();
     return new SystemModel(
         modelName,
@@ -70,5 +58,28 @@ public record SystemModel(
     return systems.stream()
         .filter(system -> system.clockSync() != null && system.nodes().contains(node))
         .findFirst();
+  }
+
+  /** Where a gate's call goes: the node, the deployed instance and its service method. */
+  public record Callee(Node node, Platform.Deployment deployment, Tmos.Svm svm) {}
+
+  /**
+   * The service method {@code gate} calls, where it is deployed: a gate names a TMO class and one
+   * of its service methods, and validation lets a called class be deployed once. Empty when nothing
+   * deployed serves it (validation reports that gate). Every part that follows a gate, the
+   * analyses, the emitters and the diagrams, resolves it here.
+   */
+  public Optional<Callee> callee(Tmos.Gate gate) {
+    for (Node node : nodes) {
+      for (Platform.Deployment deployment : node.deployments()) {
+        if (deployment.tmo().qualifiedName().equals(gate.calleeTmo())) {
+          final Optional<Tmos.Svm> svm = deployment.tmo().svm(gate.calleeMethod());
+          if (svm.isPresent()) {
+            return Optional.of(new Callee(node, deployment, svm.get()));
+          }
+        }
+      }
+    }
+    return Optional.empty();
   }
 }

@@ -167,6 +167,15 @@ public final class Tmos {
 
     /** The same method with another deadline (finish-by t + deadlineNs). */
     public Spm withDeadline(long deadline) {
+      return with(deadline, wcetNs);
+    }
+
+    /** The same method with another WCET (calibration with measured figures). */
+    public Spm withWcet(long wcet) {
+      return with(deadlineNs, wcet);
+    }
+
+    private Spm with(long deadline, long wcet) {
       return new Spm(
           name,
           firstReleaseNs,
@@ -175,25 +184,6 @@ public final class Tmos {
           windowOpenNs,
           windowCloseNs,
           deadline,
-          wcetNs,
-          criticality,
-          importance,
-          uses,
-          calls,
-          channelUses,
-          source);
-    }
-
-    /** The same method with another WCET (calibration with measured figures). */
-    public Spm withWcet(long wcet) {
-      return new Spm(
-          name,
-          firstReleaseNs,
-          lastReleaseNs,
-          periodNs,
-          windowOpenNs,
-          windowCloseNs,
-          deadlineNs,
           wcet,
           criticality,
           importance,
@@ -288,25 +278,18 @@ public final class Tmos {
 
     /** The same method with another guaranteed completion time. */
     public Svm withGct(long gct) {
-      return new Svm(
-          name,
-          gct,
-          wcetNs,
-          criticality,
-          importance,
-          minInterArrivalNs,
-          uses,
-          calls,
-          channelUses,
-          signature,
-          source);
+      return with(gct, wcetNs);
     }
 
     /** The same method with another WCET (calibration with measured figures). */
     public Svm withWcet(long wcet) {
+      return with(gctNs, wcet);
+    }
+
+    private Svm with(long gct, long wcet) {
       return new Svm(
           name,
-          gctNs,
+          gct,
           wcet,
           criticality,
           importance,
@@ -391,6 +374,20 @@ public final class Tmos {
     /** The name gates call this class by: its package, then its name (`avionics.SensorTMO`). */
     public String qualifiedName() {
       return namespace.isEmpty() ? name : String.join(".", namespace) + "." + name;
+    }
+
+    /** The same class with other spontaneous and service methods. */
+    public TmoClass withMethods(List<Spm> replacedSpms, List<Svm> replacedSvms) {
+      return new TmoClass(
+          namespace,
+          name,
+          interfaces,
+          segments,
+          List.copyOf(replacedSpms),
+          List.copyOf(replacedSvms),
+          gates,
+          channels,
+          source);
     }
 
     /** Its SpMs, then its SvMs, in the order the model declares them. */

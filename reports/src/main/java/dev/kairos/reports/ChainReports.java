@@ -44,7 +44,7 @@ final class ChainReports {
                 Locale.ROOT,
                 row,
                 hop.kind().name().toLowerCase(Locale.ROOT),
-                hop.what(),
+                what(hop),
                 hop.where(),
                 Figures.duration(hop.earliestNs()),
                 hop.latestNs() >= 0 ? Figures.duration(hop.latestNs()) : "unbounded",
@@ -129,7 +129,7 @@ final class ChainReports {
       for (ChainReport.Hop hop : chain.hops()) {
         final JsonObject h = new JsonObject();
         h.addProperty("kind", hop.kind().name().toLowerCase(Locale.ROOT));
-        h.addProperty("what", hop.what());
+        h.addProperty("what", what(hop));
         h.addProperty("where", hop.where());
         h.addProperty("earliest_ns", hop.earliestNs());
         h.addProperty("latest_ns", hop.latestNs());
@@ -263,7 +263,7 @@ final class ChainReports {
         out.append("<tr><td>")
             .append(hop.kind().name().toLowerCase(Locale.ROOT))
             .append("</td><td>")
-            .append(HtmlReport.esc(hop.what()))
+            .append(HtmlReport.esc(what(hop)))
             .append("</td><td>")
             .append(HtmlReport.esc(hop.where()))
             .append("</td><td class=\"num\">")
@@ -300,5 +300,30 @@ final class ChainReports {
           .replace(">", "&gt;")
           .replace("\"", "&quot;");
     }
+  }
+
+  /** A hop in words, as the check reports, the page and the editor say it. */
+  static String what(ChainReport.Hop hop) {
+    final ChainReport.Subject subject = hop.subject();
+    final String method = subject.method();
+    final String element = subject.element();
+    return switch (hop.kind()) {
+      case RELEASE -> method + " released";
+      case SEND -> method + " calls " + element;
+      case NETWORK ->
+          switch (subject.message()) {
+            case REQUEST -> "request " + subject.instance() + "." + element;
+            case REPLY -> "reply " + subject.instance() + "." + element;
+            case SAMPLE, NONE -> "sample " + element;
+          };
+      case SERVE -> method + " completes";
+      case RESUME ->
+          subject.oneway()
+              ? method + " completes, its oneway call " + element + " served"
+              : method + " has its reply and completes";
+      case PUBLISH -> method + " publishes " + element + ", sent";
+      case DELIVER -> "delivered to " + subject.instance() + "'s history";
+      case READ -> method + " reads " + element + " and completes";
+    };
   }
 }

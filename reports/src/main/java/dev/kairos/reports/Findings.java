@@ -2,9 +2,13 @@ package dev.kairos.reports;
 
 import dev.kairos.ir.Durations;
 import dev.kairos.timing.Finding;
+import dev.kairos.timing.MessageCapacity;
 
-/** The analysis' findings in words, for every report that shows them. */
-final class Findings {
+/**
+ * The analysis' findings, and the lowered model's problems, in words: for every report that shows
+ * them.
+ */
+public final class Findings {
   private Findings() {}
 
   static String text(Finding finding) {
@@ -52,5 +56,23 @@ final class Findings {
         + " by "
         + Durations.format(delay.delayNs())
         + ")";
+  }
+
+  /** What `kairos` says of a message the ORB cannot carry, on its operation. */
+  public static String text(MessageCapacity.Oversized oversized) {
+    return "the "
+        + oversized.message()
+        + " of "
+        + oversized.iface().name()
+        + "."
+        + oversized.operation().name()
+        + " may take "
+        + (oversized.maxBytes() == Long.MAX_VALUE
+            ? "more than 2^63 - 1"
+            : Long.toString(oversized.maxBytes()))
+        + " bytes, more than the "
+        + oversized.capacityBytes()
+        + " bytes of message body the runtime's ORB carries (body in"
+        + " runtime-cpp/capacities.properties); lower the bounds of its strings and sequences";
   }
 }

@@ -233,7 +233,7 @@ public final class Verdicts {
           chain.hops().stream().filter(h -> h.latestNs() < 0).findFirst().orElseThrow();
       reasons.add(
           "the hop \""
-              + hop.what()
+              + ChainReports.what(hop)
               + "\" ("
               + hop.where()
               + ") has no bound, so neither has the jitter it passes on");

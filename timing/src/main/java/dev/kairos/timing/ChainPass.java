@@ -10,6 +10,7 @@ import dev.kairos.ir.Tmos.Criticality;
 import dev.kairos.ir.Tmos.Gate;
 import dev.kairos.ir.Tmos.Spm;
 import dev.kairos.ir.wire.Frames;
+import dev.kairos.timing.ChainReport.Subject;
 import dev.kairos.timing.ChainTopology.Call;
 import dev.kairos.timing.ChainTopology.Method;
 import dev.kairos.timing.ChainTopology.Publish;
@@ -201,7 +202,7 @@ final class ChainPass {
     final Deque<Window> activations = new ArrayDeque<>();
     final Deque<Long> sentLatest = new ArrayDeque<>();
     Window current = new Window(0, 0);
-    hops.add(hop(ChainReport.HopKind.RELEASE, source.name() + " released", source, current, 0, 0));
+    hops.add(hop(ChainReport.HopKind.RELEASE, Subject.of(source.name()), source, current, 0, 0));
     Window completed = null;
     for (Step step : path.subList(1, path.size())) {
       if (step instanceof Call call) {
@@ -216,7 +217,7 @@ final class ChainPass {
         hops.add(
             hop(
                 ChainReport.HopKind.SEND,
-                call.caller().name() + " calls " + call.gate().name(),
+                Subject.of(call.caller().name(), call.gate().name()),
                 call.caller(),
                 sent,
                 0,
@@ -224,7 +225,10 @@ final class ChainPass {
         final Window arrived =
             network(
                 hops,
-                "request " + call.caller().deployment().instance() + "." + call.gate().name(),
+                Subject.carrying(
+                    ChainReport.Message.REQUEST,
+                    call.gate().name(),
+                    call.caller().deployment().instance()),
                 requestKey(call.caller(), call.gate()),
                 call.caller(),
                 call.callee(),
@@ -243,7 +247,7 @@ final class ChainPass {
           hops.add(
               hop(
                   ChainReport.HopKind.SERVE,
-                  back.callee().name() + " completes",
+                  Subject.of(back.callee().name()),
                   back.callee(),
                   done,
                   0,
@@ -256,7 +260,10 @@ final class ChainPass {
                 ? done
                 : network(
                     hops,
-                    "reply " + back.caller().deployment().instance() + "." + back.gate().name(),
+                    Subject.carrying(
+                        ChainReport.Message.REPLY,
+                        back.gate().name(),
+                        back.caller().deployment().instance()),
                     replyKey(back.caller(), back.gate()),
                     back.callee(),
                     back.caller(),
@@ -284,10 +291,8 @@ final class ChainPass {
         hops.add(
             hop(
                 ChainReport.HopKind.RESUME,
-                back.caller().name()
-                    + (oneway
-                        ? " completes, its oneway call " + back.gate().name() + " served"
-                        : " has its reply and completes"),
+                new Subject(
+                    back.caller().name(), back.gate().name(), "", ChainReport.Message.NONE, oneway),
                 back.caller(),
                 completed,
                 0,
@@ -305,7 +310,7 @@ final class ChainPass {
         hops.add(
             hop(
                 ChainReport.HopKind.PUBLISH,
-                publish.publisher().name() + " publishes " + publish.channel().name() + ", sent",
+                Subject.of(publish.publisher().name(), publish.channel().name()),
                 publish.publisher(),
                 published,
                 0,
@@ -313,7 +318,10 @@ final class ChainPass {
         final Window arrived =
             network(
                 hops,
-                "sample " + publish.channel().name(),
+                Subject.carrying(
+                    ChainReport.Message.SAMPLE,
+                    publish.channel().name(),
+                    publish.reader().deployment().instance()),
                 sampleKey(publish),
                 publish.publisher(),
                 publish.reader(),
@@ -325,7 +333,10 @@ final class ChainPass {
         hops.add(
             hop(
                 ChainReport.HopKind.DELIVER,
-                "delivered to " + publish.reader().deployment().instance() + "'s history",
+                Subject.carrying(
+                    ChainReport.Message.NONE,
+                    publish.channel().name(),
+                    publish.reader().deployment().instance()),
                 publish.reader(),
                 delivered,
                 0,
@@ -334,7 +345,7 @@ final class ChainPass {
         hops.add(
             hop(
                 ChainReport.HopKind.READ,
-                publish.reader().name() + " reads " + publish.channel().name() + " and completes",
+                Subject.of(publish.reader().name(), publish.channel().name()),
                 publish.reader(),
                 completed,
                 0,
@@ -359,14 +370,14 @@ final class ChainPass {
 
   private ChainReport.Hop hop(
       ChainReport.HopKind kind,
-      String what,
+      Subject subject,
       Method where,
       Window window,
       long transmission,
       long queueing) {
     return new ChainReport.Hop(
         kind,
-        what,
+        subject,
         where.node().name(),
         window.earliest(),
         window.latest(),
@@ -502,7 +513,7 @@ final class ChainPass {
    * iteration.
    */
   private Window network(
-      List<ChainReport.Hop> hops, String what, String key, Method from, Method to, Window sent) {
+      List<ChainReport.Hop> hops, Subject what, String key, Method from, Method to, Window sent) {
     if (from.node().name().equals(to.node().name())) {
       return sent;
     }

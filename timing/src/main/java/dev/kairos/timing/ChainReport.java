@@ -48,10 +48,45 @@ public record ChainReport(
     READ
   }
 
+  /** Which message a network hop carries. */
+  public enum Message {
+    /** Not a network hop. */
+    NONE,
+    /** A call's request, from its caller to the service method. */
+    REQUEST,
+    /** A call's reply, back to its caller. */
+    REPLY,
+    /** A channel's sample, from its publisher to a reader's node. */
+    SAMPLE
+  }
+
+  /**
+   * What a hop is about, as names, for a report to put in words: the method that acts ({@code
+   * instance.method}; empty for a network or deliver hop), the gate or channel, the instance at the
+   * end it concerns (a call's caller, a sample's reader; empty where none), the message a network
+   * hop carries, and whether a resumed caller's call was a oneway.
+   */
+  public record Subject(
+      String method, String element, String instance, Message message, boolean oneway) {
+    public static Subject of(String method) {
+      return new Subject(method, "", "", Message.NONE, false);
+    }
+
+    public static Subject of(String method, String element) {
+      return new Subject(method, element, "", Message.NONE, false);
+    }
+
+    /** A hop no method takes: a message on a network, or a sample handed to a reader. */
+    public static Subject carrying(Message message, String element, String instance) {
+      return new Subject("", element, instance, message, false);
+    }
+  }
+
   /**
    * One hop: the earliest and latest time it ends, from the chain's release; their difference is
    * the jitter it passes on to the next hop.
    *
+   * @param subject what it is about (a report words it)
    * @param where the node of a method, or the network of a message
    * @param transmissionNs for a network hop: the time the message's largest frame takes onto the
    *     link at its bandwidth (0 without one)
@@ -60,7 +95,7 @@ public record ChainReport(
    */
   public record Hop(
       HopKind kind,
-      String what,
+      Subject subject,
       String where,
       long earliestNs,
       long latestNs,

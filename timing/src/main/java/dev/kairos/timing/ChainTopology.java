@@ -23,7 +23,6 @@ import dev.kairos.ir.wire.OperationMessages;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,7 +80,10 @@ final class ChainTopology {
   final MaxEncodedSize sizes;
   final LeastEncodedSize leastSizes;
   final OperationMessages messages;
-  private final Map<String, Method> svmsByClass = new HashMap<>();
+
+  /** The service method each gate calls, as SystemModel.callee resolves it (by identity). */
+  private final Map<Gate, Method> calleeOf = new java.util.IdentityHashMap<>();
+
   private final List<Method> spms = new ArrayList<>();
   private final Map<String, List<Method>> readers = new LinkedHashMap<>();
   private int visits;
@@ -105,11 +107,19 @@ final class ChainTopology {
             }
           }
         }
-        for (Svm svm : deployment.tmo().svms()) {
-          svmsByClass.putIfAbsent(
-              deployment.tmo().qualifiedName() + "." + svm.name(),
-              new Method(node, deployment, Optional.empty(), Optional.of(svm)));
-        }
+      }
+    }
+    for (Deployment deployment :
+        system.nodes().stream().flatMap(n -> n.deployments().stream()).toList()) {
+      for (Gate gate : deployment.tmo().gates()) {
+        system
+            .callee(gate)
+            .ifPresent(
+                c ->
+                    calleeOf.put(
+                        gate,
+                        new Method(
+                            c.node(), c.deployment(), Optional.empty(), Optional.of(c.svm()))));
       }
     }
   }
@@ -149,7 +159,7 @@ final class ChainTopology {
       if (!method.calls().contains(gate.name())) {
         continue;
       }
-      final Method callee = svmsByClass.get(gate.calleeTmo() + "." + gate.calleeMethod());
+      final Method callee = calleeOf.get(gate);
       // A callee already on the path would wait for itself; depth keeps the walk finite.
       if (callee == null || onPath.contains(callee.name()) || callers.size() >= MAX_DEPTH) {
         continue;

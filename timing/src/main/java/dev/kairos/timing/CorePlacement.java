@@ -146,13 +146,6 @@ public final class CorePlacement {
   }
 
   private static Node subNode(Node node, List<Deployment> deployments) {
-    return new Node(
-        node.name(),
-        node.os(),
-        node.strategy(),
-        node.hardware(),
-        node.endpoint(),
-        List.copyOf(deployments),
-        node.source());
+    return node.withDeployments(deployments);
   }
 }

@@ -74,55 +74,52 @@ public final class EndToEndAnalysis {
       Node callerNode,
       Deployment caller,
       Gate gate) {
-    for (NodeReport calleeReport : nodes) {
-      for (Deployment callee : calleeReport.node().deployments()) {
-        if (!callee.tmo().qualifiedName().equals(gate.calleeTmo())) {
-          continue;
-        }
-        final Svm svm = callee.tmo().svm(gate.calleeMethod()).orElse(null);
-        if (svm == null) {
-          continue;
-        }
-        final Optional<Network> link = linkBetween(system, callerNode, calleeReport.node());
-        final long network = networkNs(callerNode, calleeReport.node(), link);
-        // A service method of no interface operation is called two-way with empty bodies.
-        final Optional<Operation> operation = svm.signature();
-        final long requestBytes = operation.map(messages::requestBytes).orElse(0L);
-        final boolean answered = operation.map(o -> !o.oneway()).orElse(true);
-        final long answerBytes =
-            answered ? operation.map(messages::answerBytes).orElse(0L) : NO_ANSWER;
-        final long bitsPerSecond = link.map(Network::bitsPerSecond).orElse(Network.UNLIMITED);
-        final long serialisation =
-            saturatedSum(
-                Frames.serialisationNs(requestBytes, bitsPerSecond),
-                answered ? Frames.serialisationNs(answerBytes, bitsPerSecond) : 0);
-        final long response =
-            calleeReport.tasks().stream()
-                .filter(
-                    t -> t.instance().equals(callee.instance()) && t.method().equals(svm.name()))
-                .mapToLong(TaskReport::responseTimeNs)
-                .findFirst()
-                .orElse(-1);
-        final boolean meets =
-            network >= 0
-                && response >= 0
-                && response <= svm.gctNs()
-                && gate.deadlineNs()
-                    >= saturatedSum(saturatedSum(network, serialisation), svm.gctNs());
-        return new GateReport(
-            caller.instance(),
-            gate.name(),
-            callee.instance() + "." + svm.name(),
-            gate.deadlineNs(),
-            network,
-            serialisation,
-            requestBytes,
-            answerBytes,
-            svm.gctNs(),
-            response,
-            meets,
-            gate.source());
-      }
+    final Optional<SystemModel.Callee> resolved = system.callee(gate);
+    final Optional<NodeReport> served =
+        resolved.flatMap(
+            c -> nodes.stream().filter(r -> r.node().name().equals(c.node().name())).findFirst());
+    if (resolved.isPresent() && served.isPresent()) {
+      final NodeReport calleeReport = served.get();
+      final Deployment callee = resolved.get().deployment();
+      final Svm svm = resolved.get().svm();
+      final Optional<Network> link = linkBetween(system, callerNode, calleeReport.node());
+      final long network = networkNs(callerNode, calleeReport.node(), link);
+      // A service method of no interface operation is called two-way with empty bodies.
+      final Optional<Operation> operation = svm.signature();
+      final long requestBytes = operation.map(messages::requestBytes).orElse(0L);
+      final boolean answered = operation.map(o -> !o.oneway()).orElse(true);
+      final long answerBytes =
+          answered ? operation.map(messages::answerBytes).orElse(0L) : NO_ANSWER;
+      final long bitsPerSecond = link.map(Network::bitsPerSecond).orElse(Network.UNLIMITED);
+      final long serialisation =
+          saturatedSum(
+              Frames.serialisationNs(requestBytes, bitsPerSecond),
+              answered ? Frames.serialisationNs(answerBytes, bitsPerSecond) : 0);
+      final long response =
+          calleeReport.tasks().stream()
+              .filter(t -> t.instance().equals(callee.instance()) && t.method().equals(svm.name()))
+              .mapToLong(TaskReport::responseTimeNs)
+              .findFirst()
+              .orElse(-1);
+      final boolean meets =
+          network >= 0
+              && response >= 0
+              && response <= svm.gctNs()
+              && gate.deadlineNs()
+                  >= saturatedSum(saturatedSum(network, serialisation), svm.gctNs());
+      return new GateReport(
+          caller.instance(),
+          gate.name(),
+          callee.instance() + "." + svm.name(),
+          gate.deadlineNs(),
+          network,
+          serialisation,
+          requestBytes,
+          answerBytes,
+          svm.gctNs(),
+          response,
+          meets,
+          gate.source());
     }
     // Validation rejects gates to undeployed callees; a report still says so.
     return new GateReport(

@@ -35,22 +35,6 @@ public final class MessageCapacity {
     public SourceRef source() {
       return operation.source();
     }
-
-    /** What `kairos` says of it, on the operation. */
-    public String text() {
-      return "the "
-          + message
-          + " of "
-          + iface.name()
-          + "."
-          + operation.name()
-          + " may take "
-          + (maxBytes == Long.MAX_VALUE ? "more than 2^63 - 1" : Long.toString(maxBytes))
-          + " bytes, more than the "
-          + capacityBytes
-          + " bytes of message body the runtime's ORB carries (body in"
-          + " runtime-cpp/capacities.properties); lower the bounds of its strings and sequences";
-    }
   }
 
   /** Every message of every operation of the model that exceeds the ORB's body capacity. */

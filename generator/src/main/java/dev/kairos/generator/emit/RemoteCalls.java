@@ -100,37 +100,38 @@ final class RemoteCalls {
       NodeReport callerReport,
       Deployment caller,
       Gate gate) {
-    for (NodeReport calleeReport : analysis.nodes()) {
-      final Node calleeNode = calleeReport.node();
-      for (Deployment callee : calleeNode.deployments()) {
-        if (!callee.tmo().qualifiedName().equals(gate.calleeTmo())) {
-          continue;
-        }
-        final Optional<Svm> svm = callee.tmo().svm(gate.calleeMethod());
-        if (svm.isEmpty()) {
-          return Optional.empty();
-        }
-        final int band = taskOf(calleeReport, callee.instance(), svm.get().name()).band();
-        final Optional<GateReport> report =
-            analysis.gates().stream()
-                .filter(g -> g.caller().equals(caller.instance()) && g.gate().equals(gate.name()))
-                .findFirst();
-        return Optional.of(
-            new ResolvedGate(
-                caller,
-                gate,
-                calleeNode,
-                callee,
-                svm.get(),
-                objectOf(calleeNode, callee),
-                operationOf(callee.tmo(), svm.get()),
-                band,
-                lanesOf(callerReport, caller),
-                report,
-                report.map(analysis::roundTripBound).orElse(-1L)));
-      }
+    final Optional<SystemModel.Callee> resolved = system.callee(gate);
+    if (resolved.isEmpty()) {
+      return Optional.empty();
     }
-    return Optional.empty();
+    final Deployment callee = resolved.get().deployment();
+    final Svm svm = resolved.get().svm();
+    final Optional<NodeReport> served =
+        analysis.nodes().stream()
+            .filter(r -> r.node().name().equals(resolved.get().node().name()))
+            .findFirst();
+    if (served.isEmpty()) {
+      return Optional.empty();
+    }
+    final Node calleeNode = served.get().node();
+    final int band = taskOf(served.get(), callee.instance(), svm.name()).band();
+    final Optional<GateReport> report =
+        analysis.gates().stream()
+            .filter(g -> g.caller().equals(caller.instance()) && g.gate().equals(gate.name()))
+            .findFirst();
+    return Optional.of(
+        new ResolvedGate(
+            caller,
+            gate,
+            calleeNode,
+            callee,
+            svm,
+            objectOf(calleeNode, callee),
+            operationOf(callee.tmo(), svm),
+            band,
+            lanesOf(callerReport, caller),
+            report,
+            report.map(analysis::roundTripBound).orElse(-1L)));
   }
 
   /**

@@ -66,32 +66,11 @@ final class WhatIf {
         found |= relaxed;
         svms.add(relaxed ? svm.withGct(svm.minInterArrivalNs()) : svm);
       }
-      deployments.add(
-          new Deployment(
-              deployment.instance(),
-              new TmoClass(
-                  tmo.namespace(),
-                  tmo.name(),
-                  tmo.interfaces(),
-                  tmo.segments(),
-                  spms,
-                  svms,
-                  tmo.gates(),
-                  tmo.channels(),
-                  tmo.source()),
-              deployment.core(),
-              deployment.source()));
+      deployments.add(deployment.withTmo(tmo.withMethods(spms, svms)));
     }
     if (!found) {
       return null;
     }
-    return new Node(
-        node.name(),
-        node.os(),
-        node.strategy(),
-        node.hardware(),
-        node.endpoint(),
-        deployments,
-        node.source());
+    return node.withDeployments(deployments);
   }
 }

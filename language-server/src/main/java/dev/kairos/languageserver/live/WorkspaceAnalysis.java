@@ -3,8 +3,8 @@ package dev.kairos.languageserver.live;
 import com.google.gson.JsonObject;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.validation.IssueCodes;
+import dev.kairos.generator.lowering.LoweredChecks;
 import dev.kairos.generator.lowering.ModelLowering;
-import dev.kairos.generator.lowering.PlatformFiles;
 import dev.kairos.generator.verdicts.LocatedVerdicts;
 import dev.kairos.generator.verdicts.ModelElements;
 import dev.kairos.ir.Platform;
@@ -14,7 +14,6 @@ import dev.kairos.reports.HtmlReport;
 import dev.kairos.reports.diagram.ArchitectureDiagrams;
 import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.HolisticAnalysis;
-import dev.kairos.timing.MessageCapacity;
 import dev.kairos.timing.NodeReport;
 import dev.kairos.timing.SchedulingAnalysis;
 import dev.kairos.timing.TaskReport;
@@ -152,12 +151,11 @@ public final class WorkspaceAnalysis {
             .lower(systemName(base), models);
 
     laps.lap("lower_ms");
-    final List<MessageCapacity.Oversized> oversized = MessageCapacity.check(system);
-    final List<Platform.PlatformFile> unreadable = PlatformFiles.problems(system);
-    if (!oversized.isEmpty() || !unreadable.isEmpty()) {
+    // The checks of the lowered model `kairos` makes, the same list: nothing is analysed past one.
+    final List<LoweredChecks.Problem> lowered = LoweredChecks.of(system);
+    if (!lowered.isEmpty()) {
       previous.remove(base);
-      return Optional.of(
-          loweredErrors(base, versions, oversized, unreadable, models, title(files, portable)));
+      return Optional.of(loweredErrors(base, versions, lowered, models, title(files, portable)));
     }
     final Map<Platform.Node, NodeReport> before = previous.getOrDefault(base, Map.of());
     final Map<Platform.Node, NodeReport> reused = new HashMap<>();
@@ -196,44 +194,23 @@ public final class WorkspaceAnalysis {
   private AnalysisSnapshot loweredErrors(
       URI base,
       JsonObject versions,
-      List<MessageCapacity.Oversized> oversized,
-      List<Platform.PlatformFile> unreadable,
+      List<LoweredChecks.Problem> lowered,
       List<Model> models,
       String title) {
     final ModelElements elements = new ModelElements(models);
     final List<CheckReports.Problem> problems = new ArrayList<>();
     final Map<URI, List<SchedulabilityDiagnostic>> diagnostics = new HashMap<>();
-    for (MessageCapacity.Oversized message : oversized) {
+    for (LoweredChecks.Problem problem : lowered) {
       problems.add(
           new CheckReports.Problem(
-              message.source().file(), message.source().line(), 1, message.text()));
-      elements
-          .operation(
-              message.iface().namespace(), message.iface().name(), message.operation().name())
-          .flatMap(
-              element ->
-                  LocatedVerdicts.at(
-                      element,
-                      MessageCapacity.MESSAGE_TOO_LARGE,
-                      Severity.ERROR,
-                      message.text(),
-                      List.of(
-                          Long.toString(message.maxBytes()),
-                          Long.toString(message.capacityBytes()))))
-          .ifPresent(found -> add(diagnostics, found));
-    }
-    for (Platform.PlatformFile file : unreadable) {
-      final String text = PlatformFiles.message(file);
-      problems.add(new CheckReports.Problem(file.source().file(), file.source().line(), 1, text));
-      for (Model model : models) {
-        for (EObject element : model.getElements()) {
-          if (element instanceof dev.kairos.dsl.kairos.Hardware hardware
-              && file.path().equals(hardware.getPlatform())) {
-            LocatedVerdicts.at(
-                    hardware, PlatformFiles.PLATFORM_FILE, Severity.ERROR, text, List.of())
-                .ifPresent(found -> add(diagnostics, found));
-          }
-        }
+              problem.where().file(),
+              problem.where().line(),
+              problem.where().column(),
+              problem.message()));
+      for (EObject element : elementsOf(problem.element(), elements, models)) {
+        LocatedVerdicts.at(
+                element, problem.code(), Severity.ERROR, problem.message(), problem.data())
+            .ifPresent(found -> add(diagnostics, found));
       }
     }
     diagnostics.values().forEach(list -> list.sort(Comparator.comparingInt(d -> d.offset())));
@@ -246,6 +223,29 @@ public final class WorkspaceAnalysis {
         problems,
         title,
         diagnostics);
+  }
+
+  /** The model elements a problem of the lowered model concerns, to put it on. */
+  private static List<EObject> elementsOf(
+      LoweredChecks.Element element, ModelElements elements, List<Model> models) {
+    if (element instanceof LoweredChecks.OperationElement operation) {
+      return elements
+          .operation(operation.namespace(), operation.iface(), operation.operation())
+          .<EObject>map(found -> found)
+          .stream()
+          .toList();
+    }
+    final String path = ((LoweredChecks.PlatformElement) element).path();
+    final List<EObject> found = new ArrayList<>();
+    for (Model model : models) {
+      for (EObject candidate : model.getElements()) {
+        if (candidate instanceof dev.kairos.dsl.kairos.Hardware hardware
+            && path.equals(hardware.getPlatform())) {
+          found.add(hardware);
+        }
+      }
+    }
+    return found;
   }
 
   /** A run that failed inside the analysis: the report says so instead of showing figures. */

@@ -345,20 +345,13 @@ public final class Calibration {
   }
 
   private static TmoClass withWcets(TmoClass tmo, Map<String, Long> calibrated) {
-    return new TmoClass(
-        tmo.namespace(),
-        tmo.name(),
-        tmo.interfaces(),
-        tmo.segments(),
+    return tmo.withMethods(
         tmo.spms().stream()
             .map(s -> s.withWcet(calibrated.getOrDefault(key(tmo, s.name()), s.wcetNs())))
             .toList(),
         tmo.svms().stream()
             .map(s -> s.withWcet(calibrated.getOrDefault(key(tmo, s.name()), s.wcetNs())))
-            .toList(),
-        tmo.gates(),
-        tmo.channels(),
-        tmo.source());
+            .toList());
   }
 
   private static long declaredWcet(TmoClass tmo, String method) {

@@ -53,21 +53,13 @@ public final class ArchitectureModel {
       report.gates().forEach(g -> gateReports.put(g.caller() + "." + g.gate(), g));
     }
 
-    // Where each deployed TMO class runs, for the gates that call it (a class is deployed once).
-    final Map<String, Placed> byClass = new HashMap<>();
-    for (Node node : system.nodes()) {
-      for (Deployment deployment : node.deployments()) {
-        byClass.putIfAbsent(deployment.tmo().qualifiedName(), new Placed(node, deployment));
-      }
-    }
-
     final List<Link> gates = new ArrayList<>();
     final Map<String, List<String>> calledServices = new HashMap<>();
     for (Node node : system.nodes()) {
       for (Deployment caller : node.deployments()) {
         for (Gate gate : caller.tmo().gates()) {
-          final Placed callee = byClass.get(gate.calleeTmo());
-          if (callee == null || callee.deployment().tmo().svm(gate.calleeMethod()).isEmpty()) {
+          final SystemModel.Callee callee = system.callee(gate).orElse(null);
+          if (callee == null) {
             continue; // validation reports a gate to nothing deployed; there is nothing to draw
           }
           calledServices
@@ -169,8 +161,6 @@ public final class ArchitectureModel {
     links.addAll(networkLinks);
     return new ArchitectureDiagram(List.copyOf(boxes), List.copyOf(links));
   }
-
-  private record Placed(Node node, Deployment deployment) {}
 
   static String nodeId(String node) {
     return "node-" + node;
@@ -336,7 +326,7 @@ public final class ArchitectureModel {
   }
 
   private static Link gate(
-      Node node, Deployment caller, Gate gate, Placed callee, GateReport report) {
+      Node node, Deployment caller, Gate gate, SystemModel.Callee callee, GateReport report) {
     final List<String> label = new ArrayList<>();
     label.add(gate.name() + ": deadline " + Durations.format(gate.deadlineNs()));
     final StringBuilder tooltip =
