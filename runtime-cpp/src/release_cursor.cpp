@@ -9,15 +9,14 @@ namespace kairos {
 ReleaseCursor::ReleaseCursor(std::span<const SpmEntry* const> rows,
                              std::span<const ReleaseEntry> table, kal::Duration hyperperiod,
                              kal::TimePoint epoch, kal::TimePoint end) noexcept
-    : row_count_(std::min(rows.size(), kMaxRows)),
+    : rows_(rows.first(std::min(rows.size(), kMaxRows))),
       table_(table),
       hyperperiod_(hyperperiod),
       epoch_(epoch),
       end_(end),
       cycle_start_(epoch) {
-  for (std::size_t row = 0; row < row_count_; ++row) {
-    rows_[row] = rows[row];
-    next_release_[row] = epoch + rows[row]->first_release;
+  for (std::size_t row = 0; row < rows_.size(); ++row) {
+    next_release_[row] = epoch + rows_[row]->first_release;
     active_[row] = still_due(row);
   }
 }
@@ -30,8 +29,12 @@ kal::TimePoint ReleaseCursor::earliest_opening() noexcept {
   if (tabulated()) {
     return seek_table() ? opening(table_[cursor_].spm) : kal::TimePoint::max();
   }
+  return earliest_active_opening();
+}
+
+kal::TimePoint ReleaseCursor::earliest_active_opening() const noexcept {
   kal::TimePoint earliest = kal::TimePoint::max();
-  for (std::size_t row = 0; row < row_count_; ++row) {
+  for (std::size_t row = 0; row < rows_.size(); ++row) {
     if (active_[row]) {
       earliest = std::min(earliest, opening(row));
     }
@@ -47,12 +50,7 @@ bool ReleaseCursor::still_due(std::size_t row) const noexcept {
 }
 
 bool ReleaseCursor::seek_table() noexcept {
-  kal::TimePoint earliest = kal::TimePoint::max();
-  for (std::size_t row = 0; row < row_count_; ++row) {
-    if (active_[row]) {
-      earliest = std::min(earliest, opening(row));
-    }
-  }
+  const kal::TimePoint earliest = earliest_active_opening();
   if (earliest == kal::TimePoint::max()) {
     return false;
   }

@@ -20,7 +20,8 @@ class ReleaseCursor {
 
   /// The rows' releases from `epoch` (a row's first at epoch + its first_release), until `end`
   /// or the row's AAC ends; with a `table` (one `hyperperiod` of start-window openings, checked
-  /// against the rows by Engine::set_release_table) in its order.
+  /// against the rows by Engine::set_release_table) in its order. The rows and the table are
+  /// read where they are: they outlive the cursor.
   ReleaseCursor(std::span<const SpmEntry* const> rows, std::span<const ReleaseEntry> table,
                 kal::Duration hyperperiod, kal::TimePoint epoch, kal::TimePoint end) noexcept;
 
@@ -46,7 +47,7 @@ class ReleaseCursor {
       }
       return;
     }
-    for (std::size_t row = 0; row < row_count_; ++row) {
+    for (std::size_t row = 0; row < rows_.size(); ++row) {
       if (active_[row] && opening(row) <= horizon) {
         release(row, released);
       }
@@ -59,6 +60,8 @@ class ReleaseCursor {
     return next_release_[row] + rows_[row]->window_open;
   }
   bool still_due(std::size_t row) const noexcept;
+  /// The earliest start-window opening of any row with a release left (TimePoint::max(): none).
+  kal::TimePoint earliest_active_opening() const noexcept;
   /// Moves the table cursor to the next release of any active row; false when none is left.
   bool seek_table() noexcept;
   void advance(std::size_t row) noexcept;
@@ -71,8 +74,7 @@ class ReleaseCursor {
     released(row, sequence, release);
   }
 
-  std::array<const SpmEntry*, kMaxRows> rows_{};
-  std::size_t row_count_ = 0;
+  std::span<const SpmEntry* const> rows_;
   std::span<const ReleaseEntry> table_;
   kal::Duration hyperperiod_{};
   kal::TimePoint epoch_{};

@@ -21,7 +21,11 @@ struct Engine::Trigger {
                engine.hyperperiod_, engine.epoch_, engine.end_),
         deadlines(std::span{spm_rows.data(), engine.binding_count_}, cursor),
         gcts(std::span{svm_rows.data(), engine.service_count_}) {}
+  // The cursor and the watchdogs read the rows where they stand, in this object.
+  Trigger(const Trigger&) = delete;
+  Trigger& operator=(const Trigger&) = delete;
 
+  /// The rows' entries, the one copy the cursor and the watchdogs read.
   std::array<const SpmEntry*, kMaxSpms> spm_rows;
   std::array<const SvmEntry*, kMaxSvms> svm_rows;
   ReleaseCursor cursor;

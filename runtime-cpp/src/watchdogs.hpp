@@ -25,10 +25,10 @@ class DeadlineWatchdog {
  public:
   static constexpr std::size_t kMaxRows = capacity::kSpms;
 
+  /// Watches the rows' activations as `cursor` releases them; the rows outlive the watchdog.
   DeadlineWatchdog(std::span<const SpmEntry* const> rows, const ReleaseCursor& cursor) noexcept
-      : row_count_(std::min(rows.size(), kMaxRows)) {
-    for (std::size_t row = 0; row < row_count_; ++row) {
-      rows_[row] = rows[row];
+      : rows_(rows.first(std::min(rows.size(), kMaxRows))) {
+    for (std::size_t row = 0; row < rows_.size(); ++row) {
       oldest_release_[row] = cursor.next_release(row);
     }
   }
@@ -45,7 +45,7 @@ class DeadlineWatchdog {
   /// The earliest deadline still to come of an activation `cursor` released.
   kal::TimePoint next_deadline(const ReleaseCursor& cursor) const noexcept {
     kal::TimePoint next = kal::TimePoint::max();
-    for (std::size_t row = 0; row < row_count_; ++row) {
+    for (std::size_t row = 0; row < rows_.size(); ++row) {
       if (oldest_[row] < cursor.released(row)) {
         next = std::min(next, oldest_release_[row] + rows_[row]->deadline);
       }
@@ -57,7 +57,7 @@ class DeadlineWatchdog {
   /// whose deadline it is, except those dropped at release.
   template <class Due>
   void pass(kal::TimePoint now, const ReleaseCursor& cursor, Due&& due) noexcept {
-    for (std::size_t row = 0; row < row_count_; ++row) {
+    for (std::size_t row = 0; row < rows_.size(); ++row) {
       const SpmEntry& entry = *rows_[row];
       while (oldest_[row] < cursor.released(row) && oldest_release_[row] + entry.deadline <= now) {
         if ((skip_[row] & 1U) == 0) {
@@ -71,8 +71,7 @@ class DeadlineWatchdog {
   }
 
  private:
-  std::array<const SpmEntry*, kMaxRows> rows_{};
-  std::size_t row_count_ = 0;
+  std::span<const SpmEntry* const> rows_;
   /// The oldest activation whose deadline is watched, and its release.
   std::array<std::uint64_t, kMaxRows> oldest_{};
   std::array<kal::TimePoint, kMaxRows> oldest_release_{};
@@ -92,10 +91,9 @@ class GctWatchdog {
     kal::TimePoint arrival{};
   };
 
+  /// Watches requests of the `services` rows, which outlive the watchdog.
   explicit GctWatchdog(std::span<const SvmEntry* const> services) noexcept
-      : service_count_(std::min(services.size(), kMaxServices)) {
-    std::copy_n(services.begin(), service_count_, services_.begin());
-  }
+      : services_(services.first(std::min(services.size(), kMaxServices))) {}
 
   bool empty() const noexcept { return count_ == 0; }
   bool full() const noexcept { return count_ == watches_.size(); }
@@ -134,8 +132,7 @@ class GctWatchdog {
   /// capacity of each.
   static constexpr std::size_t kCapacity = 2 * Engine::kRequestCapacity;
 
-  std::array<const SvmEntry*, kMaxServices> services_{};
-  std::size_t service_count_ = 0;
+  std::span<const SvmEntry* const> services_;
   std::array<Watch, kCapacity> watches_{};
   std::size_t count_ = 0;
 };

@@ -14,9 +14,11 @@ public final class Figures {
   private static final String[] UNITS = {"h", "min", "s", "ms", "us"};
 
   /**
-   * A duration in the largest unit it reaches, with at most three decimals: 2700000 -> "2.7 ms",
-   * 300000 -> "300 us", 1234 -> "1.234 us", 999 -> "999 ns". For exact values in the model's own
-   * spelling use {@link dev.kairos.ir.Durations#format}.
+   * A duration in the largest unit it reaches (h, min, s, ms, us, ns), with at most three decimals:
+   * 2700000 -> "2.7 ms", 300000 -> "300 us", 1234 -> "1.234 us", 999 -> "999 ns", 90 s -> "1.5
+   * min". The one formatter of durations for people: check's text, the editor, the page and the
+   * diagrams all use it. For exact values in the model's own spelling use {@link
+   * dev.kairos.ir.Durations#format}.
    */
   public static String duration(long nanos) {
     for (int i = 0; i < SCALES.length; i++) {

@@ -107,19 +107,16 @@ final class ChainTopology {
             }
           }
         }
-      }
-    }
-    for (Deployment deployment :
-        system.nodes().stream().flatMap(n -> n.deployments().stream()).toList()) {
-      for (Gate gate : deployment.tmo().gates()) {
-        system
-            .callee(gate)
-            .ifPresent(
-                c ->
-                    calleeOf.put(
-                        gate,
-                        new Method(
-                            c.node(), c.deployment(), Optional.empty(), Optional.of(c.svm()))));
+        for (Gate gate : deployment.tmo().gates()) {
+          system
+              .callee(gate)
+              .ifPresent(
+                  c ->
+                      calleeOf.put(
+                          gate,
+                          new Method(
+                              c.node(), c.deployment(), Optional.empty(), Optional.of(c.svm()))));
+        }
       }
     }
   }
