@@ -305,11 +305,17 @@ def test_dds_delivers_within_its_bound_beside_time_shared_busy_loops_on_linux(tm
     platform = json.loads((tmp_path / "lab.platform.json").read_text())
     assert platform["channel_transport_ns"]["samples"] == 2000, probed.stdout
     text = (GATEWAIT / "gatewait.tmo").read_text()
-    # Room in the gate caller's deadline and the server's GCT for what the platform charges them
-    # (release lateness, switches, the ORB call behind the loops); the delivery bound is what
-    # this test is about.
-    text = text.replace("finish-by t + 6200 us", "finish-by t + 9 ms")
-    text = text.replace("svm get gct 1 ms", "svm get gct 3 ms")
+    # Room in the server's GCT, the gate's deadline and the caller's period for what the platform
+    # charges them behind the loops (release lateness, switches, the ORB call, and a request
+    # jitter that a busy host measured at 680 us, which took a 3 ms GCT's last 86 us; this room
+    # holds for twice every figure that host measured); the delivery bound is what this test is
+    # about.
+    text = text.replace("svm get gct 1 ms", "svm get gct 6 ms")
+    text = text.replace("gate server -> Server.get deadline 5 ms",
+                        "gate server -> Server.get deadline 7 ms")
+    text = text.replace("every 10 ms\n    start-during (t, t + 200 us) finish-by t + 6200 us",
+                        "every 20 ms\n    start-during (t, t + 200 us) finish-by t + 18 ms")
+    assert "svm get gct 6 ms" in text and "deadline 7 ms" in text and "t + 18 ms" in text
     text = text.replace("node a {", 'hardware Lab { cores 1; platform "lab.platform.json"; }\n\n'
                                      "node a {\n  hardware Lab")
     text = text.replace("node b {", "node b {\n  hardware Lab")
