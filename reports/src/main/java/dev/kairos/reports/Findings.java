@@ -31,7 +31,7 @@ public final class Findings {
     }
     if (finding instanceof Finding.TableNotUnrolled table) {
       return "the hyperperiod is too long to unroll ("
-          + (table.hyperperiodNs() > 0 ? table.hyperperiodNs() + " ns" : "beyond 64 bits")
+          + (table.grid().beyond64Bits() ? "beyond 64 bits" : table.grid().hyperperiodNs() + " ns")
           + "); start windows were checked by response-time analysis only";
     }
     if (finding instanceof Finding.TableMisses misses) {

@@ -24,28 +24,26 @@ public final class BusyIntervals {
     }
   }
 
-  /** Every free window of one hyperperiod, in order; not exhaustive when too long to unroll. */
-  public record Free(long hyperperiodNs, List<Window> windows, boolean exhaustive) {}
-
-  /** Releases examined at most; beyond this the hyperperiod is not unrolled. */
-  public static final int MAX_RELEASES = 200_000;
+  /**
+   * Every free window of one hyperperiod of the busy intervals' grid, in order; not exhaustive when
+   * the grid is too big to unroll.
+   */
+  public record Free(ReleaseGrid grid, List<Window> windows, boolean exhaustive) {
+    public long hyperperiodNs() {
+      return grid.hyperperiodNs();
+    }
+  }
 
   /** The windows of one hyperperiod that no busy interval covers (none for no busy intervals). */
   public static Free freeWindows(List<Periodic> busy) {
+    final ReleaseGrid grid = ReleaseGrid.of(busy.stream().mapToLong(Periodic::periodNs));
     if (busy.isEmpty()) {
-      return new Free(0, List.of(), true);
+      return new Free(grid, List.of(), true);
     }
-    final long hyperperiod = hyperperiod(busy.stream().mapToLong(Periodic::periodNs));
-    if (hyperperiod < 0) {
-      return new Free(-1, List.of(), false);
+    if (!grid.unrollable(1)) {
+      return new Free(grid, List.of(), false);
     }
-    long releases = 0;
-    for (Periodic p : busy) {
-      releases += hyperperiod / p.periodNs();
-      if (releases > MAX_RELEASES) {
-        return new Free(hyperperiod, List.of(), false);
-      }
-    }
+    final long hyperperiod = grid.hyperperiodNs();
     final List<long[]> intervals = new ArrayList<>();
     for (Periodic p : busy) {
       for (long t = 0; t < hyperperiod; t += p.periodNs()) {
@@ -83,45 +81,6 @@ public final class BusyIntervals {
       normalised.add(new Window(window.startNs() - shift, window.endNs() - shift));
     }
     normalised.sort((a, b) -> Long.compare(a.startNs(), b.startNs()));
-    return new Free(hyperperiod, List.copyOf(normalised), true);
-  }
-
-  static long gcd(long a, long b) {
-    while (b != 0) {
-      final long t = a % b;
-      a = b;
-      b = t;
-    }
-    return a;
-  }
-
-  /**
-   * The hyperperiod of some periods (zeros, one-shot methods, are left out): their least common
-   * multiple, 0 when there are none, -1 beyond 64 bits. The one definition every analysis uses.
-   */
-  public static long hyperperiod(java.util.stream.LongStream periods) {
-    long hyperperiod = 0;
-    for (long period : (Iterable<Long>) periods.filter(p -> p > 0).boxed()::iterator) {
-      hyperperiod = hyperperiod == 0 ? period : lcm(hyperperiod, period);
-      if (hyperperiod < 0) {
-        return -1;
-      }
-    }
-    return hyperperiod;
-  }
-
-  /**
-   * Least common multiple of two periods, or -1 on overflow; -1 stays -1, so a hyperperiod beyond
-   * 64 bits never turns back into a short one when a later period follows.
-   */
-  public static long lcm(long a, long b) {
-    if (a < 0 || b < 0) {
-      return -1;
-    }
-    try {
-      return Math.multiplyExact(a / gcd(a, b), b);
-    } catch (ArithmeticException e) {
-      return -1;
-    }
+    return new Free(grid, List.copyOf(normalised), true);
   }
 }

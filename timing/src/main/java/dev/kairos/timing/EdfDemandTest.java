@@ -24,9 +24,6 @@ import java.util.TreeSet;
  * </ul>
  */
 public final class EdfDemandTest {
-  /** Deadlines examined at most; beyond, the sufficient density test decides. */
-  public static final int MAX_POINTS = 500_000;
-
   private EdfDemandTest() {}
 
   /** How the node dispatches the jobs of its one EDF band. */
@@ -59,25 +56,13 @@ public final class EdfDemandTest {
       utilization += (double) load.wcetNs / load.periodNs;
       density += (double) load.wcetNs / Math.min(load.deadlineNs, load.periodNs);
     }
-    final long hyperperiod = BusyIntervals.hyperperiod(loads.stream().mapToLong(l -> l.periodNs));
+    final ReleaseGrid grid = ReleaseGrid.of(loads.stream().mapToLong(l -> l.periodNs));
     if (utilization > 1.0) {
       return new Verdict(false, true, 0);
     }
-    final TreeSet<Long> points = new TreeSet<>();
-    if (hyperperiod > 0) {
-      for (Load load : loads) {
-        for (long t = load.deadlineNs; t <= hyperperiod + load.deadlineNs; t += load.periodNs) {
-          points.add(t);
-          if (points.size() > MAX_POINTS) {
-            break;
-          }
-        }
-        if (points.size() > MAX_POINTS) {
-          break;
-        }
-      }
-    }
-    if (hyperperiod < 0 || points.size() > MAX_POINTS) {
+    // The deadlines of one hyperperiod (and the first of the next) are the points to examine,
+    // unless the grid is too big to unroll; then the sufficient density test decides.
+    if (grid.size() != ReleaseGrid.Size.NONE && !grid.unrollable(1)) {
       // Too long to examine point by point: the density bound (with the same blocking) decides.
       long longest = 0;
       long shortestDeadline = Long.MAX_VALUE;
@@ -89,6 +74,14 @@ public final class EdfDemandTest {
       }
       final boolean fits = density + (double) longest / shortestDeadline <= 1.0;
       return new Verdict(fits, false, -1);
+    }
+    final TreeSet<Long> points = new TreeSet<>();
+    for (Load load : loads) {
+      for (long t = load.deadlineNs;
+          t <= grid.hyperperiodNs() + load.deadlineNs;
+          t += load.periodNs) {
+        points.add(t);
+      }
     }
     for (long t : points) {
       long demand = 0;

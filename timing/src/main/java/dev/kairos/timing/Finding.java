@@ -19,10 +19,10 @@ public sealed interface Finding {
   record EdfDemandExceeded(long atNs, boolean preemptive) implements Finding {}
 
   /**
-   * The release table was not unrolled ({@code hyperperiodNs} 0: beyond 64 bits); start windows
-   * were checked by response-time analysis only.
+   * The release table was not unrolled (its grid beyond 64 bits or holding more releases than an
+   * analysis examines); start windows were checked by response-time analysis only.
    */
-  record TableNotUnrolled(long hyperperiodNs) implements Finding {}
+  record TableNotUnrolled(ReleaseGrid grid) implements Finding {}
 
   /** An SpM missed start windows or deadlines in the release table (two hyperperiods played). */
   record TableMisses(String method, long windowMisses, long deadlineMisses) implements Finding {}

@@ -27,9 +27,6 @@ import java.util.Set;
  * execution slices, deadlines) for reports to draw.
  */
 public final class ReleaseTableAnalysis {
-  /** Activations played out at most; longer hyperperiods are reported, not unrolled. */
-  public static final int MAX_ACTIVATIONS = 200_000;
-
   /** Activations a trace covers at most: a longer hyperperiod is traced from its beginning. */
   public static final int MAX_TRACED_ACTIVATIONS = 240;
 
@@ -53,11 +50,17 @@ public final class ReleaseTableAnalysis {
   }
 
   /**
-   * The table: its length (0 when beyond 64 bits), whether it was unrolled, the per-SpM outcome,
-   * and the trace of its beginning (empty when the node has no SpM).
+   * The table: the grid of its SpMs' periods, whether it was unrolled (at most {@link
+   * ReleaseGrid#MAX_RELEASES} activations played), the per-SpM outcome, and the trace of its
+   * beginning (empty when the node has no SpM).
    */
   public record Table(
-      long hyperperiodNs, boolean unrolled, List<SpmTiming> timings, Optional<Trace> trace) {}
+      ReleaseGrid grid, boolean unrolled, List<SpmTiming> timings, Optional<Trace> trace) {
+    /** The hyperperiod; 0 when nothing repeats or it is beyond 64 bits. */
+    public long hyperperiodNs() {
+      return grid.hyperperiodNs();
+    }
+  }
 
   /** How much of the table a trace covers. */
   public enum Extent {
@@ -185,11 +188,9 @@ public final class ReleaseTableAnalysis {
       }
     }
     final java.util.Map<String, Long> srpCeilings = JobPlayer.srpCeilings(node, rows);
-    final long periods =
-        BusyIntervals.hyperperiod(rows.stream().mapToLong(row -> row.spm.periodNs()));
-    final boolean periodic = periods != 0;
+    final ReleaseGrid grid = ReleaseGrid.of(rows.stream().mapToLong(row -> row.spm.periodNs()));
     // One-shot methods alone are played once, over a nominal cycle of 1 ns.
-    final long hyperperiod = periodic ? periods : 1;
+    final long cycle = grid.cyclic() ? grid.hyperperiodNs() : 1;
     long latestStart = 0;
     for (Row row : rows) {
       latestStart = Math.max(latestStart, row.spm.firstReleaseNs());
@@ -203,21 +204,21 @@ public final class ReleaseTableAnalysis {
                     rows,
                     srpCeilings,
                     tasks,
-                    periodic ? hyperperiod : -1,
+                    grid.cyclic() ? cycle : -1,
                     latestStart));
-    if (hyperperiod < 0) {
-      return new Table(0, false, List.of(), trace);
+    if (grid.beyond64Bits()) {
+      return new Table(grid, false, List.of(), trace);
     }
     // Settle from the last first release, then observe one whole hyperperiod.
     final long horizon;
     try {
-      horizon = Math.addExact(Math.addExact(latestStart, hyperperiod), hyperperiod);
+      horizon = Math.addExact(Math.addExact(latestStart, cycle), cycle);
     } catch (ArithmeticException e) {
-      return new Table(hyperperiod, false, List.of(), trace);
+      return new Table(grid, false, List.of(), trace);
     }
-    final List<Job> jobs = releasedBefore(rows, horizon, MAX_ACTIVATIONS);
+    final List<Job> jobs = releasedBefore(rows, horizon);
     if (jobs == null) {
-      return new Table(hyperperiod, false, List.of(), trace);
+      return new Table(grid, false, List.of(), trace);
     }
     final List<Stats> stats = new ArrayList<>();
     rows.forEach(row -> stats.add(new Stats()));
@@ -250,13 +251,18 @@ public final class ReleaseTableAnalysis {
               row.windowMisses,
               row.deadlineMisses));
     }
-    return new Table(hyperperiod, true, timings, trace);
+    return new Table(grid, true, timings, trace);
   }
 
   /**
    * Every activation released before `horizon`, sorted by the moment it becomes ready; null when
-   * there are more than `limit`.
+   * there are more than an analysis examines ({@link ReleaseGrid#MAX_RELEASES}).
    */
+  private static List<Job> releasedBefore(List<Row> rows, long horizon) {
+    return releasedBefore(rows, horizon, ReleaseGrid.MAX_RELEASES);
+  }
+
+  /** Every activation released before `horizon`, in ready order; null when more than `limit`. */
   private static List<Job> releasedBefore(List<Row> rows, long horizon, int limit) {
     final List<Job> jobs = new ArrayList<>();
     long order = 0;

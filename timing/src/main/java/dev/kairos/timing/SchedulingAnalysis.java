@@ -149,9 +149,8 @@ public final class SchedulingAnalysis {
       schedulable &= report.schedulable();
       unrolled &= report.releaseTable().unrolled();
     }
-    final long hyperperiod =
-        BusyIntervals.hyperperiod(
-            perCore.stream().mapToLong(r -> r.releaseTable().hyperperiodNs()));
+    final ReleaseGrid grid =
+        ReleaseGrid.combined(perCore.stream().map(r -> r.releaseTable().grid()).toList());
     final List<NodeReport.SegmentCeiling> segments = new ArrayList<>();
     final List<NodeReport.ServiceAdmission> admissions = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
@@ -177,7 +176,7 @@ public final class SchedulingAnalysis {
     }
     final ReleaseTableAnalysis.Table table =
         new ReleaseTableAnalysis.Table(
-            Math.max(hyperperiod, 0), unrolled, timings, perCore.get(0).releaseTable().trace());
+            grid, unrolled, timings, perCore.get(0).releaseTable().trace());
 
     return new NodeReport(
         node,
@@ -189,7 +188,7 @@ public final class SchedulingAnalysis {
         segments,
         table,
         admissions,
-        StaticReleaseTable.of(node),
+        StaticReleaseTable.of(node, table.grid()),
         cores,
         placements);
   }
@@ -383,7 +382,7 @@ public final class SchedulingAnalysis {
     // The release table with the real offsets: start windows, which RTA does not see.
     final ReleaseTableAnalysis.Table table = ReleaseTableAnalysis.analyse(node, tasks);
     if (!table.unrolled()) {
-      notes.add(new Finding.TableNotUnrolled(Math.max(0, table.hyperperiodNs())));
+      notes.add(new Finding.TableNotUnrolled(table.grid()));
     }
     final ServiceLoad serviceLoad = new ServiceLoad(node, drafts);
     for (ReleaseTableAnalysis.SpmTiming played : table.timings()) {
@@ -448,7 +447,7 @@ public final class SchedulingAnalysis {
         ceilings(node, tasks),
         table,
         admissions,
-        StaticReleaseTable.of(node),
+        StaticReleaseTable.of(node, table.grid()),
         List.of(),
         List.of());
   }

@@ -14,8 +14,9 @@ import java.util.List;
  */
 public final class StaticReleaseTable {
   /**
-   * Releases tabulated at most; a node with more is released from each SpM's AAC by arithmetic,
-   * which gives the same instants.
+   * Releases tabulated at most: what the generated table may hold, a bound on the size of the
+   * generated code (not an analysis's cap, {@link ReleaseGrid#MAX_RELEASES}). A node with more is
+   * released from each SpM's AAC by arithmetic, which gives the same instants.
    */
   public static final int MAX_RELEASES = 4096;
 
@@ -37,21 +38,17 @@ public final class StaticReleaseTable {
   private static final Table NONE = new Table(0, List.of());
 
   public static Table of(Node node) {
-    final List<Spm> rows = new ArrayList<>();
-    for (Deployment deployment : node.deployments()) {
-      rows.addAll(deployment.tmo().spms());
+    return of(node, ReleaseGrid.of(spms(node).stream().mapToLong(Spm::periodNs)));
+  }
+
+  /** The table of a node whose SpMs' grid the analysis has already laid. */
+  public static Table of(Node node, ReleaseGrid grid) {
+    final List<Spm> rows = spms(node);
+    final long oneShots = rows.stream().filter(spm -> !spm.periodic()).count();
+    if (!grid.cyclic() || grid.releasesPerCycle() + oneShots > MAX_RELEASES) {
+      return NONE; // no periodic SpM, beyond 64 bits, or more than the table holds
     }
-    final long hyperperiod = BusyIntervals.hyperperiod(rows.stream().mapToLong(Spm::periodNs));
-    if (hyperperiod <= 0) {
-      return NONE; // no periodic SpM, or beyond 64 bits
-    }
-    long count = 0;
-    for (Spm spm : rows) {
-      count += spm.periodic() ? hyperperiod / spm.periodNs() : 1;
-      if (count > MAX_RELEASES) {
-        return NONE;
-      }
-    }
+    final long hyperperiod = grid.hyperperiodNs();
     final List<Release> releases = new ArrayList<>();
     for (int row = 0; row < rows.size(); row++) {
       final Spm spm = rows.get(row);
@@ -67,5 +64,13 @@ public final class StaticReleaseTable {
     }
     releases.sort(Comparator.comparingLong(Release::openNs).thenComparingInt(Release::spmRow));
     return new Table(hyperperiod, List.copyOf(releases));
+  }
+
+  private static List<Spm> spms(Node node) {
+    final List<Spm> rows = new ArrayList<>();
+    for (Deployment deployment : node.deployments()) {
+      rows.addAll(deployment.tmo().spms());
+    }
+    return rows;
   }
 }
