@@ -64,6 +64,15 @@ def codes(diagnostics):
     return [d.get("code") for d in diagnostics]
 
 
+def errors_of_kairos_check(tmp_path_factory, text: str) -> list[dict]:
+    """The errors `kairos check --format json` reports for `text` as plant.tmo, run where it is
+    (a directory outside the server's workspace, whose every .tmo file is the system)."""
+    where = tmp_path_factory.mktemp("cli")
+    (where / "plant.tmo").write_text(text)
+    checked = kairos("check", "--format", "json", "plant.tmo", cwd=where)
+    return json.loads(checked.stdout)["errors"]
+
+
 def edit(ls, text: str, version: int) -> dict:
     """Changes the document and waits for the analysis of exactly this version."""
     ls.forget_pending()
@@ -130,7 +139,7 @@ def test_live_diagnostics_follow_an_edit_and_its_undo(plant):
     assert diagnostics == [], diagnostics
 
 
-def test_a_message_the_orb_cannot_carry_is_an_error_on_its_operation(plant):
+def test_a_message_the_orb_cannot_carry_is_an_error_on_its_operation(plant, tmp_path_factory):
     # 9000 octets: more than the ORB's 8192-byte message body (runtime-cpp/capacities.properties).
     big = PLANT + "\nstruct Chunk { octet data[9000]; }\ninterface Sink {\n  void put(in Chunk c);\n}\n"
     report = edit(plant, big, 2)
@@ -138,6 +147,10 @@ def test_a_message_the_orb_cannot_carry_is_an_error_on_its_operation(plant):
     assert report["reason"] == "not analysed: the model has 1 error", report
     (error,) = report["report"]["errors"]
     assert error["line"] == position_of(big, "void put")["line"] + 1, error
+    # The editor and the command line take one pipeline: the same error, field for field (the
+    # editor's report once gave it the code kairos.error).
+    assert report["report"]["errors"] == errors_of_kairos_check(tmp_path_factory, big)
+    assert error["code"] == "kairos.message-too-large", error
     diagnostics = plant.diagnostics(plant.uri, lambda d: "kairos.message-too-large" in codes(d))
     (too_large,) = [d for d in diagnostics if d["code"] == "kairos.message-too-large"]
     assert too_large["severity"] == 1, too_large
@@ -151,13 +164,14 @@ def test_a_message_the_orb_cannot_carry_is_an_error_on_its_operation(plant):
     assert diagnostics == [], diagnostics
 
 
-def test_a_platform_file_that_cannot_be_read_is_an_error_on_its_hardware(plant):
+def test_a_platform_file_that_cannot_be_read_is_an_error_on_its_hardware(plant, tmp_path_factory):
     named = PLANT.replace("node board {\n  os linux", "node board {\n  hardware Lab\n  os linux") + \
         '\nhardware Lab { cores 1; platform "lab.platform.json"; }\n'
     report = edit(plant, named, 2)
     assert report["analysed"] is False, report
     (error,) = report["report"]["errors"]
     assert error["message"].startswith("platform file 'lab.platform.json' does not exist"), error
+    assert report["report"]["errors"] == errors_of_kairos_check(tmp_path_factory, named)
     diagnostics = plant.diagnostics(plant.uri, lambda d: "kairos.platform-file" in codes(d))
     (unreadable,) = [d for d in diagnostics if d["code"] == "kairos.platform-file"]
     assert unreadable["severity"] == 1, unreadable

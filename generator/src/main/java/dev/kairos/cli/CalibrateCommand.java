@@ -1,5 +1,6 @@
 package dev.kairos.cli;
 
+import dev.kairos.generator.pipeline.CheckPipeline;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.CalibrationReports;
 import dev.kairos.reports.calibrate.Calibration;
@@ -121,11 +122,12 @@ final class CalibrateCommand extends ModelCommand {
       return exit[0];
     }
     lap("load and validate");
-    final SystemModel system = lower(loaded.get());
+    final CheckPipeline.Lowered lowered = lower(loaded.get());
     lap("lower");
-    if (!reportLowered(loweredErrors(system), format != Format.text)) {
+    if (!reportLowered(lowered.errors(), format != Format.text)) {
       return KairosCli.MODEL_ERRORS;
     }
+    final SystemModel system = lowered.system();
     final List<TimingRun> runs = new ArrayList<>();
     for (Path file : runFiles) {
       final String text;

@@ -4,15 +4,16 @@ import static dev.kairos.cli.KairosCli.MODEL_ERRORS;
 import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
+import dev.kairos.generator.pipeline.CheckPipeline;
 import dev.kairos.generator.verdicts.LocatedVerdicts;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.CheckReports;
+import dev.kairos.reports.Diagnostic;
 import dev.kairos.reports.HtmlReport;
 import dev.kairos.reports.TimelineData;
 import dev.kairos.reports.diagram.ArchitectureDiagrams;
 import dev.kairos.reports.runlog.RunLog;
 import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.SchedulingAnalysis;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -85,15 +86,16 @@ final class CheckCommand extends ModelCommand {
       return reportErrors(modelDiagnostics, exit[0]);
     }
     lap("load and validate");
-    final SystemModel system = lower(loaded.get());
-    lap("lower");
-    final List<Diagnostic> loweredErrors = loweredErrors(system);
-    if (!reportLowered(loweredErrors, format != Format.text)) {
+    final CheckPipeline.Outcome outcome = check(loaded.get());
+    if (outcome instanceof CheckPipeline.Refused refused) {
+      final List<Diagnostic> loweredErrors = refused.lowered().errors();
+      reportLowered(loweredErrors, format != Format.text);
       final List<Diagnostic> withLowered = new ArrayList<>(modelDiagnostics);
       withLowered.addAll(loweredErrors);
       return reportErrors(withLowered, MODEL_ERRORS);
     }
-    final AnalysisReport report = SchedulingAnalysis.analyse(system);
+    final SystemModel system = ((CheckPipeline.Analysed) outcome).system();
+    final AnalysisReport report = ((CheckPipeline.Analysed) outcome).report();
     lap(
         "analyse "
             + system.nodes().stream()
@@ -141,21 +143,8 @@ final class CheckCommand extends ModelCommand {
     return result;
   }
 
-  private static CheckReports.Problem problem(Diagnostic d) {
-    return new CheckReports.Problem(
-        d.file(),
-        d.line(),
-        d.column(),
-        d.message(),
-        d.code(),
-        d.severity().name().toLowerCase(java.util.Locale.ROOT));
-  }
-
-  private static List<CheckReports.Problem> warnings(List<Diagnostic> diagnostics) {
-    return diagnostics.stream()
-        .filter(d -> d.severity() != Diagnostic.Severity.ERROR)
-        .map(CheckCommand::problem)
-        .toList();
+  private static List<Diagnostic> warnings(List<Diagnostic> diagnostics) {
+    return diagnostics.stream().filter(d -> d.severity() != Diagnostic.Severity.ERROR).toList();
   }
 
   /** The verdicts that fail or warn, as diagnostics on the model elements they concern. */
@@ -187,11 +176,8 @@ final class CheckCommand extends ModelCommand {
 
   /** The report of a model with errors: no figures, its diagnostics (JSON, JUnit, SARIF, page). */
   private int reportErrors(List<Diagnostic> diagnostics, int exit) {
-    final List<CheckReports.Problem> problems =
-        diagnostics.stream()
-            .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
-            .map(CheckCommand::problem)
-            .toList();
+    final List<Diagnostic> problems =
+        diagnostics.stream().filter(d -> d.severity() == Diagnostic.Severity.ERROR).toList();
     final int result = writeHtml(null, null, problems, Map.of()) ? exit : USAGE;
     switch (format) {
       case json -> out().print(CheckReports.json(null, problems, warnings(diagnostics)));
@@ -310,7 +296,7 @@ final class CheckCommand extends ModelCommand {
   private boolean writeHtml(
       SystemModel system,
       AnalysisReport report,
-      List<CheckReports.Problem> problems,
+      List<Diagnostic> problems,
       Map<String, TimelineData.NodeRun> runs) {
     if (html == null) {
       return true;

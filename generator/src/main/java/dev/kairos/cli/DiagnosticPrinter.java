@@ -1,5 +1,6 @@
 package dev.kairos.cli;
 
+import dev.kairos.reports.Diagnostic;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;

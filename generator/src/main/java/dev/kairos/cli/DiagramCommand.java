@@ -4,10 +4,10 @@ import static dev.kairos.cli.KairosCli.MODEL_ERRORS;
 import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
+import dev.kairos.generator.pipeline.CheckPipeline;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.diagram.ArchitectureDiagrams;
 import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.SchedulingAnalysis;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,10 +45,15 @@ final class DiagramCommand extends ModelCommand {
       return exit[0];
     }
     lap("load and validate");
-    final SystemModel system = lower(loaded.get());
-    lap("lower");
     // The analysis gives the verdicts and the gates' worst round trips the diagram shows.
-    final AnalysisReport report = SchedulingAnalysis.analyse(system);
+    final CheckPipeline.Outcome outcome = check(loaded.get());
+    if (outcome instanceof CheckPipeline.Refused refused) {
+      reportLowered(refused.lowered().errors(), true);
+      err().println("kairos: no diagram drawn");
+      return MODEL_ERRORS;
+    }
+    final SystemModel system = ((CheckPipeline.Analysed) outcome).system();
+    final AnalysisReport report = ((CheckPipeline.Analysed) outcome).report();
     lap("analyse");
     final String svg = ArchitectureDiagrams.svg(system, report);
     lap("lay out and draw");

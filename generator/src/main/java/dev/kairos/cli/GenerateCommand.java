@@ -11,11 +11,11 @@ import dev.kairos.generator.emit.GeneratedFile;
 import dev.kairos.generator.emit.GenerationManifest;
 import dev.kairos.generator.emit.HandWrittenSignatures;
 import dev.kairos.generator.emit.OutputWriter;
+import dev.kairos.generator.pipeline.CheckPipeline;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.ir.Tmos.TmoClass;
 import dev.kairos.reports.CheckReports;
 import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.SchedulingAnalysis;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -115,13 +115,14 @@ final class GenerateCommand extends ModelCommand {
       return MODEL_ERRORS;
     }
     lap("load and validate");
-    final SystemModel system = lower(loaded.get());
-    lap("lower");
-    if (!reportLowered(loweredErrors(system), false)) {
+    final CheckPipeline.Outcome outcome = check(loaded.get());
+    if (outcome instanceof CheckPipeline.Refused refused) {
+      reportLowered(refused.lowered().errors(), false);
       err().println("kairos: nothing generated");
       return MODEL_ERRORS;
     }
-    final AnalysisReport report = SchedulingAnalysis.analyse(system);
+    final SystemModel system = ((CheckPipeline.Analysed) outcome).system();
+    final AnalysisReport report = ((CheckPipeline.Analysed) outcome).report();
     lap("analyse");
     if (!report.schedulable() && !allowUnschedulable) {
       err().print(CheckReports.text(report));

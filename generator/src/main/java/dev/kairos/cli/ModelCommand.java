@@ -5,15 +5,16 @@ import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
 import dev.kairos.dsl.validation.IssueCodes;
-import dev.kairos.generator.lowering.LoweredChecks;
-import dev.kairos.generator.lowering.ModelLowering;
-import dev.kairos.ir.SystemModel;
+import dev.kairos.generator.pipeline.CheckPipeline;
+import dev.kairos.reports.Diagnostic;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
+import org.eclipse.emf.common.util.URI;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -202,29 +203,32 @@ abstract class ModelCommand implements Callable<Integer> {
     return MODEL_ERRORS;
   }
 
-  SystemModel lower(ModelLoader.Loaded loaded) {
+  /** The system's name: its first file's, made a C++ identifier. */
+  private String systemName() {
     final String name = files.get(0).getFileName().toString().replaceFirst("\\.tmo$", "");
-    return new ModelLowering(uri -> loaded.portableNames().getOrDefault(uri, uri.lastSegment()))
-        .lower(name.replaceAll("[^A-Za-z0-9_]", "_"), loaded.models());
+    return name.replaceAll("[^A-Za-z0-9_]", "_");
+  }
+
+  private static Function<URI, String> fileNames(ModelLoader.Loaded loaded) {
+    return uri -> loaded.portableNames().getOrDefault(uri, uri.lastSegment());
   }
 
   /**
-   * The errors validation cannot see, because they need the lowered model ({@link LoweredChecks}:
-   * messages larger than the ORB carries, on their operation's line; platform files that cannot be
-   * read, at their clause), the same list the language server reports.
+   * The models lowered, with the errors validation cannot see because they need the lowered model
+   * ({@link dev.kairos.generator.lowering.LoweredChecks}), the same list the language server
+   * reports.
    */
-  static List<Diagnostic> loweredErrors(SystemModel system) {
-    return LoweredChecks.of(system).stream()
-        .map(
-            p ->
-                new Diagnostic(
-                    p.where().file(),
-                    p.where().line(),
-                    p.where().column(),
-                    Diagnostic.Severity.ERROR,
-                    p.message(),
-                    p.code()))
-        .toList();
+  CheckPipeline.Lowered lower(ModelLoader.Loaded loaded) {
+    return CheckPipeline.lower(systemName(), loaded.models(), fileNames(loaded));
+  }
+
+  /**
+   * The check of loaded models, as the language server makes it ({@link CheckPipeline}); the
+   * lowering is timed as a phase of its own.
+   */
+  CheckPipeline.Outcome check(ModelLoader.Loaded loaded) {
+    return CheckPipeline.check(
+        systemName(), loaded.models(), fileNames(loaded), loaded.diagnostics(), () -> lap("lower"));
   }
 
   /** Prints errors of the lowered model as validation's are printed; true if there are none. */

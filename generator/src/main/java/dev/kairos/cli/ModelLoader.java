@@ -4,6 +4,8 @@ import com.google.inject.Injector;
 import dev.kairos.dsl.KairosStandaloneSetup;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.dsl.validation.IssueCodes;
+import dev.kairos.generator.pipeline.CheckPipeline;
+import dev.kairos.reports.Diagnostic;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +16,6 @@ import java.util.Optional;
 import org.eclipse.emf.common.util.URI;
 import org.eclipse.emf.ecore.resource.Resource;
 import org.eclipse.emf.ecore.util.EcoreUtil;
-import org.eclipse.xtext.diagnostics.Severity;
 import org.eclipse.xtext.resource.XtextResourceSet;
 import org.eclipse.xtext.util.CancelIndicator;
 import org.eclipse.xtext.validation.CheckMode;
@@ -144,7 +145,7 @@ final class ModelLoader {
     for (Resource resource : resources) {
       final String shown = shownNames.get(resource.getURI());
       for (Issue issue : validator.validate(resource, CheckMode.ALL, CancelIndicator.NullImpl)) {
-        diagnostics.add(toDiagnostic(shown, issue));
+        diagnostics.add(CheckPipeline.diagnostic(shown, issue));
       }
       if (resource.getContents().isEmpty() && resource.getErrors().isEmpty()) {
         // Nothing but whitespace and comments: no model object for the validator to warn on.
@@ -183,25 +184,5 @@ final class ModelLoader {
     final org.eclipse.xtext.resource.XtextResource resource =
         (org.eclipse.xtext.resource.XtextResource) resourceSet.getResource(uri, false);
     return injector.getInstance(dev.kairos.dsl.formatting2.ModelFormatter.class).format(resource);
-  }
-
-  private static Diagnostic toDiagnostic(String file, Issue issue) {
-    final Diagnostic.Severity severity =
-        issue.getSeverity() == Severity.ERROR
-            ? Diagnostic.Severity.ERROR
-            : issue.getSeverity() == Severity.WARNING
-                ? Diagnostic.Severity.WARNING
-                : Diagnostic.Severity.INFO;
-    final int line = issue.getLineNumber() == null ? 1 : issue.getLineNumber();
-    final int column = issue.getColumn() == null ? 1 : issue.getColumn();
-    final int endLine = issue.getLineNumberEnd() == null ? line : issue.getLineNumberEnd();
-    final int endColumn = issue.getColumnEnd() == null ? column : issue.getColumnEnd();
-    return new Diagnostic(
-        file, line, column, endLine, endColumn, severity, issue.getMessage(), code(issue));
-  }
-
-  /** Kairos codes as they are; Xtext's own syntax and linking codes get short, stable names. */
-  static String code(Issue issue) {
-    return IssueCodes.stable(issue.getCode());
   }
 }

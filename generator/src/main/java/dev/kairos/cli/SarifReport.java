@@ -3,6 +3,7 @@ package dev.kairos.cli;
 import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
+import dev.kairos.reports.Diagnostic;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package dev.kairos.cli;
 import static dev.kairos.cli.KairosCli.MODEL_ERRORS;
 import static dev.kairos.cli.KairosCli.OK;
 
+import dev.kairos.reports.Diagnostic;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -37,7 +38,7 @@ final class ValidateCommand extends ModelCommand {
     final List<Diagnostic> diagnostics = new ArrayList<>(loaded.get().diagnostics());
     if (exit[0] == OK) {
       // Errors only the lowered model shows (message sizes) are validation errors too.
-      final List<Diagnostic> lowered = loweredErrors(lower(loaded.get()));
+      final List<Diagnostic> lowered = lower(loaded.get()).errors();
       if (!lowered.isEmpty()) {
         diagnostics.addAll(lowered);
         exit[0] = MODEL_ERRORS;

@@ -90,7 +90,14 @@ class HtmlReportTest {
         HtmlReport.render(
             "f" + odd + ".tmo",
             analyse(node),
-            List.of(new CheckReports.Problem("f" + odd + ".tmo", 3, 7, "bad " + odd)));
+            List.of(
+                new Diagnostic(
+                    "f" + odd + ".tmo",
+                    3,
+                    7,
+                    Diagnostic.Severity.ERROR,
+                    "bad " + odd,
+                    "kairos.error")));
     assertFalse(page.contains(odd), "a raw model string in the page");
     assertFalse(page.contains("<b "), "markup from the model in the page");
     assertTrue(page.contains("n&lt;b onclick=&quot;x()&quot;&gt;&amp;&#39;"));
@@ -257,7 +264,14 @@ class HtmlReportTest {
         HtmlReport.render(
             "bad.tmo",
             null,
-            List.of(new CheckReports.Problem("bad.tmo", 3, 22, "the start window closes late")));
+            List.of(
+                new Diagnostic(
+                    "bad.tmo",
+                    3,
+                    22,
+                    Diagnostic.Severity.ERROR,
+                    "the start window closes late",
+                    "kairos.error")));
     assertTrue(page.contains("the model has 1 error(s)"));
     assertTrue(page.contains("<code>bad.tmo:3:22</code>"));
     assertTrue(page.contains("the start window closes late"));

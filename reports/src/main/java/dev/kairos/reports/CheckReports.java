@@ -21,18 +21,6 @@ public final class CheckReports {
   private CheckReports() {}
 
   /**
-   * A problem the model has, with its location, its stable code (docs/diagnostics.md) and its
-   * severity ({@code error}, {@code warning} or {@code note}); errors stop the analysis.
-   */
-  public record Problem(
-      String file, int line, int column, String message, String code, String severity) {
-    /** An error whose code is not known here. */
-    public Problem(String file, int line, int column, String message) {
-      this(file, line, column, message, "kairos.error", "error");
-    }
-  }
-
-  /**
    * What the platform file the node's hardware names says of the machine, and what the analysis
    * charges for it (PlatformOverheads).
    */
@@ -268,12 +256,13 @@ public final class CheckReports {
   }
 
   /** The stable JSON form: times are integer nanoseconds. */
-  public static String json(AnalysisReport report, List<Problem> problems) {
+  public static String json(AnalysisReport report, List<Diagnostic> problems) {
     return json(report, problems, List.of());
   }
 
   /** The JSON form with the model's warnings too (`warnings`, beside `errors`). */
-  public static String json(AnalysisReport report, List<Problem> problems, List<Problem> warnings) {
+  public static String json(
+      AnalysisReport report, List<Diagnostic> problems, List<Diagnostic> warnings) {
     final JsonObject root = new JsonObject();
     root.addProperty("schedulable", report != null && report.schedulable() && problems.isEmpty());
     final JsonArray nodes = new JsonArray();
@@ -404,15 +393,15 @@ public final class CheckReports {
         + System.lineSeparator();
   }
 
-  private static JsonArray problems(List<Problem> problems) {
+  private static JsonArray problems(List<Diagnostic> problems) {
     final JsonArray array = new JsonArray();
-    for (Problem problem : problems) {
+    for (Diagnostic problem : problems) {
       final JsonObject e = new JsonObject();
       e.addProperty("file", problem.file());
       e.addProperty("line", problem.line());
       e.addProperty("column", problem.column());
       e.addProperty("code", problem.code());
-      e.addProperty("severity", problem.severity());
+      e.addProperty("severity", problem.severity().jsonName());
       e.addProperty("message", problem.message());
       array.add(e);
     }
@@ -423,7 +412,7 @@ public final class CheckReports {
    * JUnit XML for CI systems: one test suite per node, one test case per method; a method that
    * misses its deadline (or a model error) is a failure.
    */
-  public static String junit(AnalysisReport report, List<Problem> problems) {
+  public static String junit(AnalysisReport report, List<Diagnostic> problems) {
     final StringBuilder out = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.append("<testsuites name=\"kairos check\">\n");
     if (!problems.isEmpty()) {
@@ -432,7 +421,7 @@ public final class CheckReports {
           .append("\" failures=\"")
           .append(problems.size())
           .append("\">\n");
-      for (Problem problem : problems) {
+      for (Diagnostic problem : problems) {
         final String where = problem.file() + ":" + problem.line() + ":" + problem.column();
         out.append("    <testcase classname=\"model\" name=\"")
             .append(xml(where))

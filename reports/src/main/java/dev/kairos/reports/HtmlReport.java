@@ -88,8 +88,7 @@ public final class HtmlReport {
    *
    * @param title names the models, e.g. the file names
    */
-  public static String render(
-      String title, AnalysisReport report, List<CheckReports.Problem> problems) {
+  public static String render(String title, AnalysisReport report, List<Diagnostic> problems) {
     return render(title, report, problems, Map.of(), null);
   }
 
@@ -103,7 +102,7 @@ public final class HtmlReport {
   public static String render(
       String title,
       AnalysisReport report,
-      List<CheckReports.Problem> problems,
+      List<Diagnostic> problems,
       Map<String, TimelineData.NodeRun> measured,
       String architectureSvg) {
     final StringBuilder out = new StringBuilder(65_536);
@@ -168,10 +167,10 @@ public final class HtmlReport {
     return out.toString();
   }
 
-  private static void errors(StringBuilder out, List<CheckReports.Problem> problems) {
+  private static void errors(StringBuilder out, List<Diagnostic> problems) {
     out.append("<section class=\"errors\" id=\"errors\">\n<h2>Model errors</h2>\n")
         .append("<table>\n<tr><th>where</th><th>error</th></tr>\n");
-    for (CheckReports.Problem problem : problems) {
+    for (Diagnostic problem : problems) {
       out.append("<tr class=\"error\"><td><code>")
           .append(esc(problem.file() + ":" + problem.line() + ":" + problem.column()))
           .append("</code></td><td>")

@@ -3,6 +3,7 @@ package dev.kairos.generator.lowering;
 import dev.kairos.ir.Platform.PlatformFile;
 import dev.kairos.ir.SourceRef;
 import dev.kairos.ir.SystemModel;
+import dev.kairos.reports.Diagnostic;
 import dev.kairos.reports.Findings;
 import dev.kairos.timing.MessageCapacity;
 import java.util.ArrayList;
@@ -33,7 +34,13 @@ public final class LoweredChecks {
    * fix needs ({@code data}) and the element it concerns.
    */
   public record Problem(
-      SourceRef where, String code, String message, List<String> data, Element element) {}
+      SourceRef where, String code, String message, List<String> data, Element element) {
+    /** The problem as an error where it is written. */
+    public Diagnostic diagnostic() {
+      return new Diagnostic(
+          where.file(), where.line(), where.column(), Diagnostic.Severity.ERROR, message, code);
+    }
+  }
 
   private static final Comparator<Problem> ORDER =
       Comparator.comparing((Problem p) -> p.where().file())

@@ -2,18 +2,17 @@ package dev.kairos.languageserver.live;
 
 import com.google.gson.JsonObject;
 import dev.kairos.dsl.kairos.Model;
-import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.lowering.LoweredChecks;
-import dev.kairos.generator.lowering.ModelLowering;
+import dev.kairos.generator.pipeline.CheckPipeline;
 import dev.kairos.generator.verdicts.LocatedVerdicts;
 import dev.kairos.generator.verdicts.ModelElements;
 import dev.kairos.ir.Platform;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.CheckReports;
+import dev.kairos.reports.Diagnostic;
 import dev.kairos.reports.HtmlReport;
 import dev.kairos.reports.diagram.ArchitectureDiagrams;
 import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.HolisticAnalysis;
 import dev.kairos.timing.NodeReport;
 import dev.kairos.timing.SchedulingAnalysis;
 import dev.kairos.timing.TaskReport;
@@ -26,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
 import java.util.function.Supplier;
 import org.eclipse.emf.common.util.URI;
 import org.eclipse.emf.ecore.EObject;
@@ -39,10 +39,9 @@ import org.eclipse.xtext.validation.Issue;
 
 /**
  * One run of the live analysis over a project: its .tmo files are one system, as the files given to
- * `kairos check` are. The same steps as the CLI: a model with validation errors is not analysed
- * (the report lists the errors instead); otherwise the models are lowered by {@link ModelLowering}
- * and analysed by {@link SchedulingAnalysis} and {@link HolisticAnalysis}, and the report is the
- * CLI's JSON report.
+ * `kairos check` are, and go through the CLI's own pipeline ({@link CheckPipeline}): a model with
+ * validation errors, or with errors only its lowered form shows, is not analysed (the report lists
+ * the errors instead); otherwise it is analysed, and the report is the CLI's JSON report.
  *
  * <p>Nodes are analysed one by one, and a node equal to one of the previous run (the IR is made of
  * records, compared by value) takes its previous report: the analysis of a node without jitter
@@ -97,41 +96,16 @@ public final class WorkspaceAnalysis {
     }
     final JsonObject versions = versions(openVersions, portable.keySet());
 
-    final List<CheckReports.Problem> problems = new ArrayList<>();
+    final List<Diagnostic> diagnostics = new ArrayList<>();
     for (URI file : files) {
       for (Issue issue : validation.getOrDefault(file, List.of())) {
-        if (issue.getSeverity() == Severity.ERROR) {
-          problems.add(
-              new CheckReports.Problem(
-                  portable.get(file),
-                  issue.getLineNumber() == null ? 1 : issue.getLineNumber(),
-                  issue.getColumn() == null ? 1 : issue.getColumn(),
-                  issue.getMessage(),
-                  IssueCodes.stable(issue.getCode()),
-                  "error"));
-        }
+        diagnostics.add(CheckPipeline.diagnostic(portable.get(file), issue));
       }
     }
     if (files.isEmpty()) {
       return Optional.of(
           skipped(
               base, versions, "not analysed: no model files (*.tmo) in the workspace", null, ""));
-    }
-    if (!problems.isEmpty()) {
-      problems.sort(
-          Comparator.comparing(CheckReports.Problem::file)
-              .thenComparingInt(CheckReports.Problem::line)
-              .thenComparingInt(CheckReports.Problem::column)
-              .thenComparing(CheckReports.Problem::message));
-      return Optional.of(
-          skipped(
-              base,
-              versions,
-              "not analysed: the model has "
-                  + problems.size()
-                  + (problems.size() == 1 ? " error" : " errors"),
-              problems,
-              title(files, portable)));
     }
 
     final Laps laps = new Laps();
@@ -146,35 +120,48 @@ public final class WorkspaceAnalysis {
       }
     }
     laps.lap("load_ms");
-    final SystemModel system =
-        new ModelLowering(file -> portable.getOrDefault(file, file.lastSegment()))
-            .lower(systemName(base), models);
-
-    laps.lap("lower_ms");
-    // The checks of the lowered model `kairos` makes, the same list: nothing is analysed past one.
-    final List<LoweredChecks.Problem> lowered = LoweredChecks.of(system);
-    if (!lowered.isEmpty()) {
-      previous.remove(base);
-      return Optional.of(loweredErrors(base, versions, lowered, models, title(files, portable)));
-    }
+    // The steps `kairos check` takes, in its order: validation's errors, then the lowered
+    // model's, stop it. Nodes equal to the previous run's take their reports (no jitter); the
+    // holistic analysis then analyses again only what the chains' jitter changes.
     final Map<Platform.Node, NodeReport> before = previous.getOrDefault(base, Map.of());
     final Map<Platform.Node, NodeReport> reused = new HashMap<>();
-    final List<NodeReport> nodes = new ArrayList<>();
-    for (Platform.Node node : system.nodes()) {
-      if (cancel.isCanceled()) {
-        return Optional.empty();
-      }
-      NodeReport report = before.get(node);
-      if (report == null) {
-        report = SchedulingAnalysis.analyse(node);
-      }
-      reused.put(node, report);
-      nodes.add(report);
+    final CheckPipeline.Outcome outcome;
+    try {
+      outcome =
+          CheckPipeline.check(
+              systemName(base),
+              models,
+              file -> portable.getOrDefault(file, file.lastSegment()),
+              diagnostics,
+              node -> {
+                if (cancel.isCanceled()) {
+                  throw new CancellationException();
+                }
+                return reused.computeIfAbsent(
+                    node,
+                    n -> before.containsKey(n) ? before.get(n) : SchedulingAnalysis.analyse(n));
+              },
+              () -> laps.lap("lower_ms"));
+    } catch (CancellationException cancelled) {
+      return Optional.empty();
+    }
+    if (outcome instanceof CheckPipeline.Invalid invalid) {
+      return Optional.of(
+          skipped(
+              base,
+              versions,
+              notAnalysed(invalid.errors().size()),
+              invalid.errors(),
+              title(files, portable)));
+    }
+    if (outcome instanceof CheckPipeline.Refused refused) {
+      previous.remove(base);
+      return Optional.of(
+          loweredErrors(base, versions, refused.lowered(), models, title(files, portable)));
     }
     previous.put(base, reused);
-    // Chains across nodes pass jitter from node to node: the holistic analysis starts from the
-    // reports above (no jitter) and analyses again only what the chains' jitter changes.
-    final AnalysisReport report = HolisticAnalysis.analyse(system, reused::get);
+    final SystemModel system = ((CheckPipeline.Analysed) outcome).system();
+    final AnalysisReport report = ((CheckPipeline.Analysed) outcome).report();
     if (cancel.isCanceled()) {
       return Optional.empty();
     }
@@ -194,19 +181,12 @@ public final class WorkspaceAnalysis {
   private AnalysisSnapshot loweredErrors(
       URI base,
       JsonObject versions,
-      List<LoweredChecks.Problem> lowered,
+      CheckPipeline.Lowered lowered,
       List<Model> models,
       String title) {
     final ModelElements elements = new ModelElements(models);
-    final List<CheckReports.Problem> problems = new ArrayList<>();
     final Map<URI, List<SchedulabilityDiagnostic>> diagnostics = new HashMap<>();
-    for (LoweredChecks.Problem problem : lowered) {
-      problems.add(
-          new CheckReports.Problem(
-              problem.where().file(),
-              problem.where().line(),
-              problem.where().column(),
-              problem.message()));
+    for (LoweredChecks.Problem problem : lowered.problems()) {
       for (EObject element : elementsOf(problem.element(), elements, models)) {
         LocatedVerdicts.at(
                 element, problem.code(), Severity.ERROR, problem.message(), problem.data())
@@ -217,12 +197,14 @@ public final class WorkspaceAnalysis {
     return skipped(
         base,
         versions,
-        "not analysed: the model has "
-            + problems.size()
-            + (problems.size() == 1 ? " error" : " errors"),
-        problems,
+        notAnalysed(lowered.problems().size()),
+        lowered.errors(),
         title,
         diagnostics);
+  }
+
+  private static String notAnalysed(int errors) {
+    return "not analysed: the model has " + errors + (errors == 1 ? " error" : " errors");
   }
 
   /** The model elements a problem of the lowered model concerns, to put it on. */
@@ -295,11 +277,7 @@ public final class WorkspaceAnalysis {
   }
 
   private AnalysisSnapshot skipped(
-      URI base,
-      JsonObject versions,
-      String reason,
-      List<CheckReports.Problem> problems,
-      String title) {
+      URI base, JsonObject versions, String reason, List<Diagnostic> problems, String title) {
     return skipped(base, versions, reason, problems, title, Map.of());
   }
 
@@ -308,10 +286,10 @@ public final class WorkspaceAnalysis {
       URI base,
       JsonObject versions,
       String reason,
-      List<CheckReports.Problem> problems,
+      List<Diagnostic> problems,
       String title,
       Map<URI, List<SchedulabilityDiagnostic>> diagnostics) {
-    final List<CheckReports.Problem> errors = problems == null ? List.of() : problems;
+    final List<Diagnostic> errors = problems == null ? List.of() : problems;
     return new AnalysisSnapshot(
         base,
         null,

@@ -1,11 +1,12 @@
-package dev.kairos.cli;
+package dev.kairos.reports;
 
 import java.util.Comparator;
 
 /**
- * One problem found in a model, as the CLI prints it: {@code file:line:col: error[code]: message}.
- * Lines and columns count from 1; the range ends before {@code endLine:endColumn} (a range that
- * does not end after its start is one character).
+ * One problem found in a model, the one type `kairos` and the language server report it by (text,
+ * JSON, JUnit, SARIF, the page): {@code file:line:col: error[code]: message}. Lines and columns
+ * count from 1; the range ends before {@code endLine:endColumn} (a range that does not end after
+ * its start is one character).
  */
 public record Diagnostic(
     String file,
@@ -22,8 +23,14 @@ public record Diagnostic(
     WARNING,
     INFO;
 
-    String label() {
+    /** As the text says it: error, warning, note. */
+    public String label() {
       return this == INFO ? "note" : name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** As the JSON report says it: error, warning, info. */
+    public String jsonName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
     }
   }
 
