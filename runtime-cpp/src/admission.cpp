@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine_internal.hpp"
+#include "engine_state.hpp"
 #include "time_trigger.hpp"
 
 namespace kairos {
@@ -14,13 +15,13 @@ namespace kairos {
 using namespace engine_internal;
 
 std::optional<kal::TimePoint> Engine::accepting_now() const noexcept {
-  if (!accepting_requests_.load(std::memory_order_acquire)) {
+  if (!state_->accepting_requests.load(std::memory_order_acquire)) {
     return std::nullopt;
   }
   // Accepting from just before the epoch: a request may not come before the run begins
   // (it would be served before any release, with a negative arrival time).
   const kal::TimePoint now = kal::MonotonicClock::now();
-  if (now < epoch_ || now >= end_) {
+  if (now < state_->epoch || now >= state_->end) {
     return std::nullopt;
   }
   return now;
@@ -29,30 +30,30 @@ std::optional<kal::TimePoint> Engine::accepting_now() const noexcept {
 kal::Status Engine::request(std::size_t svm, void* request) noexcept {
   kal::Status status = kal::Status::kOk;
   const kal::TimePoint now = kal::MonotonicClock::now();
-  if (svm >= service_count_ || request == nullptr) {
+  if (svm >= state_->service_count || request == nullptr) {
     status = kal::Status::kInvalidArgument;
-  } else if (accepting_requests_.load(std::memory_order_acquire)
-                 ? now >= end_
-                 : run_over_.load(std::memory_order_acquire)) {
+  } else if (state_->accepting_requests.load(std::memory_order_acquire)
+                 ? now >= state_->end
+                 : state_->run_over.load(std::memory_order_acquire)) {
     status = kal::Status::kUnavailable;
-  } else if (!requests_.try_push(Request{static_cast<std::uint16_t>(svm), request, now})) {
+  } else if (!state_->requests.try_push(Request{static_cast<std::uint16_t>(svm), request, now})) {
     // Before the epoch (or before run_for fixed it) the request waits in the queue: the trigger
     // takes requests in from the epoch on, as arrived then.
     status = kal::Status::kResourceExhausted;
   }
   if (status != kal::Status::kOk) {
-    requests_refused_.fetch_add(1, std::memory_order_relaxed);
+    state_->requests_refused.fetch_add(1, std::memory_order_relaxed);
     return status;
   }
-  trigger_wakeup_.set();
+  state_->trigger_wakeup.set();
   return kal::Status::kOk;
 }
 
 kal::Status Engine::admit_arrival(std::size_t svm) noexcept {
-  if (svm >= service_count_) {
+  if (svm >= state_->service_count) {
     return kal::Status::kInvalidArgument;
   }
-  ServiceBinding& service = services_[svm];
+  ServiceBinding& service = state_->services[svm];
   const std::int64_t interval = service.entry->min_inter_arrival.count();
   if (interval <= 0) {
     return kal::Status::kOk;
@@ -66,7 +67,7 @@ kal::Status Engine::admit_arrival(std::size_t svm) noexcept {
   std::int64_t next = service.next_arrival_ns.load(std::memory_order_acquire);
   while (true) {
     if (next != kNoArrivalYet && now < next - tolerance) {
-      requests_over_rate_.fetch_add(1, std::memory_order_relaxed);
+      state_->requests_over_rate.fetch_add(1, std::memory_order_relaxed);
       return kal::Status::kRateExceeded;
     }
     const std::int64_t after = (next == kNoArrivalYet ? now : std::max(next, now)) + interval;
@@ -82,12 +83,12 @@ bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now) const
   // The time trigger publishes a release's count before the next window, and this reads them
   // the other way round: a window it sees is never older than the count beside it.
   const std::uint64_t conflicts = service.entry->conflicts;
-  const std::int64_t latest_opening = since(epoch_, now + service.entry->admission_slot);
-  for (std::size_t i = 0; i < binding_count_; ++i) {
+  const std::int64_t latest_opening = since(state_->epoch, now + service.entry->admission_slot);
+  for (std::size_t i = 0; i < state_->binding_count; ++i) {
     if ((conflicts >> i & 1U) == 0) {
       continue;
     }
-    const Binding& binding = bindings_[i];
+    const Binding& binding = state_->bindings[i];
     const SpmEntry& spm = *binding.entry;
     const std::int64_t next_window = binding.next_window_ns.load(std::memory_order_acquire);
     const std::uint64_t released = binding.released.load(std::memory_order_acquire);
@@ -106,13 +107,13 @@ bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now) const
 }
 
 bool Engine::serve_here(std::size_t svm, void* request) noexcept {
-  if (svm >= service_count_ || request == nullptr) {
+  if (svm >= state_->service_count || request == nullptr) {
     return false;
   }
-  ServiceBinding& service = services_[svm];
-  Lane& lane = lanes_[service.lane];
+  ServiceBinding& service = state_->services[svm];
+  Lane& lane = state_->lanes[service.lane];
   const LaneIdentity caller = current_lane();
-  const int lane_cpu = core_cpu_[lane.core];
+  const int lane_cpu = state_->core_cpu[lane.core];
   // Under preemptive EDF only the lane's own thread carries the request's deadline.
   if (lane.by_deadline || caller.on_lane || caller.band != lane.band || caller.cpu != lane_cpu ||
       (lane_cpu < 0 && options_.cores > 1)) {
@@ -149,7 +150,7 @@ bool Engine::serve_here(std::size_t svm, void* request) noexcept {
   serve_request(lane, activation);
   set_current_lane(caller);
   give_back(lane);
-  requests_served_at_once_.fetch_add(1, std::memory_order_relaxed);
+  state_->requests_served_at_once.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
@@ -182,15 +183,15 @@ void Engine::reclaim(Lane& lane) noexcept {
 bool Engine::still_serving(Trigger& trigger) noexcept {
   // No more releases: stop taking requests once the run is over, and stop when every
   // admitted-or-waiting request has been handed on.
-  if (service_count_ == 0 || kal::MonotonicClock::now() >= end_) {
-    run_over_.store(true, std::memory_order_release);
-    accepting_requests_.store(false, std::memory_order_release);
+  if (state_->service_count == 0 || kal::MonotonicClock::now() >= state_->end) {
+    state_->run_over.store(true, std::memory_order_release);
+    state_->accepting_requests.store(false, std::memory_order_release);
     Request late{};
-    while (trigger.pending_count < trigger.pending.size() && requests_.try_pop(late)) {
+    while (trigger.pending_count < trigger.pending.size() && state_->requests.try_pop(late)) {
       trigger.pending[trigger.pending_count++] = late;
     }
   }
-  return accepting_requests_.load(std::memory_order_acquire) || trigger.pending_count != 0 ||
+  return state_->accepting_requests.load(std::memory_order_acquire) || trigger.pending_count != 0 ||
          !trigger.gcts.empty();
 }
 
@@ -198,10 +199,10 @@ void Engine::admit_requests(Trigger& trigger, kal::TimePoint now) noexcept {
   // Taken in: numbered and watched from arrival, the GCT counting from when the client asked, or
   // from the epoch for a request held until it.
   Request arrived{};
-  while (now >= epoch_ && trigger.pending_count < trigger.pending.size() && !trigger.gcts.full() &&
-         requests_.try_pop(arrived)) {
-    arrived.arrival = std::max(arrived.arrival, epoch_);
-    ServiceBinding& service = services_[arrived.svm];
+  while (now >= state_->epoch && trigger.pending_count < trigger.pending.size() &&
+         !trigger.gcts.full() && state_->requests.try_pop(arrived)) {
+    arrived.arrival = std::max(arrived.arrival, state_->epoch);
+    ServiceBinding& service = state_->services[arrived.svm];
     arrived.sequence = service.arrived.fetch_add(1, std::memory_order_acq_rel);
     trigger.gcts.watch({arrived.svm, arrived.sequence, arrived.arrival});
     trigger.pending[trigger.pending_count++] = arrived;
@@ -210,12 +211,12 @@ void Engine::admit_requests(Trigger& trigger, kal::TimePoint now) noexcept {
   std::size_t kept = 0;
   for (std::size_t p = 0; p < trigger.pending_count; ++p) {
     const Request& waiting = trigger.pending[p];
-    ServiceBinding& service = services_[waiting.svm];
+    ServiceBinding& service = state_->services[waiting.svm];
     if (!admissible(service, now)) {
       trigger.pending[kept++] = waiting;
       continue;
     }
-    Lane& lane = lanes_[service.lane];
+    Lane& lane = state_->lanes[service.lane];
     Activation activation{};
     activation.spm = waiting.svm;
     activation.service = true;

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 #include <kairos/kal/execution.hpp>
 #include <kairos/kal/memory.hpp>
 
 #include "engine_internal.hpp"
+#include "engine_state.hpp"
 
 namespace kairos {
 
@@ -24,19 +26,61 @@ constexpr kal::Duration kDefaultDispatchAhead = std::chrono::microseconds{200};
 
 using namespace engine_internal;
 
+// The state is made here, with the engine, before any row is added: nothing is allocated later.
+Engine::Engine(EngineOptions options) : options_(options), state_(std::make_unique<State>()) {}
+
+Engine::~Engine() = default;
+
+std::size_t Engine::segment_count() const noexcept {
+  return state_->segment_count;
+}
+
+void Engine::observe_services(ServiceObserver observer, void* context) noexcept {
+  state_->service_observer = observer;
+  state_->service_observer_context = context;
+}
+
+kal::TimePoint Engine::epoch() const noexcept {
+  return state_->epoch;
+}
+
+std::size_t Engine::spm_count() const noexcept {
+  return state_->binding_count;
+}
+
+const SpmEntry& Engine::spm(std::size_t row) const noexcept {
+  return *state_->bindings[row].entry;
+}
+
+std::size_t Engine::svm_count() const noexcept {
+  return state_->service_count;
+}
+
+const SvmEntry& Engine::svm(std::size_t row) const noexcept {
+  return *state_->services[row].entry;
+}
+
+const MethodTimings& Engine::spm_timings(std::size_t row) const noexcept {
+  return state_->spm_timings[row];
+}
+
+const MethodTimings& Engine::svm_timings(std::size_t row) const noexcept {
+  return state_->svm_timings[row];
+}
+
 kal::Status Engine::add_spm(const SpmEntry& entry, void* servant, MethodInvoker invoke,
                             MissHandler on_miss) noexcept {
-  if (binding_count_ == kMaxSpms) {
+  if (state_->binding_count == kMaxSpms) {
     return kal::Status::kCapacityExceeded;
   }
   if (invoke == nullptr || entry.window_close < entry.window_open ||
       entry.period < kal::Duration::zero() || entry.deadline < entry.window_close ||
-      (segment_count_ < kMaxSegments && (entry.segments >> segment_count_) != 0) ||
+      (state_->segment_count < kMaxSegments && (entry.segments >> state_->segment_count) != 0) ||
       entry.core >= options_.cores ||
       shares_across_cores(entry.instance, entry.segments, entry.core)) {
     return kal::Status::kInvalidArgument;
   }
-  Binding& binding = bindings_[binding_count_++];
+  Binding& binding = state_->bindings[state_->binding_count++];
   binding.entry = &entry;
   binding.servant = servant;
   binding.invoke = invoke;
@@ -47,38 +91,40 @@ kal::Status Engine::add_spm(const SpmEntry& entry, void* servant, MethodInvoker 
 kal::Status Engine::set_release_table(std::span<const ReleaseEntry> table,
                                       kal::Duration hyperperiod) noexcept {
   std::array<SpmEntry, kMaxSpms> rows{};
-  for (std::size_t i = 0; i < binding_count_; ++i) {
-    rows[i] = *bindings_[i].entry;
+  for (std::size_t i = 0; i < state_->binding_count; ++i) {
+    rows[i] = *state_->bindings[i].entry;
   }
   if (table.empty() ||
-      !release_table_matches(std::span{rows.data(), binding_count_}, table, hyperperiod)) {
+      !release_table_matches(std::span{rows.data(), state_->binding_count}, table, hyperperiod)) {
     return kal::Status::kInvalidArgument;
   }
-  release_table_ = table;
-  hyperperiod_ = hyperperiod;
+  state_->release_table = table;
+  state_->hyperperiod = hyperperiod;
   return kal::Status::kOk;
 }
 
 kal::Status Engine::add_lane_for(std::uint8_t core, kal::PriorityBand band, Criticality criticality,
                                  bool dedicated, std::size_t& lane) noexcept {
-  lane = dedicated ? lane_count_ : 0;
-  while (lane < lane_count_ && (lanes_[lane].core != core || lanes_[lane].band != band)) {
+  lane = dedicated ? state_->lane_count : 0;
+  while (lane < state_->lane_count &&
+         (state_->lanes[lane].core != core || state_->lanes[lane].band != band)) {
     ++lane;
   }
-  if (lane == lane_count_) {
-    if (lane_count_ == kMaxLanes) {
+  if (lane == state_->lane_count) {
+    if (state_->lane_count == kMaxLanes) {
       return kal::Status::kCapacityExceeded;
     }
     std::uint8_t slot = 0;
-    for (std::size_t other = 0; other < lane_count_; ++other) {
-      slot += static_cast<std::uint8_t>(lanes_[other].core == core && lanes_[other].band == band);
+    for (std::size_t other = 0; other < state_->lane_count; ++other) {
+      slot += static_cast<std::uint8_t>(state_->lanes[other].core == core &&
+                                        state_->lanes[other].band == band);
     }
-    lanes_[lane].core = core;
-    lanes_[lane].band = band;
-    lanes_[lane].slot = slot;
-    lanes_[lane].engine = this;
-    lanes_[lane].discipline = discipline_for(options_.strategy, criticality);
-    ++lane_count_;
+    state_->lanes[lane].core = core;
+    state_->lanes[lane].band = band;
+    state_->lanes[lane].slot = slot;
+    state_->lanes[lane].engine = this;
+    state_->lanes[lane].discipline = discipline_for(options_.strategy, criticality);
+    ++state_->lane_count;
   }
   return kal::Status::kOk;
 }
@@ -87,44 +133,44 @@ kal::Status Engine::assign_lanes() noexcept {
   // Thread-per-priority on each core: one lane for every distinct (core, band), SpMs and SvMs
   // alike. Under preemptive EDF a lane per row of its band instead, each scheduled by its jobs'
   // deadlines.
-  srp_ceiling_.fill(kal::Duration::max());
+  state_->srp_ceiling.fill(kal::Duration::max());
   auto raise_ceilings = [&](std::uint64_t segments, kal::Duration relative_deadline) {
-    for (std::size_t k = 0; k < segment_count_; ++k) {
+    for (std::size_t k = 0; k < state_->segment_count; ++k) {
       if ((segments >> k & 1U) != 0) {
-        srp_ceiling_[k] = std::min(srp_ceiling_[k], relative_deadline);
+        state_->srp_ceiling[k] = std::min(state_->srp_ceiling[k], relative_deadline);
       }
     }
   };
-  for (std::size_t i = 0; i < binding_count_; ++i) {
-    const SpmEntry& entry = *bindings_[i].entry;
+  for (std::size_t i = 0; i < state_->binding_count; ++i) {
+    const SpmEntry& entry = *state_->bindings[i].entry;
     const bool by_deadline = runs_by_deadline(options_.strategy, entry.band);
-    if (const auto status =
-            add_lane_for(entry.core, entry.band, entry.criticality, by_deadline, bindings_[i].lane);
+    if (const auto status = add_lane_for(entry.core, entry.band, entry.criticality, by_deadline,
+                                         state_->bindings[i].lane);
         status != kal::Status::kOk) {
       return status;
     }
     if (by_deadline) {
       const kal::Duration relative_deadline = entry.deadline - entry.window_open;
-      reserve_for_deadline(lanes_[bindings_[i].lane], entry.wcet, relative_deadline);
+      reserve_for_deadline(state_->lanes[state_->bindings[i].lane], entry.wcet, relative_deadline);
       raise_ceilings(entry.segments, relative_deadline);
     }
   }
-  for (std::size_t i = 0; i < service_count_; ++i) {
-    const SvmEntry& entry = *services_[i].entry;
-    for (std::size_t k = 0; k < binding_count_; ++k) {
-      if ((entry.conflicts >> k & 1U) != 0 && bindings_[k].entry->core != entry.core) {
+  for (std::size_t i = 0; i < state_->service_count; ++i) {
+    const SvmEntry& entry = *state_->services[i].entry;
+    for (std::size_t k = 0; k < state_->binding_count; ++k) {
+      if ((entry.conflicts >> k & 1U) != 0 && state_->bindings[k].entry->core != entry.core) {
         return kal::Status::kInvalidArgument;  // BCC admission holds within one core
       }
     }
     const bool by_deadline = runs_by_deadline(options_.strategy, entry.band);
-    if (const auto status =
-            add_lane_for(entry.core, entry.band, entry.criticality, by_deadline, services_[i].lane);
+    if (const auto status = add_lane_for(entry.core, entry.band, entry.criticality, by_deadline,
+                                         state_->services[i].lane);
         status != kal::Status::kOk) {
       return status;
     }
     if (by_deadline) {
       // A request is due its GCT after it arrives.
-      reserve_for_deadline(lanes_[services_[i].lane], entry.wcet, entry.gct);
+      reserve_for_deadline(state_->lanes[state_->services[i].lane], entry.wcet, entry.gct);
       raise_ceilings(entry.segments, entry.gct);
     }
   }
@@ -132,13 +178,13 @@ kal::Status Engine::assign_lanes() noexcept {
 }
 
 kal::TimePoint Engine::deadline_of(const Activation& activation) const noexcept {
-  return activation.service ? activation.release + services_[activation.spm].entry->gct
-                            : activation.release + bindings_[activation.spm].entry->deadline;
+  return activation.service ? activation.release + state_->services[activation.spm].entry->gct
+                            : activation.release + state_->bindings[activation.spm].entry->deadline;
 }
 
 kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler handler,
                             MissHandler on_miss) noexcept {
-  if (service_count_ == kMaxSvms) {
+  if (state_->service_count == kMaxSvms) {
     return kal::Status::kCapacityExceeded;
   }
   if (handler == nullptr || entry.gct < entry.wcet || entry.wcet <= kal::Duration::zero() ||
@@ -146,7 +192,7 @@ kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler
       shares_across_cores(entry.instance, entry.segments, entry.core)) {
     return kal::Status::kInvalidArgument;
   }
-  ServiceBinding& service = services_[service_count_++];
+  ServiceBinding& service = state_->services[state_->service_count++];
   service.entry = &entry;
   service.servant = servant;
   service.handler = handler;
@@ -167,75 +213,75 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
     return status;
   }
   kal::lock_memory();  // a refusal is said once, and the node runs on
-  releases_done_.store(false);
-  dispatch_ahead_ =
+  state_->releases_done.store(false);
+  state_->dispatch_ahead =
       std::max(kMinimumDispatchAhead,
                options_.dispatch_ahead >= kal::Duration::zero()
                    ? options_.dispatch_ahead
                    : (kal::kSimulatedTime ? kMinimumDispatchAhead : kDefaultDispatchAhead));
 
   kal::Status status = kal::Status::kOk;
-  for (std::size_t i = 0; i < lane_count_ && status == kal::Status::kOk; ++i) {
-    Lane& lane = lanes_[i];
+  for (std::size_t i = 0; i < state_->lane_count && status == kal::Status::kOk; ++i) {
+    Lane& lane = state_->lanes[i];
     std::snprintf(lane.name.data(), lane.name.size(), "kairos-lane%u",
                   static_cast<unsigned>(i & 0xFFU));  // kMaxLanes <= 32
-    status = lane.thread.start({lane.name.data(), lane.band, core_cpu_[lane.core], 256 * 1024,
-                                options_.real_time, lane.reservation},
+    status = lane.thread.start({lane.name.data(), lane.band, state_->core_cpu[lane.core],
+                                256 * 1024, options_.real_time, lane.reservation},
                                &Engine::lane_main, &lane);
   }
   if (status == kal::Status::kOk) {
     bool deadline_lanes = false;
-    for (std::size_t i = 0; i < lane_count_; ++i) {
-      deadline_lanes = deadline_lanes || lanes_[i].by_deadline;
+    for (std::size_t i = 0; i < state_->lane_count; ++i) {
+      deadline_lanes = deadline_lanes || state_->lanes[i].by_deadline;
     }
     // On Linux the trigger of deadline lanes must not rank below them (kHandoffReservation); on
     // sim it is the only thread of the highest band and runs first anyway.
     const kal::DeadlineReservation trigger_reservation = deadline_lanes && !kal::kSimulatedTime
                                                              ? kal::kHandoffReservation
                                                              : kal::DeadlineReservation{};
-    status = time_trigger_.start({"kairos-trigger", kal::kHighestBand, core_cpu_[0], 256 * 1024,
-                                  options_.real_time, trigger_reservation},
-                                 &Engine::time_trigger_main, this);
+    status = state_->time_trigger.start({"kairos-trigger", kal::kHighestBand, state_->core_cpu[0],
+                                         256 * 1024, options_.real_time, trigger_reservation},
+                                        &Engine::time_trigger_main, this);
   }
   if (status == kal::Status::kOk) {
     // Every thread exists before the epoch is fixed: creating them never delays a release.
-    epoch_ = kal::MonotonicClock::now() + kStartupLead;
-    end_ = epoch_ + duration;
-    accepting_requests_.store(true, std::memory_order_release);
+    state_->epoch = kal::MonotonicClock::now() + kStartupLead;
+    state_->end = state_->epoch + duration;
+    state_->accepting_requests.store(true, std::memory_order_release);
   } else {
-    run_over_.store(true, std::memory_order_release);
-    abandoned_.store(true, std::memory_order_release);
+    state_->run_over.store(true, std::memory_order_release);
+    state_->abandoned.store(true, std::memory_order_release);
   }
-  start_gate_.set();
+  state_->start_gate.set();
 
   if (status == kal::Status::kOk) {
-    while (!releases_done_.load(std::memory_order_acquire)) {
+    while (!state_->releases_done.load(std::memory_order_acquire)) {
       kal::sleep_until(kal::MonotonicClock::now() + kTracePollInterval);
       drain_traces(observer, observer_context);
     }
   }
-  time_trigger_.join();
-  for (std::size_t i = 0; i < lane_count_; ++i) {
-    lanes_[i].stopping.store(true, std::memory_order_release);
-    lanes_[i].wakeup.set();
-    lanes_[i].thread.join();
+  state_->time_trigger.join();
+  for (std::size_t i = 0; i < state_->lane_count; ++i) {
+    state_->lanes[i].stopping.store(true, std::memory_order_release);
+    state_->lanes[i].wakeup.set();
+    state_->lanes[i].thread.join();
   }
   drain_traces(observer, observer_context);
   return status;
 }
 
 void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
-  ServiceBinding& service = services_[activation.spm];
+  ServiceBinding& service = state_->services[activation.spm];
   ActivationRecord result{};
   result.spm = activation.spm;
   result.service = true;
   result.sequence = activation.sequence;
-  result.release_ns = since(epoch_, activation.release);
-  result.dispatch_ns = since(epoch_, activation.dispatched);
+  result.release_ns = since(state_->epoch, activation.release);
+  result.dispatch_ns = since(state_->epoch, activation.dispatched);
   if (lane.by_deadline) {
     srp_enter(lane, service.entry->segments);  // started once admitted under SRP
   }
-  result.start_ns = since(epoch_, kal::MonotonicClock::now());
+  result.start_ns = since(state_->epoch, kal::MonotonicClock::now());
   if (!lane.by_deadline) {
     lock_segments(service.entry->segments);
   }
@@ -257,10 +303,10 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
     unlock_segments(service.entry->segments);
   }
   // Whoever serves a row holds its lane, so one thread at a time writes its timings.
-  record_timings(svm_timings_[activation.spm], executed, finish - activation.release,
+  record_timings(state_->svm_timings[activation.spm], executed, finish - activation.release,
                  service.entry->wcet);
   service.done.store(activation.sequence + 1, std::memory_order_release);
-  result.finish_ns = since(epoch_, finish);
+  result.finish_ns = since(state_->epoch, finish);
   const bool met = decided_here && finish <= activation.release + service.entry->gct;
   result.outcome = met ? ActivationOutcome::kMet : ActivationOutcome::kDeadlineMissed;
   if (decided_here && !met) {
@@ -273,12 +319,12 @@ ReadyKey Engine::key_of(const Lane& lane, const Activation& activation) const no
   // SpMs are due at their deadline, service requests at their GCT from arrival; both have their
   // WCET and the replies they wait for still to do.
   if (activation.service) {
-    const SvmEntry& service = *services_[activation.spm].entry;
-    return ready_key(lane.discipline, since(epoch_, activation.release + service.gct),
+    const SvmEntry& service = *state_->services[activation.spm].entry;
+    return ready_key(lane.discipline, since(state_->epoch, activation.release + service.gct),
                      service.wcet + service.reply_wait, service.importance, activation.arrival);
   }
-  const SpmEntry& entry = *bindings_[activation.spm].entry;
-  return ready_key(lane.discipline, since(epoch_, activation.release + entry.deadline),
+  const SpmEntry& entry = *state_->bindings[activation.spm].entry;
+  return ready_key(lane.discipline, since(state_->epoch, activation.release + entry.deadline),
                    entry.wcet + entry.reply_wait, entry.importance, activation.arrival);
 }
 
@@ -297,7 +343,7 @@ void set_current_lane(LaneIdentity lane) noexcept {
 void Engine::lane_main(void* lane_pointer) noexcept {
   Lane& lane = *static_cast<Lane*>(lane_pointer);
   this_lane =
-      LaneIdentity{lane.core, lane.band, true, lane.engine->core_cpu_[lane.core], lane.slot};
+      LaneIdentity{lane.core, lane.band, true, lane.engine->state_->core_cpu[lane.core], lane.slot};
   lane.engine->serve(lane);
 }
 
@@ -373,21 +419,21 @@ void Engine::serve(Lane& lane) noexcept {
 }
 
 void Engine::execute(Lane& lane, const Activation& activation) noexcept {
-  Binding& binding = bindings_[activation.spm];
+  Binding& binding = state_->bindings[activation.spm];
   const SpmEntry& entry = *binding.entry;
 
   ActivationRecord result{};
   result.spm = activation.spm;
   result.sequence = activation.sequence;
-  result.release_ns = since(epoch_, activation.release);
-  result.dispatch_ns = since(epoch_, activation.dispatched);
+  result.release_ns = since(state_->epoch, activation.release);
+  result.dispatch_ns = since(state_->epoch, activation.dispatched);
 
   if (lane.by_deadline) {
     // Under SRP a job starts only when admitted, holding its segments from then on.
     srp_enter(lane, entry.segments);
   }
   const kal::TimePoint start = kal::MonotonicClock::now();
-  result.start_ns = since(epoch_, start);
+  result.start_ns = since(state_->epoch, start);
   if (start > activation.release + entry.window_close ||
       !advance(binding.progress, progress_of(activation.sequence, kRunning))) {
     // A method that cannot start inside its window is not started late: the TMO model treats
@@ -401,8 +447,8 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
       srp_exit(lane, entry.segments);
     }
     result.outcome = ActivationOutcome::kStartWindowMissed;
-    if (service_count_ > 0) {
-      trigger_wakeup_.set();  // BCC admission looks at unfinished activations
+    if (state_->service_count > 0) {
+      state_->trigger_wakeup.set();  // BCC admission looks at unfinished activations
     }
     result.finish_ns = result.start_ns;
     record(lane.trace, result);
@@ -431,17 +477,18 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
     unlock_segments(entry.segments);
   }
   // Only this row's lane runs it, so one thread writes its timings.
-  record_timings(spm_timings_[activation.spm], executed, finish - activation.release, entry.wcet);
+  record_timings(state_->spm_timings[activation.spm], executed, finish - activation.release,
+                 entry.wcet);
   binding.done.store(activation.sequence + 1, std::memory_order_release);
-  result.finish_ns = since(epoch_, finish);
+  result.finish_ns = since(state_->epoch, finish);
   const bool met = decided_here && finish <= activation.release + entry.deadline;
   result.outcome = met ? ActivationOutcome::kMet : ActivationOutcome::kDeadlineMissed;
   if (decided_here && !met) {
     report_miss(binding, activation.sequence, MissKind::kCompletionDeadline, activation.release,
                 finish);
   }
-  if (service_count_ > 0) {
-    trigger_wakeup_.set();  // a request may have been waiting for this SpM to finish
+  if (state_->service_count > 0) {
+    state_->trigger_wakeup.set();  // a request may have been waiting for this SpM to finish
   }
   record(lane.trace, result);
 }
@@ -450,46 +497,47 @@ void Engine::record(SpscRing<ActivationRecord, kTraceCapacity>& trace,
                     const ActivationRecord& result) noexcept {
   // Counted from the record itself: the summary and the records agree by construction.
   if (result.service) {
-    requests_served_.fetch_add(1, std::memory_order_relaxed);
+    state_->requests_served.fetch_add(1, std::memory_order_relaxed);
     if (result.outcome == ActivationOutcome::kDeadlineMissed) {
-      gct_misses_.fetch_add(1, std::memory_order_relaxed);
+      state_->gct_misses.fetch_add(1, std::memory_order_relaxed);
     }
   } else {
-    activations_.fetch_add(1, std::memory_order_relaxed);
+    state_->activations.fetch_add(1, std::memory_order_relaxed);
     switch (result.outcome) {
       case ActivationOutcome::kMet:
         break;
       case ActivationOutcome::kDeadlineMissed:
-        deadline_misses_.fetch_add(1, std::memory_order_relaxed);
+        state_->deadline_misses.fetch_add(1, std::memory_order_relaxed);
         break;
       case ActivationOutcome::kStartWindowMissed:
-        start_window_misses_.fetch_add(1, std::memory_order_relaxed);
+        state_->start_window_misses.fetch_add(1, std::memory_order_relaxed);
         break;
       case ActivationOutcome::kOverrun:
-        overruns_.fetch_add(1, std::memory_order_relaxed);
+        state_->overruns.fetch_add(1, std::memory_order_relaxed);
         break;
     }
   }
   if (!trace.try_push(result)) {
-    trace_drops_.fetch_add(1, std::memory_order_relaxed);
+    state_->trace_drops.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
 void Engine::drain_traces(ActivationObserver observer, void* context) noexcept {
   ActivationRecord result{};
-  while (dropped_trace_.try_pop(result)) {
+  while (state_->dropped_trace.try_pop(result)) {
     if (observer != nullptr) {
-      observer(context, *bindings_[result.spm].entry, result);
+      observer(context, *state_->bindings[result.spm].entry, result);
     }
   }
-  for (std::size_t i = 0; i < lane_count_; ++i) {
-    while (lanes_[i].trace.try_pop(result)) {
+  for (std::size_t i = 0; i < state_->lane_count; ++i) {
+    while (state_->lanes[i].trace.try_pop(result)) {
       if (result.service) {
-        if (service_observer_ != nullptr) {
-          service_observer_(service_observer_context_, *services_[result.spm].entry, result);
+        if (state_->service_observer != nullptr) {
+          state_->service_observer(state_->service_observer_context,
+                                   *state_->services[result.spm].entry, result);
         }
       } else if (observer != nullptr) {
-        observer(context, *bindings_[result.spm].entry, result);
+        observer(context, *state_->bindings[result.spm].entry, result);
       }
     }
   }
@@ -497,24 +545,24 @@ void Engine::drain_traces(ActivationObserver observer, void* context) noexcept {
 
 EngineCounters Engine::counters() const noexcept {
   std::uint64_t wcet_overruns = 0;
-  for (std::size_t row = 0; row < binding_count_; ++row) {
-    wcet_overruns += spm_timings_[row].wcet_overruns.load(std::memory_order_relaxed);
+  for (std::size_t row = 0; row < state_->binding_count; ++row) {
+    wcet_overruns += state_->spm_timings[row].wcet_overruns.load(std::memory_order_relaxed);
   }
-  for (std::size_t row = 0; row < service_count_; ++row) {
-    wcet_overruns += svm_timings_[row].wcet_overruns.load(std::memory_order_relaxed);
+  for (std::size_t row = 0; row < state_->service_count; ++row) {
+    wcet_overruns += state_->svm_timings[row].wcet_overruns.load(std::memory_order_relaxed);
   }
-  return EngineCounters{activations_.load(),
-                        start_window_misses_.load(),
-                        deadline_misses_.load(),
-                        overruns_.load(),
-                        trace_drops_.load(),
-                        requests_served_.load(),
-                        requests_refused_.load(),
-                        gct_misses_.load(),
-                        requests_served_at_once_.load(),
+  return EngineCounters{state_->activations.load(),
+                        state_->start_window_misses.load(),
+                        state_->deadline_misses.load(),
+                        state_->overruns.load(),
+                        state_->trace_drops.load(),
+                        state_->requests_served.load(),
+                        state_->requests_refused.load(),
+                        state_->gct_misses.load(),
+                        state_->requests_served_at_once.load(),
                         wcet_overruns,
                         options_.measure_execution_time,
-                        requests_over_rate_.load()};
+                        state_->requests_over_rate.load()};
 }
 
 }  // namespace kairos

@@ -9,6 +9,8 @@
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/thread.hpp>
 
+#include "engine_state.hpp"
+
 namespace kairos {
 
 namespace {
@@ -23,13 +25,13 @@ bool Engine::shares_across_cores(std::string_view instance, std::uint64_t segmen
   auto shared = [&](const auto& entry) {
     return entry.core != core && (entry.instance == instance || (entry.segments & segments) != 0);
   };
-  for (std::size_t i = 0; i < binding_count_; ++i) {
-    if (shared(*bindings_[i].entry)) {
+  for (std::size_t i = 0; i < state_->binding_count; ++i) {
+    if (shared(*state_->bindings[i].entry)) {
       return true;
     }
   }
-  for (std::size_t i = 0; i < service_count_; ++i) {
-    if (shared(*services_[i].entry)) {
+  for (std::size_t i = 0; i < state_->service_count; ++i) {
+    if (shared(*state_->services[i].entry)) {
       return true;
     }
   }
@@ -65,7 +67,7 @@ kal::Status Engine::place_cores() noexcept {
           return kal::Status::kInvalidArgument;  // two cores on one CPU would preempt each other
         }
       }
-      core_cpu_[c] = cpus[c];
+      state_->core_cpu[c] = cpus[c];
     }
     return kal::Status::kOk;
   }
@@ -73,15 +75,15 @@ kal::Status Engine::place_cores() noexcept {
     if (options_.cpu >= 0 && !kal::cpu_available(options_.cpu)) {
       return kal::Status::kInvalidArgument;
     }
-    core_cpu_[0] = options_.cpu;
+    state_->core_cpu[0] = options_.cpu;
     return kal::Status::kOk;
   }
   // Core c on the c-th CPU this process may use, for the cores that run something: core 0 (the
   // time trigger's) and every core with a lane. A node placed on fewer cores than its hardware
   // has runs where there are fewer CPUs.
   std::size_t used = 1;
-  for (std::size_t l = 0; l < lane_count_; ++l) {
-    used = std::max(used, std::size_t{lanes_[l].core} + 1);
+  for (std::size_t l = 0; l < state_->lane_count; ++l) {
+    used = std::max(used, std::size_t{state_->lanes[l].core} + 1);
   }
   int cpu = 0;
   for (std::size_t c = 0; c < cores; ++c, ++cpu) {
@@ -90,7 +92,7 @@ kal::Status Engine::place_cores() noexcept {
     }
     if (cpu == kCpusLooked) {
       if (c >= used) {
-        core_cpu_[c] = -1;  // nothing runs there
+        state_->core_cpu[c] = -1;  // nothing runs there
         continue;
       }
       std::array<char, 160> message{};
@@ -101,7 +103,7 @@ kal::Status Engine::place_cores() noexcept {
       kal::report(kal::Severity::kError, "engine", message.data());
       return kal::Status::kUnavailable;
     }
-    core_cpu_[c] = cpu;
+    state_->core_cpu[c] = cpu;
   }
   return kal::Status::kOk;
 }

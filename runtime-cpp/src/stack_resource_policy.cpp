@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "engine_state.hpp"
+
 namespace kairos {
 
 void Engine::reserve_for_deadline(Lane& lane, kal::Duration wcet,
@@ -26,12 +28,12 @@ void Engine::reserve_for_deadline(Lane& lane, kal::Duration wcet,
 }
 
 void Engine::srp_enter(Lane& lane, std::uint64_t segments) noexcept {
-  std::atomic<std::uint64_t>& held = srp_held_[lane.core];
-  std::atomic<std::uint32_t>& waiting = srp_waiting_[lane.core];
-  const std::uint32_t me = 1U << static_cast<std::uint32_t>(&lane - lanes_.data());
+  std::atomic<std::uint64_t>& held = state_->srp_held[lane.core];
+  std::atomic<std::uint32_t>& waiting = state_->srp_waiting[lane.core];
+  const std::uint32_t me = 1U << static_cast<std::uint32_t>(&lane - state_->lanes.data());
   auto admitted = [&](std::uint64_t held_now) {
-    for (std::size_t k = 0; k < segment_count_; ++k) {
-      if ((held_now >> k & 1U) != 0 && srp_ceiling_[k] <= lane.relative_deadline) {
+    for (std::size_t k = 0; k < state_->segment_count; ++k) {
+      if ((held_now >> k & 1U) != 0 && state_->srp_ceiling[k] <= lane.relative_deadline) {
         return false;
       }
     }
@@ -57,7 +59,7 @@ void Engine::srp_enter(Lane& lane, std::uint64_t segments) noexcept {
 }
 
 void Engine::srp_exit(const Lane& lane, std::uint64_t segments) noexcept {
-  srp_held_[lane.core].fetch_and(~segments, std::memory_order_acq_rel);
+  state_->srp_held[lane.core].fetch_and(~segments, std::memory_order_acq_rel);
   // Wakes the waiting lanes most urgent job first (by deadline, then readiness, then lane): the
   // first woken may preempt this lane at once, and must be the one the scheduler would choose
   // from all of them.
@@ -70,22 +72,22 @@ void Engine::srp_exit(const Lane& lane, std::uint64_t segments) noexcept {
     return a.job_ready_ns.load(std::memory_order_relaxed) <
            b.job_ready_ns.load(std::memory_order_relaxed);
   };
-  std::uint32_t waiting = srp_waiting_[lane.core].load(std::memory_order_acquire);
+  std::uint32_t waiting = state_->srp_waiting[lane.core].load(std::memory_order_acquire);
   while (waiting != 0) {
-    std::size_t first = lane_count_;
-    for (std::size_t l = 0; l < lane_count_; ++l) {
+    std::size_t first = state_->lane_count;
+    for (std::size_t l = 0; l < state_->lane_count; ++l) {
       if ((waiting >> l & 1U) == 0) {
         continue;
       }
-      if (first == lane_count_ || job_before(lanes_[l], lanes_[first])) {
+      if (first == state_->lane_count || job_before(state_->lanes[l], state_->lanes[first])) {
         first = l;
       }
     }
-    if (first == lane_count_) {
+    if (first == state_->lane_count) {
       break;
     }
     waiting &= ~(1U << first);
-    lanes_[first].srp_turn.set();
+    state_->lanes[first].srp_turn.set();
   }
 }
 
@@ -96,29 +98,29 @@ void Engine::take_job(Lane& lane, kal::TimePoint deadline, kal::TimePoint ready)
 }
 
 kal::Status Engine::add_segment(const SegmentEntry& entry) noexcept {
-  if (segment_count_ == kMaxSegments) {
+  if (state_->segment_count == kMaxSegments) {
     return kal::Status::kCapacityExceeded;
   }
-  const kal::Status status = segment_locks_[segment_count_].init(entry.ceiling);
+  const kal::Status status = state_->segment_locks[state_->segment_count].init(entry.ceiling);
   if (status == kal::Status::kOk) {
-    ++segment_count_;
+    ++state_->segment_count;
   }
   return status;
 }
 
 void Engine::lock_segments(std::uint64_t segments) noexcept {
   // Always in ascending order, so that two methods can never wait for each other.
-  for (std::size_t k = 0; k < segment_count_; ++k) {
+  for (std::size_t k = 0; k < state_->segment_count; ++k) {
     if ((segments >> k & 1U) != 0) {
-      segment_locks_[k].lock();
+      state_->segment_locks[k].lock();
     }
   }
 }
 
 void Engine::unlock_segments(std::uint64_t segments) noexcept {
-  for (std::size_t k = segment_count_; k-- > 0;) {
+  for (std::size_t k = state_->segment_count; k-- > 0;) {
     if ((segments >> k & 1U) != 0) {
-      segment_locks_[k].unlock();
+      state_->segment_locks[k].unlock();
     }
   }
 }

@@ -18,13 +18,13 @@ void Engine::time_trigger_main(void* self) noexcept {
 }
 
 void Engine::release_all() noexcept {
-  start_gate_.wait();
-  if (abandoned_.load(std::memory_order_acquire)) {
-    releases_done_.store(true, std::memory_order_release);
+  state_->start_gate.wait();
+  if (state_->abandoned.load(std::memory_order_acquire)) {
+    state_->releases_done.store(true, std::memory_order_release);
     return;
   }
   Trigger trigger{*this};
-  for (std::size_t i = 0; i < binding_count_; ++i) {
+  for (std::size_t i = 0; i < state_->binding_count; ++i) {
     publish_release_state(i, 0, trigger.cursor.next_opening(i));
   }
   for (;;) {
@@ -34,12 +34,12 @@ void Engine::release_all() noexcept {
     if (!releasing && !still_serving(trigger)) {
       break;
     }
-    if (service_count_ == 0) {
+    if (state_->service_count == 0) {
       kal::sleep_until(wake);
     } else {
       // Service requests and completions of conflicting SpMs wake the trigger early.
-      trigger_wakeup_.wait_until(releasing ? wake
-                                           : kal::MonotonicClock::now() + kTracePollInterval);
+      state_->trigger_wakeup.wait_until(
+          releasing ? wake : kal::MonotonicClock::now() + kTracePollInterval);
     }
     const kal::TimePoint now = kal::MonotonicClock::now();
     // Deadlines first: an activation still running at its deadline has missed it, and nobody
@@ -47,31 +47,31 @@ void Engine::release_all() noexcept {
     pass_watches(trigger, now);
     admit_requests(trigger, now);
     trigger.cursor.release_through(
-        now + dispatch_ahead_,
+        now + state_->dispatch_ahead,
         [&](std::size_t spm, std::uint64_t sequence, kal::TimePoint release) {
           dispatch_release(trigger, spm, sequence, release, now);
         });
   }
-  releases_done_.store(true, std::memory_order_release);
+  state_->releases_done.store(true, std::memory_order_release);
 }
 
 kal::TimePoint Engine::next_wake(Trigger& trigger) noexcept {
   // The next start-window opening (less the dispatch lead), deadline or GCT to watch.
   kal::TimePoint wake = kNever;
   if (const kal::TimePoint opening = trigger.cursor.earliest_opening(); opening != kNever) {
-    wake = opening - dispatch_ahead_;
+    wake = opening - state_->dispatch_ahead;
   }
   wake = std::min({wake, trigger.deadlines.next_deadline(trigger.cursor), trigger.gcts.next_gct()});
-  if (service_count_ != 0 && kal::MonotonicClock::now() < epoch_) {
-    wake = std::min(wake, epoch_);  // requests held before the epoch are taken in at it
+  if (state_->service_count != 0 && kal::MonotonicClock::now() < state_->epoch) {
+    wake = std::min(wake, state_->epoch);  // requests held before the epoch are taken in at it
   }
   return wake;
 }
 
 void Engine::wake_lanes(Trigger& trigger) noexcept {
-  for (std::size_t l = 0; l < lane_count_; ++l) {
+  for (std::size_t l = 0; l < state_->lane_count; ++l) {
     if ((trigger.lanes_to_wake >> l & 1U) != 0) {
-      lanes_[l].wakeup.set();
+      state_->lanes[l].wakeup.set();
     }
   }
   trigger.lanes_to_wake = 0;
@@ -79,8 +79,8 @@ void Engine::wake_lanes(Trigger& trigger) noexcept {
 
 void Engine::dispatch_release(Trigger& trigger, std::size_t spm, std::uint64_t sequence,
                               kal::TimePoint release, kal::TimePoint now) noexcept {
-  Binding& binding = bindings_[spm];
-  Lane& lane = lanes_[binding.lane];
+  Binding& binding = state_->bindings[spm];
+  Lane& lane = state_->lanes[binding.lane];
   Activation activation{};
   activation.spm = static_cast<std::uint16_t>(spm);
   activation.sequence = sequence;
@@ -100,11 +100,11 @@ void Engine::dispatch_release(Trigger& trigger, std::size_t spm, std::uint64_t s
     dropped.spm = activation.spm;
     dropped.outcome = ActivationOutcome::kOverrun;
     dropped.sequence = sequence;
-    dropped.release_ns = since(epoch_, release);
-    dropped.dispatch_ns = since(epoch_, activation.dispatched);
+    dropped.release_ns = since(state_->epoch, release);
+    dropped.dispatch_ns = since(state_->epoch, activation.dispatched);
     dropped.start_ns = dropped.dispatch_ns;
     dropped.finish_ns = dropped.dispatch_ns;
-    record(dropped_trace_, dropped);
+    record(state_->dropped_trace, dropped);
     report_miss(binding, sequence, MissKind::kOverrun, release, now);
     trigger.deadlines.dropped(spm, sequence);
   }
@@ -113,10 +113,11 @@ void Engine::dispatch_release(Trigger& trigger, std::size_t spm, std::uint64_t s
 
 void Engine::publish_release_state(std::size_t spm, std::uint64_t released,
                                    kal::TimePoint next_window) noexcept {
-  Binding& binding = bindings_[spm];
+  Binding& binding = state_->bindings[spm];
   binding.released.store(released, std::memory_order_release);
-  binding.next_window_ns.store(next_window == kNever ? kNoWindow : since(epoch_, next_window),
-                               std::memory_order_release);
+  binding.next_window_ns.store(
+      next_window == kNever ? kNoWindow : since(state_->epoch, next_window),
+      std::memory_order_release);
 }
 
 }  // namespace kairos

@@ -8,6 +8,7 @@
 
 #include <kairos/engine.hpp>
 
+#include "engine_state.hpp"
 #include "release_cursor.hpp"
 #include "watchdogs.hpp"
 
@@ -17,10 +18,11 @@ struct Engine::Trigger {
   explicit Trigger(const Engine& engine) noexcept
       : spm_rows(spm_rows_of(engine)),
         svm_rows(svm_rows_of(engine)),
-        cursor(std::span{spm_rows.data(), engine.binding_count_}, engine.release_table_,
-               engine.hyperperiod_, engine.epoch_, engine.end_),
-        deadlines(std::span{spm_rows.data(), engine.binding_count_}, cursor),
-        gcts(std::span{svm_rows.data(), engine.service_count_}) {}
+        cursor(std::span{spm_rows.data(), engine.state_->binding_count},
+               engine.state_->release_table, engine.state_->hyperperiod, engine.state_->epoch,
+               engine.state_->end),
+        deadlines(std::span{spm_rows.data(), engine.state_->binding_count}, cursor),
+        gcts(std::span{svm_rows.data(), engine.state_->service_count}) {}
   // The cursor and the watchdogs read the rows where they stand, in this object.
   Trigger(const Trigger&) = delete;
   Trigger& operator=(const Trigger&) = delete;
@@ -43,15 +45,15 @@ struct Engine::Trigger {
  private:
   static std::array<const SpmEntry*, kMaxSpms> spm_rows_of(const Engine& engine) noexcept {
     std::array<const SpmEntry*, kMaxSpms> rows{};
-    for (std::size_t i = 0; i < engine.binding_count_; ++i) {
-      rows[i] = engine.bindings_[i].entry;
+    for (std::size_t i = 0; i < engine.state_->binding_count; ++i) {
+      rows[i] = engine.state_->bindings[i].entry;
     }
     return rows;
   }
   static std::array<const SvmEntry*, kMaxSvms> svm_rows_of(const Engine& engine) noexcept {
     std::array<const SvmEntry*, kMaxSvms> rows{};
-    for (std::size_t i = 0; i < engine.service_count_; ++i) {
-      rows[i] = engine.services_[i].entry;
+    for (std::size_t i = 0; i < engine.state_->service_count; ++i) {
+      rows[i] = engine.state_->services[i].entry;
     }
     return rows;
   }

@@ -11,15 +11,15 @@ using namespace engine_internal;
 void Engine::pass_watches(Trigger& trigger, kal::TimePoint now) noexcept {
   trigger.deadlines.pass(now, trigger.cursor,
                          [&](std::size_t spm, std::uint64_t sequence, kal::TimePoint release) {
-                           watch_deadline(bindings_[spm], sequence, release, now);
+                           watch_deadline(state_->bindings[spm], sequence, release, now);
                          });
   trigger.gcts.pass(
       now,
       [&](const GctWatchdog::Watch& watch) {
-        return services_[watch.svm].done.load(std::memory_order_acquire) > watch.sequence;
+        return state_->services[watch.svm].done.load(std::memory_order_acquire) > watch.sequence;
       },
       [&](const GctWatchdog::Watch& watch) {
-        ServiceBinding& service = services_[watch.svm];
+        ServiceBinding& service = state_->services[watch.svm];
         if (claim_decision(service.decided, watch.sequence)) {
           report_gct_miss(service, watch.sequence, watch.arrival, now);
         }
@@ -46,7 +46,8 @@ void Engine::watch_deadline(Binding& binding, std::uint64_t sequence, kal::TimeP
 void Engine::report_miss(Binding& binding, std::uint64_t sequence, MissKind kind,
                          kal::TimePoint release, kal::TimePoint observed) noexcept {
   if (binding.on_miss != nullptr) {
-    const MissReport report{binding.entry, sequence, kind, release - epoch_, observed - epoch_};
+    const MissReport report{binding.entry, sequence, kind, release - state_->epoch,
+                            observed - state_->epoch};
     binding.on_miss(binding.servant, report);
   }
 }
@@ -54,8 +55,12 @@ void Engine::report_miss(Binding& binding, std::uint64_t sequence, MissKind kind
 void Engine::report_gct_miss(ServiceBinding& service, std::uint64_t sequence,
                              kal::TimePoint arrival, kal::TimePoint observed) noexcept {
   if (service.on_miss != nullptr) {
-    const MissReport report{nullptr,          sequence,          MissKind::kGuaranteedCompletion,
-                            arrival - epoch_, observed - epoch_, service.entry};
+    const MissReport report{nullptr,
+                            sequence,
+                            MissKind::kGuaranteedCompletion,
+                            arrival - state_->epoch,
+                            observed - state_->epoch,
+                            service.entry};
     service.on_miss(service.servant, report);
   }
 }

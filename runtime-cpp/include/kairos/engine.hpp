@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -15,13 +16,8 @@
 #include <kairos/capacities.hpp>
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/error.hpp>
-#include <kairos/kal/event.hpp>
 #include <kairos/kal/execution.hpp>
-#include <kairos/kal/mutex.hpp>
-#include <kairos/kal/thread.hpp>
 #include <kairos/method_timings.hpp>
-#include <kairos/mpmc_queue.hpp>
-#include <kairos/ready_queue.hpp>
 #include <kairos/schedule.hpp>
 #include <kairos/spsc_ring.hpp>
 
@@ -198,7 +194,8 @@ class Engine {
   static constexpr std::size_t kTraceCapacity = 1024;
   static constexpr std::size_t kRequestCapacity = 256;
 
-  explicit Engine(EngineOptions options = {}) noexcept : options_(options) {}
+  explicit Engine(EngineOptions options = {});
+  ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
@@ -218,7 +215,7 @@ class Engine {
   /// Registers ODS segment number `segment_count()` with its ceiling lock. Methods whose
   /// `segments` mask names it hold the lock while they run (immediate priority ceiling).
   kal::Status add_segment(const SegmentEntry& entry) noexcept;
-  std::size_t segment_count() const noexcept { return segment_count_; }
+  std::size_t segment_count() const noexcept;
 
   /// Registers a service method with the servant that serves it; refused as add_spm refuses
   /// SpM rows. run_for refuses (kInvalidArgument) an SvM that conflicts with an SpM on another
@@ -265,10 +262,7 @@ class Engine {
   bool serve_here(std::size_t svm, void* request) noexcept;
 
   /// Sees every served request's record, on the thread that called run_for.
-  void observe_services(ServiceObserver observer, void* context) noexcept {
-    service_observer_ = observer;
-    service_observer_context_ = context;
-  }
+  void observe_services(ServiceObserver observer, void* context) noexcept;
 
   /// Runs the node: releases every activation due in [epoch, epoch + duration), lets the
   /// lanes finish them, then stops all threads. `observer` sees every activation record on
@@ -284,114 +278,30 @@ class Engine {
 
   /// The instant the run's releases count from (an SpM's first window opens at epoch + its
   /// offset). run_for fixes it before any lane runs, so a method body may read it.
-  kal::TimePoint epoch() const noexcept { return epoch_; }
+  kal::TimePoint epoch() const noexcept;
 
   /// The SpM rows registered (add_spm), numbered in the order they were added.
-  std::size_t spm_count() const noexcept { return binding_count_; }
-  const SpmEntry& spm(std::size_t row) const noexcept { return *bindings_[row].entry; }
+  std::size_t spm_count() const noexcept;
+  const SpmEntry& spm(std::size_t row) const noexcept;
   /// The SvM rows registered (add_svm), numbered in the order they were added.
-  std::size_t svm_count() const noexcept { return service_count_; }
-  const SvmEntry& svm(std::size_t row) const noexcept { return *services_[row].entry; }
+  std::size_t svm_count() const noexcept;
+  const SvmEntry& svm(std::size_t row) const noexcept;
   /// What SpM row `row` measured of its runs so far: execution and response times, and the
   /// executions longer than its WCET. Readable from any thread, during the run and after it.
-  const MethodTimings& spm_timings(std::size_t row) const noexcept { return spm_timings_[row]; }
+  const MethodTimings& spm_timings(std::size_t row) const noexcept;
   /// The same for SvM row `row` (the response of a request runs from its arrival).
-  const MethodTimings& svm_timings(std::size_t row) const noexcept { return svm_timings_[row]; }
+  const MethodTimings& svm_timings(std::size_t row) const noexcept;
 
  private:
-  struct Activation {
-    std::uint16_t spm = 0;  ///< or the SvM row when `service`
-    bool service = false;   ///< a service request (never inferred from `request`)
-    void* request = nullptr;
-    std::uint64_t sequence = 0;
-    std::uint64_t arrival = 0;
-    kal::TimePoint release{};
-    kal::TimePoint dispatched{};
-    kal::TimePoint due{};  ///< when it may start: its start window opens (or on arrival)
-  };
-
-  struct Binding {
-    const SpmEntry* entry = nullptr;
-    void* servant = nullptr;
-    MethodInvoker invoke = nullptr;
-    MissHandler on_miss = nullptr;
-    std::size_t lane = 0;
-    /// Activations finished or given up (sequence + 1 of the latest), published by the lane.
-    std::atomic<std::uint64_t> done{0};
-    /// How far the activations have come, as 4 * sequence + phase (kWaiting, kRunning,
-    /// kDecided); it only grows, and everything below it is decided. The lane moves an
-    /// activation to running when it starts it and to decided when its body returns; the
-    /// watchdog moves it to decided at its deadline if the lane has not. Whoever decides
-    /// reports the miss, if any: each activation has one outcome, reported once.
-    std::atomic<std::uint64_t> progress{0};
-    /// Published by the time trigger for BCC admission on any thread (admissible()): how many
-    /// activations it has released, then where the next one's start window opens (relative to
-    /// the epoch; kNoWindow when no release is left). Written in that order, read in reverse.
-    std::atomic<std::uint64_t> released{0};
-    std::atomic<std::int64_t> next_window_ns{0};
-  };
-
-  static constexpr std::int64_t kNoArrivalYet = INT64_MIN;
-
-  struct ServiceBinding {
-    const SvmEntry* entry = nullptr;
-    void* servant = nullptr;
-    ServiceHandler handler = nullptr;
-    MissHandler on_miss = nullptr;
-    std::size_t lane = 0;
-    /// Requests taken in, numbering them: by the time trigger, or by serve_here when no request
-    /// is outstanding (arrived == done).
-    std::atomic<std::uint64_t> arrived{0};
-    /// Requests finished (count), published by the lane; served in admission order.
-    std::atomic<std::uint64_t> done{0};
-    /// Count of the latest request whose outcome is decided: by the lane when it completes, or
-    /// by the watchdog at its GCT (then missed, and reported there), whichever comes first.
-    std::atomic<std::uint64_t> decided{0};
-    /// The max-rate's theoretical arrival time of the next request, in ns of the monotonic clock
-    /// (admit_arrival); kNoArrivalYet before the first.
-    std::atomic<std::int64_t> next_arrival_ns{kNoArrivalYet};
-  };
-
-  struct Request {
-    std::uint16_t svm = 0;
-    void* request = nullptr;
-    kal::TimePoint arrival{};
-    std::uint64_t sequence = 0;  ///< per SvM, in arrival order (assigned by the trigger)
-  };
-
-  struct Lane {
-    Engine* engine = nullptr;
-    std::array<char, 16> name{};  ///< the thread's name, e.g. "kairos-lane3"
-    std::uint8_t core = 0;
-    kal::PriorityBand band = kal::kLowestBand;
-    std::uint8_t slot = 0;  ///< LaneIdentity::slot: its place among the lanes of its (core, band)
-    QueueDiscipline discipline = QueueDiscipline::kFifo;
-    /// Preemptive EDF: the lane runs one row's jobs on a thread scheduled by deadline, and
-    /// starts each only when the Stack Resource Policy admits it (srp_enter).
-    bool by_deadline = false;
-    /// Its row's relative deadline from a job's arrival (window opening, or a request's
-    /// arrival): the row's SRP preemption level, shorter is higher.
-    kal::Duration relative_deadline{};
-    kal::DeadlineReservation reservation{};
-    kal::Event srp_turn;  ///< set when segments held on its core are released
-    /// The job it holds (take_job): its absolute deadline and when it became ready, in ns of the
-    /// monotonic clock (max: none). Written by the lane's thread, read by srp_exit.
-    std::atomic<std::int64_t> job_deadline_ns{std::numeric_limits<std::int64_t>::max()};
-    std::atomic<std::int64_t> job_ready_ns{std::numeric_limits<std::int64_t>::max()};
-    kal::Thread thread;
-    kal::Event wakeup;
-    std::atomic<bool> stopping{false};
-    SpscRing<Activation, kLaneQueueCapacity> inbox;    ///< from the time-trigger thread
-    ReadyQueue<Activation, kLaneQueueCapacity> ready;  ///< owned by the lane's thread
-    /// Activations dispatched ahead of their start window, earliest first (lane's thread).
-    std::array<Activation, kLaneQueueCapacity> early{};
-    std::size_t early_count = 0;
-    SpscRing<ActivationRecord, kTraceCapacity> trace;
-    /// Who may run this lane's work now (LaneState): the lane's thread, or a thread it is lent to
-    /// while it sleeps with nothing ready (serve_here). Only whoever holds it pushes to `trace`.
-    std::atomic<std::uint8_t> state{0};
-    kal::Event returned;  ///< set when a borrower hands the lane back to its waiting thread
-  };
+  // The engine's state (rows, lanes, queues, counters) and the types it is made of live in
+  // src/engine_state.hpp: nobody outside the engine's sources sees them. The state is made once,
+  // with the engine, and never allocated again.
+  struct Activation;
+  struct Binding;
+  struct ServiceBinding;
+  struct Request;
+  struct Lane;
+  struct State;
 
   static void time_trigger_main(void* self) noexcept;
   static void lane_main(void* lane) noexcept;
@@ -468,55 +378,7 @@ class Engine {
   kal::Status assign_lanes() noexcept;
 
   EngineOptions options_;
-  std::array<Binding, kMaxSpms> bindings_{};
-  std::array<ServiceBinding, kMaxSvms> services_{};
-  std::array<kal::CeilingMutex, kMaxSegments> segment_locks_{};
-  /// Preemptive EDF: each segment's SRP ceiling, the shortest relative deadline of its users;
-  /// per core, the segments held by started jobs and the lanes waiting for them to be released.
-  std::array<kal::Duration, kMaxSegments> srp_ceiling_{};
-  std::array<std::atomic<std::uint64_t>, kMaxCores> srp_held_{};
-  std::array<std::atomic<std::uint32_t>, kMaxCores> srp_waiting_{};
-  std::size_t segment_count_ = 0;
-  std::size_t service_count_ = 0;
-  MpmcQueue<Request, kRequestCapacity> requests_;
-  kal::Event trigger_wakeup_;
-  std::atomic<bool> accepting_requests_{false};
-  /// Set before accepting_requests_ falls at the end (or when the run cannot start): a request
-  /// that finds the engine not accepting is held when this is still false (the run is to come).
-  std::atomic<bool> run_over_{false};
-  ServiceObserver service_observer_ = nullptr;
-  void* service_observer_context_ = nullptr;
-  std::size_t binding_count_ = 0;
-  std::span<const ReleaseEntry> release_table_{};
-  kal::Duration hyperperiod_{};
-  std::array<Lane, kMaxLanes> lanes_{};
-  std::array<int, kMaxCores> core_cpu_{};  ///< the CPU of each core (-1: any), set by run_for
-  /// Records of activations the time trigger dropped at release (overruns); its own ring, as
-  /// each lane has its own.
-  SpscRing<ActivationRecord, kTraceCapacity> dropped_trace_;
-  std::size_t lane_count_ = 0;
-  kal::Thread time_trigger_;
-  kal::TimePoint epoch_{};
-  kal::Duration dispatch_ahead_{};
-  kal::TimePoint end_{};
-  kal::Event start_gate_;
-  std::atomic<bool> abandoned_{false};
-  std::atomic<bool> releases_done_{false};
-
-  // Written by the thread that runs each row (its lane, or the thread the lane is lent to).
-  std::array<MethodTimings, kMaxSpms> spm_timings_{};
-  std::array<MethodTimings, kMaxSvms> svm_timings_{};
-
-  std::atomic<std::uint64_t> activations_{0};
-  std::atomic<std::uint64_t> start_window_misses_{0};
-  std::atomic<std::uint64_t> deadline_misses_{0};
-  std::atomic<std::uint64_t> overruns_{0};
-  std::atomic<std::uint64_t> trace_drops_{0};
-  std::atomic<std::uint64_t> requests_served_{0};
-  std::atomic<std::uint64_t> requests_refused_{0};
-  std::atomic<std::uint64_t> requests_over_rate_{0};
-  std::atomic<std::uint64_t> gct_misses_{0};
-  std::atomic<std::uint64_t> requests_served_at_once_{0};
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace kairos

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include <kairos/kal/event.hpp>
+
 #include "scenario.hpp"
 
 using conformance::unit;
