@@ -69,10 +69,6 @@ bool report(const char* what, const cubit::priority::RunResult& result,
 
 int main(int argc, char** argv) {
   using namespace cubit::priority;
-  signal(SIGPIPE, SIG_IGN);
-  if (argc > 1 && std::strcmp(argv[1], "--serve-priority") == 0) {
-    return serve(argc, argv);
-  }
   RunOptions defaults;
   defaults.seconds = 10;
   defaults.work_us = 200;

@@ -49,10 +49,6 @@ void usage(std::FILE* to, const char* program) {
 
 int main(int argc, char** argv) {
   using namespace cubit::priority;
-  signal(SIGPIPE, SIG_IGN);
-  if (argc > 1 && std::strcmp(argv[1], "--serve-priority") == 0) {
-    return serve(argc, argv);
-  }
   RunOptions defaults;
   defaults.seconds = 5;
   defaults.work_us = 100;

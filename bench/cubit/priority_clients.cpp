@@ -1,6 +1,7 @@
 #include "priority_clients.hpp"
 
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <array>
@@ -472,6 +473,10 @@ ParsedArgs parse_arguments(int argc, char** argv, const RunOptions& defaults, bo
 std::optional<int> prepare(int argc, char** argv, const RunOptions& defaults, bool with_clients,
                            void (*usage)(std::FILE* to, const char* program), ParsedArgs& parsed,
                            RunDirectory& run_dir) {
+  signal(SIGPIPE, SIG_IGN);
+  if (argc > 1 && std::strcmp(argv[1], "--serve-priority") == 0) {
+    return serve(argc, argv);
+  }
   parsed = parse_arguments(argc, argv, defaults, with_clients);
   if (parsed.help) {
     usage(stdout, argv[0]);

@@ -79,8 +79,9 @@ struct ParsedArgs {
 };
 ParsedArgs parse_arguments(int argc, char** argv, const RunOptions& defaults, bool with_clients);
 
-/// What mt_cubit and inversion do first, alike: answer `--help`, refuse bad arguments (with
-/// `usage`), place and pin the client, and make the run directory. Returns the exit status when
+/// What mt_cubit and inversion do first, alike: serve (the child started with `--serve-priority`),
+/// answer `--help`, refuse bad arguments (with `usage`), place and pin the client, and make the
+/// run directory; a broken pipe is an error to read, not a signal. Returns the exit status when
 /// the program should stop there, nothing when it should go on with `parsed` and `run_dir`.
 std::optional<int> prepare(int argc, char** argv, const RunOptions& defaults, bool with_clients,
                            void (*usage)(std::FILE* to, const char* program), ParsedArgs& parsed,
