@@ -166,9 +166,10 @@ studio: studio-build
 	  $(abspath $(STUDIO_WORKSPACE)) --hostname=127.0.0.1 --port=$(STUDIO_PORT) \
 	  --plugins=local-dir:$(abspath $(STUDIO_PLUGINS))
 
-# The end-to-end suites alone, against what is already built.
+# The end-to-end suites alone, against what is already built; the slowest twenty are named at the
+# end, to keep `make test` within its half hour.
 e2e:
-	python3 -m pytest -v tests/e2e
+	python3 -m pytest -v --durations=20 tests/e2e
 
 # Formatters: clang-format for C++, google-java-format (through Spotless) for Java.
 # clang-format is the pinned one that kairos generate uses too (installed on first use), never the

@@ -116,6 +116,34 @@ class ModuleBoundariesTest {
             .dependOnClassesThat(ANALYSIS_INTERNALS));
   }
 
+  /**
+   * Inside {@code timing} the analyses call one way: the holistic analysis calls a node's analysis,
+   * which calls its steps (the core placement, the release-table play, BCC admission and the
+   * arithmetic they share); no step calls back. Where a step needs the node's analysis (the core
+   * placement asks whether a core holds), it is handed one.
+   */
+  @Test
+  void theAnalysesCallOneWay() {
+    check(
+        noClasses()
+            .that()
+            .haveNameMatching(
+                "dev\\.kairos\\.timing\\.(ReleaseTableAnalysis|JobPlayer|DispatchRule"
+                    + "|CorePlacement|BccAdmission|BusyIntervals|ReleaseGrid|Interference"
+                    + "|ServiceLoad|TaskDraft|PriorityBands|Resources|StaticReleaseTable)(\\$.*)?")
+            .should()
+            .dependOnClassesThat()
+            .haveNameMatching(
+                "dev\\.kairos\\.timing\\.(SchedulingAnalysis|HolisticAnalysis)(\\$.*)?"));
+    check(
+        noClasses()
+            .that()
+            .haveNameMatching("dev\\.kairos\\.timing\\.SchedulingAnalysis(\\$.*)?")
+            .should()
+            .dependOnClassesThat()
+            .haveNameMatching("dev\\.kairos\\.timing\\.HolisticAnalysis(\\$.*)?"));
+  }
+
   /** The rules see the classes they speak of, so a rule cannot pass by matching nothing. */
   @Test
   void everyModuleIsImported() {

@@ -19,7 +19,7 @@ import dev.kairos.reports.diagram.DiagramLayout.PlacedBox;
 import dev.kairos.reports.diagram.DiagramLayout.PlacedLink;
 import dev.kairos.reports.diagram.DiagramLayout.Point;
 import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.SchedulingAnalysis;
+import dev.kairos.timing.HolisticAnalysis;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,7 +57,7 @@ class ArchitectureDiagramTest {
     final ModelLoader.Loaded loaded = ModelLoader.create().load(List.of(Path.of(AVIONICS)));
     assertFalse(loaded.hasErrors(), loaded.diagnostics().toString());
     system = new ModelLowering(uri -> "avionics.tmo").lower("avionics", loaded.models());
-    report = SchedulingAnalysis.analyse(system);
+    report = HolisticAnalysis.analyse(system);
     diagram = ArchitectureModel.of(system, report);
   }
 

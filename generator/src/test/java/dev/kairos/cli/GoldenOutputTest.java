@@ -8,7 +8,7 @@ import dev.kairos.generator.emit.CppGenerator;
 import dev.kairos.generator.emit.GeneratedFile;
 import dev.kairos.generator.lowering.ModelLowering;
 import dev.kairos.ir.SystemModel;
-import dev.kairos.timing.SchedulingAnalysis;
+import dev.kairos.timing.HolisticAnalysis;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,7 +32,7 @@ class GoldenOutputTest {
     final SystemModel system =
         new ModelLowering(uri -> "hello.tmo").lower("hello", loaded.models());
     final CppGenerator.Output output =
-        CppGenerator.generate(system, SchedulingAnalysis.analyse(system), "../src");
+        CppGenerator.generate(system, HolisticAnalysis.analyse(system), "../src");
 
     final boolean update = Boolean.getBoolean("kairos.updateGolden");
     for (GeneratedFile file : output.generated()) {

@@ -9,7 +9,7 @@ import dev.kairos.generator.emit.CppGenerator;
 import dev.kairos.generator.emit.GeneratedFile;
 import dev.kairos.generator.lowering.ModelLowering;
 import dev.kairos.ir.SystemModel;
-import dev.kairos.timing.SchedulingAnalysis;
+import dev.kairos.timing.HolisticAnalysis;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,7 +41,7 @@ class LaidOutOutputTest {
           new ModelLowering(uri -> model.getFileName().toString())
               .lower(model.getFileName().toString(), loaded.models());
       final CppGenerator.Output output =
-          CppGenerator.generate(system, SchedulingAnalysis.analyse(system), "../src");
+          CppGenerator.generate(system, HolisticAnalysis.analyse(system), "../src");
       final List<GeneratedFile> laidOut = new ArrayList<>();
       for (GeneratedFile file : output.generated()) {
         if (file.isCpp() && !file.needsFormatting()) {

@@ -8,7 +8,7 @@ import dev.kairos.generator.emit.CppGenerator;
 import dev.kairos.generator.emit.GeneratedFile;
 import dev.kairos.generator.lowering.ModelLowering;
 import dev.kairos.ir.SystemModel;
-import dev.kairos.timing.SchedulingAnalysis;
+import dev.kairos.timing.HolisticAnalysis;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +53,7 @@ class SimSystemOutputTest {
     assertFalse(loaded.hasErrors(), loaded.diagnostics().toString());
     final SystemModel system =
         new ModelLowering(uri -> "plant.tmo").lower("plant", loaded.models());
-    return CppGenerator.generate(system, SchedulingAnalysis.analyse(system), "../src")
+    return CppGenerator.generate(system, HolisticAnalysis.analyse(system), "../src")
         .generated()
         .stream()
         .collect(Collectors.toMap(GeneratedFile::path, GeneratedFile::content));

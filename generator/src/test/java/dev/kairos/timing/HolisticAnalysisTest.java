@@ -240,7 +240,7 @@ class HolisticAnalysisTest {
    */
   @Test
   void jitterCrossesTheNetworkAndRaisesInterferenceUntilAFixedPoint() {
-    final AnalysisReport report = SchedulingAnalysis.analyse(system(true));
+    final AnalysisReport report = HolisticAnalysis.analyse(system(true));
     assertEquals(18 * MS, task(report, "client.sense").responseTimeNs());
     assertEquals(1 * MS, task(report, "server.get").responseTimeNs());
     assertEquals(14 * MS, task(report, "worker.crunch").responseTimeNs());
@@ -292,7 +292,7 @@ class HolisticAnalysisTest {
   /** Without chains the nodes are analysed once, with no jitter: crunch keeps its 13 ms. */
   @Test
   void withoutChainsNothingChanges() {
-    final AnalysisReport report = SchedulingAnalysis.analyse(system(false));
+    final AnalysisReport report = HolisticAnalysis.analyse(system(false));
     assertTrue(report.chains().isEmpty());
     assertEquals(AnalysisReport.Holistic.NONE, report.holistic());
     assertEquals(13 * MS, task(report, "worker.crunch").responseTimeNs());
@@ -336,7 +336,7 @@ class HolisticAnalysisTest {
   @Test
   void aReaderFasterThanItsPublisherFindsTheSampleAsOldAsThePublisherLeftIt() {
     final SystemModel system = sampling((name, deployment) -> node(name, deployment));
-    final AnalysisReport report = SchedulingAnalysis.analyse(system);
+    final AnalysisReport report = HolisticAnalysis.analyse(system);
     final ChainReport sample = chain(report, "slow.slow", "channel status");
     final ChainReport.Limit age = sample.limits().get(0);
     assertEquals(ChainReport.LimitKind.CHANNEL_VALIDITY, age.kind());
@@ -378,9 +378,9 @@ class HolisticAnalysisTest {
                 new Platform.PlatformFile(
                     "lab.platform.json", HERE, Optional.of(transportOnly), "")));
     final AnalysisReport ideal =
-        SchedulingAnalysis.analyse(sampling((name, deployment) -> linux(name, null, deployment)));
+        HolisticAnalysis.analyse(sampling((name, deployment) -> linux(name, null, deployment)));
     final AnalysisReport charged =
-        SchedulingAnalysis.analyse(sampling((name, deployment) -> linux(name, probed, deployment)));
+        HolisticAnalysis.analyse(sampling((name, deployment) -> linux(name, probed, deployment)));
     final ChainReport before = chain(ideal, "slow.slow", "channel status");
     final ChainReport after = chain(charged, "slow.slow", "channel status");
     assertEquals(ChainReport.HopKind.DELIVER, after.hops().get(3).kind());
@@ -442,7 +442,7 @@ class HolisticAnalysisTest {
                 node("a", new Platform.Deployment("client", changed, HERE)), base.nodes().get(1)),
             base.networks(),
             base.systems());
-    final AnalysisReport report = SchedulingAnalysis.analyse(model);
+    final AnalysisReport report = HolisticAnalysis.analyse(model);
     final ChainReport sample = chain(report, "client.sense", "channel status");
     assertFalse(sample.meets());
     assertEquals(58_625 * US + 2, sample.limits().get(0).boundNs());
@@ -483,7 +483,7 @@ class HolisticAnalysisTest {
                 node("a", new Platform.Deployment("client", changed, HERE)), base.nodes().get(1)),
             base.networks(),
             base.systems());
-    final AnalysisReport report = SchedulingAnalysis.analyse(model);
+    final AnalysisReport report = HolisticAnalysis.analyse(model);
     final ChainReport call = chain(report, "client.sense", "gate fetch");
     assertEquals(10_250 * US, call.limits().get(0).boundNs());
     assertFalse(call.meets());
@@ -527,7 +527,7 @@ class HolisticAnalysisTest {
                 node("a", new Platform.Deployment("client", slower, HERE)), base.nodes().get(1)),
             base.networks(),
             base.systems());
-    final AnalysisReport report = SchedulingAnalysis.analyse(model);
+    final AnalysisReport report = HolisticAnalysis.analyse(model);
     assertEquals(-1, task(report, "client.sense").responseTimeNs());
     assertFalse(report.holistic().converged());
     assertEquals(1, report.holistic().iterations());

@@ -150,8 +150,8 @@ class SchedulingAnalysisTest {
     final NodeReport report =
         SchedulingAnalysis.analyse(node(new BigDecimal("0.5"), spm("a", 2, 10)));
     assertEquals(4 * MS, report.tasks().get(0).wcetNs());
-    assertEquals(3 * MS, SchedulingAnalysis.scale(3 * MS, BigDecimal.ONE));
-    assertEquals(3_333_334, SchedulingAnalysis.scale(1 * MS, new BigDecimal("0.3")));
+    assertEquals(3 * MS, Resources.scale(3 * MS, BigDecimal.ONE));
+    assertEquals(3_333_334, Resources.scale(1 * MS, new BigDecimal("0.3")));
   }
 
   @Test

@@ -8,6 +8,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Partitioned scheduling: every TMO of a multicore node runs on one core, so its ODS segments,
@@ -39,24 +40,26 @@ public final class CorePlacement {
    * once; only where a core so packed misses a deadline are the TMOs placed again, each tried
    * against the cores' analyses. Most systems take the first path, in time linear in the analyses
    * of their cores.
+   *
+   * @param holds whether one core's share of the node is schedulable: the caller's analysis of a
+   *     processor (the placement decides where, the analysis whether it holds)
    */
-  public static Result place(Node node) {
-    final Result packed = pack(node, false);
+  public static Result place(Node node, Predicate<Node> holds) {
+    final Result packed = pack(node, null);
     for (int core = 0; core < node.hardware().cores(); core++) {
       final Node mine = packed.onCore(node, core);
-      if (!mine.deployments().isEmpty()
-          && !SchedulingAnalysis.analyseProcessor(mine).schedulable()) {
-        return pack(node, true);
+      if (!mine.deployments().isEmpty() && !holds.test(mine)) {
+        return pack(node, holds);
       }
     }
     return packed;
   }
 
   /**
-   * First-fit decreasing: each TMO on the lowest core with room for it by utilization, or ({@code
-   * analysed}) on the lowest core whose analysis still holds with it.
+   * First-fit decreasing: each TMO on the lowest core with room for it by utilization, or (given
+   * {@code holds}) on the lowest core whose analysis still holds with it.
    */
-  private static Result pack(Node node, boolean analysed) {
+  private static Result pack(Node node, Predicate<Node> holds) {
     final int cores = node.hardware().cores();
     final List<Deployment> deployments = node.deployments();
     final int[] coreOf = new int[deployments.size()];
@@ -87,13 +90,13 @@ public final class CorePlacement {
         if (load[core] + utilization[i] > 1.0) {
           continue; // cannot fit whatever the order
         }
-        if (!analysed) {
+        if (holds == null) {
           chosen = core;
           break;
         }
         final List<Deployment> trial = new ArrayList<>(onCore.get(core));
         trial.add(deployments.get(i));
-        if (SchedulingAnalysis.analyseProcessor(subNode(node, trial)).schedulable()) {
+        if (holds.test(subNode(node, trial))) {
           chosen = core;
         }
       }
@@ -128,7 +131,7 @@ public final class CorePlacement {
       if (spm.periodNs() > 0) {
         sum +=
             (double)
-                    (SchedulingAnalysis.scale(spm.wcetNs(), speed)
+                    (Resources.scale(spm.wcetNs(), speed)
                         + deployment.tmo().callWaitNs(spm.calls()))
                 / spm.periodNs();
       }
@@ -137,7 +140,7 @@ public final class CorePlacement {
       if (svm.minInterArrivalNs() > 0) {
         sum +=
             (double)
-                    (SchedulingAnalysis.scale(svm.wcetNs(), speed)
+                    (Resources.scale(svm.wcetNs(), speed)
                         + deployment.tmo().callWaitNs(svm.calls()))
                 / svm.minInterArrivalNs();
       }

@@ -130,7 +130,7 @@ final class HubWait {
       for (int iteration = 0; iteration < 100_000; iteration++) {
         long next = own;
         for (long[] row : rows) {
-          final long arrivals = SchedulingAnalysis.ceilDiv(Math.addExact(busy, row[1]), row[0]);
+          final long arrivals = Interference.ceilDiv(Math.addExact(busy, row[1]), row[0]);
           next = Math.addExact(next, Math.multiplyExact(arrivals, row[2]));
         }
         if (next == busy) {
@@ -164,7 +164,7 @@ final class HubWait {
   }
 
   private static Set<String> segmentsOf(Method method) {
-    return SchedulingAnalysis.segmentsOf(method.deployment().instance(), method.declared().uses());
+    return Resources.segmentsOf(method.deployment().instance(), method.declared().uses());
   }
 
   /** Every method deployed on {@code node}. */

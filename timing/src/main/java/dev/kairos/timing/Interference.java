@@ -1,7 +1,5 @@
 package dev.kairos.timing;
 
-import static dev.kairos.timing.SchedulingAnalysis.ceilDiv;
-
 import java.util.Comparator;
 import java.util.List;
 
@@ -115,5 +113,10 @@ final class Interference {
       response = next;
     }
     return -1;
+  }
+
+  /** How many releases of period {@code b} fall in a window of {@code a}: a / b, rounded up. */
+  static long ceilDiv(long a, long b) {
+    return -Math.floorDiv(-a, b);
   }
 }

@@ -120,7 +120,7 @@ final class JobPlayer {
     }
     for (Deployment deployment : node.deployments()) {
       for (Tmos.Svm svm : deployment.tmo().svms()) {
-        for (String segment : SchedulingAnalysis.segmentsOf(deployment.instance(), svm.uses())) {
+        for (String segment : Resources.segmentsOf(deployment.instance(), svm.uses())) {
           ceilings.merge(segment, svm.gctNs(), Math::min);
         }
       }

@@ -173,8 +173,7 @@ public final class ReleaseTableAnalysis {
     for (Deployment deployment : node.deployments()) {
       for (Spm spm : deployment.tmo().spms()) {
         final TaskReport task = byName.get(deployment.instance() + "." + spm.name());
-        final Set<String> segments =
-            SchedulingAnalysis.segmentsOf(deployment.instance(), spm.uses());
+        final Set<String> segments = Resources.segmentsOf(deployment.instance(), spm.uses());
         rows.add(
             new Row(
                 deployment.instance(),

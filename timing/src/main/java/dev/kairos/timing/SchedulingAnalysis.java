@@ -4,14 +4,12 @@ import dev.kairos.ir.Platform.Deployment;
 import dev.kairos.ir.Platform.Node;
 import dev.kairos.ir.Platform.Strategy;
 import dev.kairos.ir.RuntimeCapacities;
-import dev.kairos.ir.SystemModel;
 import dev.kairos.ir.Tmos.Criticality;
 import dev.kairos.ir.Tmos.Gate;
 import dev.kairos.ir.Tmos.Method;
 import dev.kairos.ir.Tmos.Spm;
 import dev.kairos.ir.Tmos.Svm;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -39,15 +37,6 @@ public final class SchedulingAnalysis {
 
   private SchedulingAnalysis() {}
 
-  /**
-   * Every node, the remote calls between them and the chains that cross them. Without chains the
-   * nodes are analysed once; with them, the holistic analysis iterates the nodes' analyses with the
-   * release jitter the chains pass on to their service methods ({@link HolisticAnalysis}).
-   */
-  public static AnalysisReport analyse(SystemModel system) {
-    return HolisticAnalysis.analyse(system);
-  }
-
   /** The node with no release jitter on any of its service methods. */
   public static NodeReport analyse(Node node) {
     return analyse(node, java.util.Map.of());
@@ -56,12 +45,12 @@ public final class SchedulingAnalysis {
   /**
    * The node as it runs: with one core, one processor; with several, partitioned scheduling — every
    * TMO on one core ({@link CorePlacement}), each core analysed as a processor of its own with its
-   * own bands (the runtime gives every core its own lanes, pinned to it), the results merged in the
-   * node's table order.
+   * own bands (the runtime gives every core its own lanes, pinned to it). The node's report is then
+   * built once from its processors' reports, in the node's table order.
    */
   public static NodeReport analyse(Node node, java.util.Map<String, Long> arrivalJitterNs) {
     if (node.hardware().cores() <= 1) {
-      final NodeReport single = analyseProcessor(node, arrivalJitterNs);
+      final ProcessorReport single = analyseProcessor(node, arrivalJitterNs);
       final List<NodeReport.Placement> placements = new ArrayList<>();
       for (Deployment deployment : node.deployments()) {
         placements.add(
@@ -71,70 +60,53 @@ public final class SchedulingAnalysis {
                 deployment.pinned(),
                 CorePlacement.utilization(deployment, node.hardware().speed())));
       }
-      return withCores(
-          single,
-          List.of(
-              new NodeReport.CoreReport(
-                  0,
-                  node.deployments().stream().map(Deployment::instance).toList(),
-                  single.utilization(),
-                  single.liuLaylandBound(),
-                  single.schedulable(),
-                  single.releaseTable())),
+      return new NodeReport(
+          node,
+          single.tasks(),
+          single.utilization(),
+          single.liuLaylandBound(),
+          single.schedulable(),
+          single.notes(),
+          single.segments(),
+          single.releaseTable(),
+          single.admissions(),
+          StaticReleaseTable.of(node, single.releaseTable().grid()),
+          List.of(coreReport(0, single)),
           placements);
     }
-    final CorePlacement.Result placement = CorePlacement.place(node);
-    final List<NodeReport> perCore = new ArrayList<>();
-    final List<NodeReport.CoreReport> cores = new ArrayList<>();
+    final CorePlacement.Result placement =
+        CorePlacement.place(node, core -> analyseProcessor(core).schedulable());
+    final List<ProcessorReport> perCore = new ArrayList<>();
     for (int core = 0; core < node.hardware().cores(); core++) {
-      final NodeReport report = analyseProcessor(placement.onCore(node, core), arrivalJitterNs);
-      perCore.add(report);
-      cores.add(
-          new NodeReport.CoreReport(
-              core,
-              placement.onCore(node, core).deployments().stream()
-                  .map(Deployment::instance)
-                  .toList(),
-              report.utilization(),
-              report.liuLaylandBound(),
-              report.schedulable(),
-              report.releaseTable()));
+      perCore.add(analyseProcessor(placement.onCore(node, core), arrivalJitterNs));
     }
-    return merge(node, perCore, cores, placement.placements());
+    return partitioned(node, perCore, placement.placements());
   }
 
-  private static NodeReport withCores(
-      NodeReport r, List<NodeReport.CoreReport> cores, List<NodeReport.Placement> placements) {
-    return new NodeReport(
-        r.node(),
-        r.tasks(),
-        r.utilization(),
-        r.liuLaylandBound(),
-        r.schedulable(),
-        r.notes(),
-        r.segments(),
-        r.releaseTable(),
-        r.admissions(),
-        r.staticReleases(),
-        cores,
-        placements);
+  private static NodeReport.CoreReport coreReport(int core, ProcessorReport report) {
+    return new NodeReport.CoreReport(
+        core,
+        report.node().deployments().stream().map(Deployment::instance).toList(),
+        report.utilization(),
+        report.liuLaylandBound(),
+        report.schedulable(),
+        report.releaseTable());
   }
 
-  /** One report for the node from its cores' reports, in the node's table order. */
-  private static NodeReport merge(
-      Node node,
-      List<NodeReport> perCore,
-      List<NodeReport.CoreReport> cores,
-      List<NodeReport.Placement> placements) {
+  /** The report of a partitioned node from its cores', in the node's table order. */
+  private static NodeReport partitioned(
+      Node node, List<ProcessorReport> perCore, List<NodeReport.Placement> placements) {
     final List<TaskReport> tasks = new ArrayList<>();
     final List<Finding> notes = new ArrayList<>();
     final List<ReleaseTableAnalysis.SpmTiming> timings = new ArrayList<>();
+    final List<NodeReport.CoreReport> cores = new ArrayList<>();
     double utilization = 0;
     double bound = 1.0;
     boolean schedulable = true;
     boolean unrolled = true;
     for (int core = 0; core < perCore.size(); core++) {
-      final NodeReport report = perCore.get(core);
+      final ProcessorReport report = perCore.get(core);
+      cores.add(coreReport(core, report));
       for (TaskReport task : report.tasks()) {
         tasks.add(task.onCore(core));
       }
@@ -154,7 +126,7 @@ public final class SchedulingAnalysis {
     final List<NodeReport.SegmentCeiling> segments = new ArrayList<>();
     final List<NodeReport.ServiceAdmission> admissions = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
-      for (NodeReport report : perCore) {
+      for (ProcessorReport report : perCore) {
         report.segments().stream()
             .filter(segment -> segment.instance().equals(deployment.instance()))
             .forEach(segments::add);
@@ -177,7 +149,6 @@ public final class SchedulingAnalysis {
     final ReleaseTableAnalysis.Table table =
         new ReleaseTableAnalysis.Table(
             grid, unrolled, timings, perCore.get(0).releaseTable().trace());
-
     return new NodeReport(
         node,
         tasks,
@@ -188,7 +159,7 @@ public final class SchedulingAnalysis {
         segments,
         table,
         admissions,
-        StaticReleaseTable.of(node, table.grid()),
+        StaticReleaseTable.of(node, grid),
         cores,
         placements);
   }
@@ -212,7 +183,7 @@ public final class SchedulingAnalysis {
   }
 
   /** One processor: every deployment of the node shares it; no release jitter. */
-  static NodeReport analyseProcessor(Node node) {
+  static ProcessorReport analyseProcessor(Node node) {
     return analyseProcessor(node, java.util.Map.of());
   }
 
@@ -222,7 +193,7 @@ public final class SchedulingAnalysis {
    * closer together than their minimum inter-arrival time, which raises the interference they cause
    * (Tindell and Clark). Methods without an entry have none.
    */
-  static NodeReport analyseProcessor(Node node, java.util.Map<String, Long> arrivalJitterNs) {
+  static ProcessorReport analyseProcessor(Node node, java.util.Map<String, Long> arrivalJitterNs) {
     final BigDecimal speed = node.hardware().speed();
     final PlatformOverheads overheads = PlatformOverheads.of(node);
     final List<TaskDraft> drafts = new ArrayList<>();
@@ -234,8 +205,8 @@ public final class SchedulingAnalysis {
           notes.add(new Finding.UnboundedServiceLoad(name));
         }
         final long wait = gateWait(deployment, method.name(), method.calls(), notes);
-        final Set<String> segments = segmentsOf(deployment.instance(), method.uses());
-        final long wcet = scale(method.wcetNs(), speed);
+        final Set<String> segments = Resources.segmentsOf(deployment.instance(), method.uses());
+        final long wcet = Resources.scale(method.wcetNs(), speed);
         final TaskDraft draft =
             new TaskDraft(
                 deployment.instance(),
@@ -437,7 +408,7 @@ public final class SchedulingAnalysis {
         periodic == 0 || node.strategy().earliestDeadlineFirst()
             ? 1.0
             : periodic * (Math.pow(2.0, 1.0 / periodic) - 1.0);
-    return new NodeReport(
+    return new ProcessorReport(
         node,
         tasks,
         utilization,
@@ -446,10 +417,7 @@ public final class SchedulingAnalysis {
         notes,
         ceilings(node, tasks),
         table,
-        admissions,
-        StaticReleaseTable.of(node, table.grid()),
-        List.of(),
-        List.of());
+        admissions);
   }
 
   /**
@@ -490,28 +458,6 @@ public final class SchedulingAnalysis {
   /** MLF, MUF and RMS+MLF: the hard set must be feasible on its own (Kokyu). */
   static boolean criticalityAware(Strategy strategy) {
     return strategy == Strategy.MLF || strategy == Strategy.MUF || strategy == Strategy.RMS_MLF;
-  }
-
-  static Set<String> segmentsOf(String instance, List<dev.kairos.ir.Tmos.SegmentAccess> uses) {
-    final Set<String> segments = new HashSet<>();
-    uses.forEach(u -> segments.add(instance + "." + u.segment()));
-    return segments;
-  }
-
-  /** WCET on this hardware: the reference WCET divided by the relative speed, rounded up. */
-  public static long scale(long wcetNs, BigDecimal speed) {
-    if (speed.compareTo(BigDecimal.ONE) == 0) {
-      return wcetNs;
-    }
-    try {
-      return BigDecimal.valueOf(wcetNs).divide(speed, 0, RoundingMode.CEILING).longValueExact();
-    } catch (ArithmeticException beyond64Bits) {
-      return Long.MAX_VALUE;
-    }
-  }
-
-  static long ceilDiv(long a, long b) {
-    return -Math.floorDiv(-a, b);
   }
 
   /** Whether two of the methods use one ODS segment. */

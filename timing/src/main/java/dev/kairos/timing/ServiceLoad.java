@@ -1,7 +1,7 @@
 package dev.kairos.timing;
 
+import static dev.kairos.timing.Interference.ceilDiv;
 import static dev.kairos.timing.PriorityBands.segmentCeilings;
-import static dev.kairos.timing.SchedulingAnalysis.ceilDiv;
 
 import dev.kairos.ir.Platform.Deployment;
 import dev.kairos.ir.Platform.Node;

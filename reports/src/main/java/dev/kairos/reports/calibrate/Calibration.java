@@ -10,8 +10,9 @@ import dev.kairos.ir.Tmos.Svm;
 import dev.kairos.ir.Tmos.TmoClass;
 import dev.kairos.reports.calibrate.TimingRun.Figures;
 import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.HolisticAnalysis;
 import dev.kairos.timing.NodeReport;
-import dev.kairos.timing.SchedulingAnalysis;
+import dev.kairos.timing.Resources;
 import dev.kairos.timing.TaskReport;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -225,8 +226,8 @@ public final class Calibration {
     }
 
     final SystemModel calibrated = system.withTmos(tmo -> withWcets(tmo, calibratedReference));
-    final AnalysisReport declaredReport = SchedulingAnalysis.analyse(system);
-    final AnalysisReport measuredReport = SchedulingAnalysis.analyse(calibrated);
+    final AnalysisReport declaredReport = HolisticAnalysis.analyse(system);
+    final AnalysisReport measuredReport = HolisticAnalysis.analyse(calibrated);
 
     final List<Row> rows = new ArrayList<>();
     for (int n = 0; n < system.nodes().size(); n++) {
@@ -240,10 +241,9 @@ public final class Calibration {
       for (TaskReport task : declaredNode.tasks()) {
         final Deployment deployment = deployments.get(task.instance());
         final long declaredReference = declaredWcet(deployment.tmo(), task.method());
-        final long declaredOnNode =
-            SchedulingAnalysis.scale(declaredReference, node.hardware().speed());
+        final long declaredOnNode = Resources.scale(declaredReference, node.hardware().speed());
         final long calibratedOnNode =
-            SchedulingAnalysis.scale(
+            Resources.scale(
                 calibratedReference.getOrDefault(
                     key(deployment.tmo(), task.method()), declaredReference),
                 node.hardware().speed());
