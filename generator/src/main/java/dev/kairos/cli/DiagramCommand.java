@@ -46,14 +46,13 @@ final class DiagramCommand extends ModelCommand {
     }
     lap("load and validate");
     // The analysis gives the verdicts and the gates' worst round trips the diagram shows.
-    final CheckPipeline.Outcome outcome = check(loaded.get());
-    if (outcome instanceof CheckPipeline.Refused refused) {
-      reportLowered(refused.lowered().errors(), true);
-      err().println("kairos: no diagram drawn");
+    final Optional<CheckPipeline.Analysed> analysed =
+        analysed(loaded.get(), true, "kairos: no diagram drawn");
+    if (analysed.isEmpty()) {
       return MODEL_ERRORS;
     }
-    final SystemModel system = ((CheckPipeline.Analysed) outcome).system();
-    final AnalysisReport report = ((CheckPipeline.Analysed) outcome).report();
+    final SystemModel system = analysed.get().system();
+    final AnalysisReport report = analysed.get().report();
     lap("analyse");
     final String svg = ArchitectureDiagrams.svg(system, report);
     lap("lay out and draw");

@@ -115,14 +115,13 @@ final class GenerateCommand extends ModelCommand {
       return MODEL_ERRORS;
     }
     lap("load and validate");
-    final CheckPipeline.Outcome outcome = check(loaded.get());
-    if (outcome instanceof CheckPipeline.Refused refused) {
-      reportLowered(refused.lowered().errors(), false);
-      err().println("kairos: nothing generated");
+    final Optional<CheckPipeline.Analysed> analysed =
+        analysed(loaded.get(), false, "kairos: nothing generated");
+    if (analysed.isEmpty()) {
       return MODEL_ERRORS;
     }
-    final SystemModel system = ((CheckPipeline.Analysed) outcome).system();
-    final AnalysisReport report = ((CheckPipeline.Analysed) outcome).report();
+    final SystemModel system = analysed.get().system();
+    final AnalysisReport report = analysed.get().report();
     lap("analyse");
     if (!report.schedulable() && !allowUnschedulable) {
       err().print(CheckReports.text(report));

@@ -231,6 +231,23 @@ abstract class ModelCommand implements Callable<Integer> {
         systemName(), loaded.models(), fileNames(loaded), loaded.diagnostics(), () -> lap("lower"));
   }
 
+  /**
+   * The analysed system, or empty after printing the errors of the lowered model and then {@code
+   * refusal} (what the command did not do). Validation's errors were reported before.
+   */
+  Optional<CheckPipeline.Analysed> analysed(
+      ModelLoader.Loaded loaded, boolean diagnosticsToErr, String refusal) {
+    final CheckPipeline.Outcome outcome = check(loaded);
+    if (outcome instanceof CheckPipeline.Analysed analysed) {
+      return Optional.of(analysed);
+    }
+    if (outcome instanceof CheckPipeline.Refused refused) {
+      reportLowered(refused.lowered().errors(), diagnosticsToErr);
+    }
+    err().println(refusal);
+    return Optional.empty();
+  }
+
   /** Prints errors of the lowered model as validation's are printed; true if there are none. */
   boolean reportLowered(List<Diagnostic> errors, boolean diagnosticsToErr) {
     if (errors.isEmpty()) {

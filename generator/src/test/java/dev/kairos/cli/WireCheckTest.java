@@ -150,6 +150,14 @@ class WireCheckTest {
     assertEquals(1, generate.exit(), generate.all());
     assertTrue(generate.err().contains("nothing generated"), generate.err());
     assertTrue(!Files.exists(temp.resolve("out")), "nothing is written");
+
+    // The diagram takes the same pipeline: it says the error and draws nothing (it drew once).
+    final Path svg = temp.resolve("big.svg");
+    final CliRun diagram = CliRun.kairos("diagram", big.toString(), "-o", svg.toString());
+    assertEquals(1, diagram.exit(), diagram.all());
+    assertTrue(diagram.err().contains("error[kairos.message-too-large]"), diagram.err());
+    assertTrue(diagram.err().contains("no diagram drawn"), diagram.err());
+    assertTrue(!Files.exists(svg), "nothing is drawn");
   }
 
   @Test
