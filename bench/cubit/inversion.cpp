@@ -8,12 +8,10 @@
 //
 //   kairos_bench_inversion [--seconds S] [--work-us W] [--stagger-us D] [--transport uds|tcp]
 //                          [--cpu-client C] [--cpu-server C]
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 
 #include "../stats.hpp"
 #include "measure.hpp"

@@ -9,11 +9,9 @@
 //
 //   kairos_bench_mt_cubit [--clients 0,1,5,10,20,50] [--seconds S] [--work-us W]
 //                         [--stagger-us D] [--transport uds|tcp] [--cpu-client C] [--cpu-server C]
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstring>
 
 #include "../stats.hpp"
 #include "measure.hpp"

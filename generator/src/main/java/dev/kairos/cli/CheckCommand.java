@@ -87,15 +87,17 @@ final class CheckCommand extends ModelCommand {
     }
     lap("load and validate");
     final CheckPipeline.Outcome outcome = check(loaded.get());
-    if (outcome instanceof CheckPipeline.Refused refused) {
-      final List<Diagnostic> loweredErrors = refused.lowered().errors();
+    if (!(outcome instanceof CheckPipeline.Analysed analysed)) {
+      // Validation's errors were reported above; what is left is the lowered model's.
+      final List<Diagnostic> loweredErrors =
+          outcome instanceof CheckPipeline.Refused refused ? refused.lowered().errors() : List.of();
       reportLowered(loweredErrors, format != Format.text);
       final List<Diagnostic> withLowered = new ArrayList<>(modelDiagnostics);
       withLowered.addAll(loweredErrors);
       return reportErrors(withLowered, MODEL_ERRORS);
     }
-    final SystemModel system = ((CheckPipeline.Analysed) outcome).system();
-    final AnalysisReport report = ((CheckPipeline.Analysed) outcome).report();
+    final SystemModel system = analysed.system();
+    final AnalysisReport report = analysed.report();
     lap(
         "analyse "
             + system.nodes().stream()

@@ -228,7 +228,11 @@ abstract class ModelCommand implements Callable<Integer> {
    */
   CheckPipeline.Outcome check(ModelLoader.Loaded loaded) {
     return CheckPipeline.check(
-        systemName(), loaded.models(), fileNames(loaded), loaded.diagnostics(), () -> lap("lower"));
+        systemName(),
+        loaded.models(),
+        fileNames(loaded),
+        loaded.diagnostics(),
+        lowered -> lap("lower"));
   }
 
   /**

@@ -186,9 +186,9 @@ final class StaticTimeline {
       case ALL_ACTIVATIONS -> "every activation of the table (" + trace.activations() + ")";
       case BEGINNING ->
           "the beginning of "
-              + (hyperperiod > 1
+              + (table.grid().cyclic()
                   ? "the hyperperiod of " + Figures.duration(hyperperiod)
-                  : hyperperiod == 0 ? "a hyperperiod beyond 64 bits" : "the table")
+                  : table.grid().beyond64Bits() ? "a hyperperiod beyond 64 bits" : "the table")
               + ", its first "
               + trace.activations()
               + " activations (a longer view would not be readable)";

@@ -60,9 +60,12 @@ public final class EdfDemandTest {
     if (utilization > 1.0) {
       return new Verdict(false, true, 0);
     }
+    if (grid.size() == ReleaseGrid.Size.NONE) {
+      return new Verdict(true, true, -1); // no periodic load: no demand
+    }
     // The deadlines of one hyperperiod (and the first of the next) are the points to examine,
     // unless the grid is too big to unroll; then the sufficient density test decides.
-    if (grid.size() != ReleaseGrid.Size.NONE && !grid.unrollable(1)) {
+    if (!grid.unrollable(1)) {
       // Too long to examine point by point: the density bound (with the same blocking) decides.
       long longest = 0;
       long shortestDeadline = Long.MAX_VALUE;

@@ -19,8 +19,9 @@ public sealed interface Finding {
   record EdfDemandExceeded(long atNs, boolean preemptive) implements Finding {}
 
   /**
-   * The release table was not unrolled (its grid beyond 64 bits or holding more releases than an
-   * analysis examines); start windows were checked by response-time analysis only.
+   * The release table was not unrolled (its grid beyond 64 bits, or its settling time and two
+   * cycles beyond 64 bits or holding more activations than an analysis plays); start windows were
+   * checked by response-time analysis only.
    */
   record TableNotUnrolled(ReleaseGrid grid) implements Finding {}
 

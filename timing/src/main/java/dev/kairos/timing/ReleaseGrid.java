@@ -16,8 +16,9 @@ import java.util.stream.LongStream;
  */
 public record ReleaseGrid(long hyperperiodNs, long releasesPerCycle, Size size) {
   /**
-   * Releases (activations, demand points, busy intervals) one analysis examines at most; beyond
-   * this a cycle is not unrolled and each analysis says what it decides instead.
+   * Releases per cycle an analysis unrolls at most (busy intervals, the EDF demand points with the
+   * first of the next cycle, the activations the release table plays over its settling time and two
+   * cycles); beyond this a cycle is not unrolled and each analysis says what it decides instead.
    */
   public static final int MAX_RELEASES = 200_000;
 
@@ -91,11 +92,6 @@ public record ReleaseGrid(long hyperperiodNs, long releasesPerCycle, Size size) 
   /** Whether {@code cycles} hyperperiods of releases stay within {@link #MAX_RELEASES}. */
   public boolean unrollable(int cycles) {
     return cyclic() && releasesPerCycle <= MAX_RELEASES / cycles;
-  }
-
-  /** Whether {@code count} releases, however an analysis counted them, are within the cap. */
-  public static boolean withinCap(long count) {
-    return count <= MAX_RELEASES;
   }
 
   /**

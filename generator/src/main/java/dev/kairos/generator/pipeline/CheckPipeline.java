@@ -12,6 +12,7 @@ import dev.kairos.timing.HolisticAnalysis;
 import dev.kairos.timing.NodeReport;
 import dev.kairos.timing.SchedulingAnalysis;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.eclipse.emf.common.util.URI;
 import org.eclipse.xtext.diagnostics.Severity;
@@ -60,8 +61,9 @@ public final class CheckPipeline {
    * @param validation what validating the models found (warnings and notes are passed over)
    * @param withoutJitter each node's analysis without release jitter: a caller that keeps the
    *     reports of nodes that did not change gives them here
-   * @param lowered told when the models are lowered and checked, before the analysis (a caller
-   *     timing the phases ends one there)
+   * @param beforeAnalysis given the lowered system once its checks pass, before the analysis: a
+   *     caller timing the phases ends one there; the language server analyses there, one by one,
+   *     the nodes it has no report of, so that a newer edit can stop it between two
    */
   public static Outcome check(
       String systemName,
@@ -69,7 +71,7 @@ public final class CheckPipeline {
       Function<URI, String> fileNames,
       List<Diagnostic> validation,
       Function<Node, NodeReport> withoutJitter,
-      Runnable lowered) {
+      Consumer<SystemModel> beforeAnalysis) {
     final List<Diagnostic> errors =
         validation.stream()
             .filter(d -> d.severity() == Diagnostic.Severity.ERROR)
@@ -79,21 +81,22 @@ public final class CheckPipeline {
       return new Invalid(errors);
     }
     final Lowered system = lower(systemName, models, fileNames);
-    lowered.run();
     if (!system.analysable()) {
       return new Refused(system);
     }
+    beforeAnalysis.accept(system.system());
     return new Analysed(system.system(), HolisticAnalysis.analyse(system.system(), withoutJitter));
   }
 
-  /** As {@link #check(String, List, Function, List, Function, Runnable)}, every node afresh. */
+  /** As {@link #check(String, List, Function, List, Function, Consumer)}, every node afresh. */
   public static Outcome check(
       String systemName,
       List<Model> models,
       Function<URI, String> fileNames,
       List<Diagnostic> validation,
-      Runnable lowered) {
-    return check(systemName, models, fileNames, validation, SchedulingAnalysis::analyse, lowered);
+      Consumer<SystemModel> beforeAnalysis) {
+    return check(
+        systemName, models, fileNames, validation, SchedulingAnalysis::analyse, beforeAnalysis);
   }
 
   /** The models as one system, and the problems of the lowered model. */

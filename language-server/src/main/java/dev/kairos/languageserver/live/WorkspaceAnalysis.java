@@ -133,15 +133,17 @@ public final class WorkspaceAnalysis {
               models,
               file -> portable.getOrDefault(file, file.lastSegment()),
               diagnostics,
-              node -> {
-                if (cancel.isCanceled()) {
-                  throw new CancellationException();
+              reused::get,
+              lowered -> {
+                laps.lap("lower_ms");
+                for (Platform.Node node : lowered.nodes()) {
+                  if (cancel.isCanceled()) {
+                    throw new CancellationException();
+                  }
+                  final NodeReport kept = before.get(node);
+                  reused.put(node, kept != null ? kept : SchedulingAnalysis.analyse(node));
                 }
-                return reused.computeIfAbsent(
-                    node,
-                    n -> before.containsKey(n) ? before.get(n) : SchedulingAnalysis.analyse(n));
-              },
-              () -> laps.lap("lower_ms"));
+              });
     } catch (CancellationException cancelled) {
       return Optional.empty();
     }
