@@ -82,4 +82,29 @@ public record SystemModel(
     }
     return Optional.empty();
   }
+
+  /** A method of a deployed instance that publishes or reads a channel. */
+  public record ChannelEnd(Node node, Platform.Deployment deployment, Tmos.Method method) {}
+
+  /**
+   * Every method of a deployed instance that uses channel {@code channel} the way {@code access}
+   * says: by node, by deployment, SpMs before SvMs, each in model order. Every part that follows a
+   * channel from its publishers to its readers, the chain analysis and the channel emitters, finds
+   * its ends here.
+   */
+  public List<ChannelEnd> channelEnds(String channel, Tmos.ChannelAccess access) {
+    final List<ChannelEnd> ends = new java.util.ArrayList<>();
+    for (Node node : nodes) {
+      for (Platform.Deployment deployment : node.deployments()) {
+        for (Tmos.Method method : deployment.tmo().methods()) {
+          for (Tmos.ChannelUse use : method.channelUses()) {
+            if (use.channel().equals(channel) && use.access() == access) {
+              ends.add(new ChannelEnd(node, deployment, method));
+            }
+          }
+        }
+      }
+    }
+    return List.copyOf(ends);
+  }
 }

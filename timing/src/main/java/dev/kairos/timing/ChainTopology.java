@@ -99,13 +99,7 @@ final class ChainTopology {
     for (Node node : system.nodes()) {
       for (Deployment deployment : node.deployments()) {
         for (Spm spm : deployment.tmo().spms()) {
-          final Method method = new Method(node, deployment, Optional.of(spm), Optional.empty());
-          spms.add(method);
-          for (ChannelUse use : spm.channelUses()) {
-            if (use.access() == ChannelAccess.READ) {
-              readers.computeIfAbsent(use.channel(), c -> new ArrayList<>()).add(method);
-            }
-          }
+          spms.add(new Method(node, deployment, Optional.of(spm), Optional.empty()));
         }
         for (Gate gate : deployment.tmo().gates()) {
           system
@@ -119,6 +113,17 @@ final class ChainTopology {
         }
       }
     }
+  }
+
+  /** The SpMs that read a channel: a chain follows a sample to the SpMs that read it. */
+  private List<Method> spmReaders(String channel) {
+    final List<Method> found = new ArrayList<>();
+    for (SystemModel.ChannelEnd end : system.channelEnds(channel, ChannelAccess.READ)) {
+      if (end.method() instanceof Spm spm) {
+        found.add(new Method(end.node(), end.deployment(), Optional.of(spm), Optional.empty()));
+      }
+    }
+    return found;
   }
 
   /** Every chain from every SpM that crosses at least one node boundary, in model order. */
@@ -179,7 +184,7 @@ final class ChainTopology {
           method.deployment().tmo().channels().stream()
               .filter(c -> c.name().equals(use.channel()))
               .findFirst();
-      for (Method reader : readers.getOrDefault(use.channel(), List.of())) {
+      for (Method reader : readers.computeIfAbsent(use.channel(), this::spmReaders)) {
         if (channel.isEmpty() || reader.node().name().equals(method.node().name())) {
           continue;
         }

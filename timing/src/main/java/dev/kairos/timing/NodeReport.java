@@ -4,22 +4,52 @@ import dev.kairos.ir.Platform.Node;
 import java.util.List;
 
 /**
- * The verdict for one node: its tasks in priority order, whether every deadline holds, and the
- * priority ceiling of every ODS segment (in the node's segment-table order).
+ * The verdict for one node: its processor's verdict (for a partitioned node, its cores' verdicts
+ * joined in the node's table order), the release table its time trigger walks, its cores and where
+ * each TMO runs.
  */
 public record NodeReport(
     Node node,
-    List<TaskReport> tasks,
-    double utilization,
-    double liuLaylandBound,
-    boolean schedulable,
-    List<Finding> notes,
-    List<SegmentCeiling> segments,
-    ReleaseTableAnalysis.Table releaseTable,
-    List<ServiceAdmission> admissions,
+    ProcessorReport processor,
     StaticReleaseTable.Table staticReleases,
     List<CoreReport> cores,
     List<Placement> placements) {
+
+  /** Its tasks in priority order. */
+  public List<TaskReport> tasks() {
+    return processor.tasks();
+  }
+
+  public double utilization() {
+    return processor.utilization();
+  }
+
+  public double liuLaylandBound() {
+    return processor.liuLaylandBound();
+  }
+
+  /** Whether every deadline of the node holds. */
+  public boolean schedulable() {
+    return processor.schedulable();
+  }
+
+  public List<Finding> notes() {
+    return processor.notes();
+  }
+
+  /** The priority ceiling of every ODS segment, in the node's segment-table order. */
+  public List<SegmentCeiling> segments() {
+    return processor.segments();
+  }
+
+  /** The release table the analysis plays. */
+  public ReleaseTableAnalysis.Table releaseTable() {
+    return processor.releaseTable();
+  }
+
+  public List<ServiceAdmission> admissions() {
+    return processor.admissions();
+  }
 
   /**
    * One core of the node under partitioned scheduling: the TMOs it runs and their verdict, analysed
@@ -68,9 +98,9 @@ public record NodeReport(
 
   /** Index of a segment in the node's table, or -1. */
   public int segmentIndex(String instance, String segment) {
-    for (int i = 0; i < segments.size(); i++) {
-      if (segments.get(i).instance().equals(instance)
-          && segments.get(i).segment().equals(segment)) {
+    for (int i = 0; i < segments().size(); i++) {
+      if (segments().get(i).instance().equals(instance)
+          && segments().get(i).segment().equals(segment)) {
         return i;
       }
     }

@@ -4,11 +4,11 @@ import dev.kairos.ir.Platform.Node;
 import java.util.List;
 
 /**
- * The verdict for one processor (a single-core node, or one core of a partitioned one), on the way
- * to its node's report: what {@link SchedulingAnalysis} finds for the deployments that share it. A
- * node's {@link NodeReport} is built once from its processors' reports, never rebuilt.
+ * The verdict for one processor (a single-core node, or one core of a partitioned one): what {@link
+ * SchedulingAnalysis} finds for the deployments that share it. A partitioned node's is its cores'
+ * joined, built once; a {@link NodeReport} reads it through.
  */
-record ProcessorReport(
+public record ProcessorReport(
     Node node,
     List<TaskReport> tasks,
     double utilization,

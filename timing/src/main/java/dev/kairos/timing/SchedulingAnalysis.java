@@ -62,14 +62,7 @@ public final class SchedulingAnalysis {
       }
       return new NodeReport(
           node,
-          single.tasks(),
-          single.utilization(),
-          single.liuLaylandBound(),
-          single.schedulable(),
-          single.notes(),
-          single.segments(),
-          single.releaseTable(),
-          single.admissions(),
+          single,
           StaticReleaseTable.of(node, single.releaseTable().grid()),
           List.of(coreReport(0, single)),
           placements);
@@ -151,14 +144,8 @@ public final class SchedulingAnalysis {
             grid, unrolled, timings, perCore.get(0).releaseTable().trace());
     return new NodeReport(
         node,
-        tasks,
-        utilization,
-        bound,
-        schedulable,
-        notes,
-        segments,
-        table,
-        admissions,
+        new ProcessorReport(
+            node, tasks, utilization, bound, schedulable, notes, segments, table, admissions),
         StaticReleaseTable.of(node, grid),
         cores,
         placements);

@@ -6,7 +6,6 @@ import dev.kairos.ir.Platform.OperatingSystem;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.ir.Tmos.Channel;
 import dev.kairos.ir.Tmos.ChannelAccess;
-import dev.kairos.ir.Tmos.ChannelUse;
 import dev.kairos.ir.Tmos.TmoClass;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -71,8 +70,8 @@ final class ChannelPlan {
   static List<NodeChannel> of(SystemModel system, Node node) {
     final List<NodeChannel> result = new ArrayList<>();
     for (SystemChannel channel : channels(system)) {
-      final List<Port> publishers = ports(node, channel.name(), ChannelAccess.PUBLISH);
-      final List<Port> readers = ports(node, channel.name(), ChannelAccess.READ);
+      final List<Port> publishers = ports(system, node, channel.name(), ChannelAccess.PUBLISH);
+      final List<Port> readers = ports(system, node, channel.name(), ChannelAccess.READ);
       if (publishers.isEmpty() && readers.isEmpty()) {
         continue;
       }
@@ -81,7 +80,7 @@ final class ChannelPlan {
         for (Node other : system.nodes()) {
           if (!other.equals(node)
               && carriesBetween(node, other)
-              && !ports(other, channel.name(), ChannelAccess.READ).isEmpty()) {
+              && !ports(system, other, channel.name(), ChannelAccess.READ).isEmpty()) {
             subscribers.add(other);
           }
         }
@@ -130,15 +129,12 @@ final class ChannelPlan {
     return "udp:127.77." + (index / 250) + "." + (index % 250 + 1) + ":7400";
   }
 
-  private static List<Port> ports(Node node, String channel, ChannelAccess access) {
+  private static List<Port> ports(
+      SystemModel system, Node node, String channel, ChannelAccess access) {
     final List<Port> ports = new ArrayList<>();
-    for (Deployment deployment : node.deployments()) {
-      for (MethodAccess method : MethodAccess.of(deployment.tmo())) {
-        for (ChannelUse use : method.channelUses()) {
-          if (use.channel().equals(channel) && use.access() == access) {
-            ports.add(new Port(deployment, method, access));
-          }
-        }
+    for (SystemModel.ChannelEnd end : system.channelEnds(channel, access)) {
+      if (end.node().equals(node)) {
+        ports.add(new Port(end.deployment(), MethodAccess.of(end.method()), access));
       }
     }
     return ports;

@@ -4,6 +4,7 @@ import dev.kairos.ir.SourceRef;
 import dev.kairos.ir.Tmos.Access;
 import dev.kairos.ir.Tmos.ChannelAccess;
 import dev.kairos.ir.Tmos.ChannelUse;
+import dev.kairos.ir.Tmos.Method;
 import dev.kairos.ir.Tmos.SegmentAccess;
 import dev.kairos.ir.Tmos.Spm;
 import dev.kairos.ir.Tmos.Svm;
@@ -53,6 +54,10 @@ record MethodAccess(
   /** The private object data store member of the servant base. */
   static final String ODS_MEMBER = "ods_";
 
+  static MethodAccess of(Method method) {
+    return method instanceof Spm spm ? of(spm) : of((Svm) method);
+  }
+
   static MethodAccess of(Spm spm) {
     return new MethodAccess(
         "spm",
@@ -79,10 +84,7 @@ record MethodAccess(
 
   /** Every method of a TMO: its SpMs, then its SvMs, in model order. */
   static List<MethodAccess> of(TmoClass tmo) {
-    final List<MethodAccess> methods = new ArrayList<>();
-    tmo.spms().forEach(spm -> methods.add(of(spm)));
-    tmo.svms().forEach(svm -> methods.add(of(svm)));
-    return List.copyOf(methods);
+    return tmo.methods().stream().map(MethodAccess::of).toList();
   }
 
   /** Whether the method has a view: a method that uses no segment gets no parameter for them. */
