@@ -5,6 +5,7 @@ Chromium is Debian's `chromium` package (scripts/setup.sh installs it). Since Ch
 spelled without a value and works with older and newer builds alike.
 """
 
+import re
 import shutil
 import struct
 from html.parser import HTMLParser
@@ -86,19 +87,22 @@ def test_the_rendered_page_shows_every_node_task_and_timeline(avionics_page, tmp
 
     nodes = {attrs["data-node"] for attrs in dom.having("section", "node")}
     assert nodes == AVIONICS_NODES
-    timelines = dom.having("svg", "timeline")
-    # A timeline per core that runs SpMs: both cores of each node (hud and planner are pinned to
-    # core 1 of mission1, tracker to core 1 of mission2).
-    assert len(timelines) == 4, "one SVG timeline per core in use"
-    cores = [h for h in result.stdout.split("<h4>")[1:]]
-    assert [c.split("</h4>")[0] for c in cores] == [
-        "core 0: nav", "core 1: hud, planner", "core 0: sensors, weapons", "core 1: tracker"
-    ]
-    executions = dom.having("rect", "exec")
-    assert len(executions) >= 2, "execution bars on both timelines"
+    # Per node the timeline drawn where no script runs and the interactive one the script draws
+    # over it, by the same renderer: each a lane per core, with the instances it runs.
+    timelines = dom.having("svg", "kt-svg")
+    assert len(timelines) == 4, "a static and an interactive SVG timeline per node"
+    static = [t.split("</svg>")[0] for t in result.stdout.split('<div class="static-timeline">')[1:]]
+    assert len(static) == 2, "a static timeline per node"
+    lanes = re.findall(r'kt-lane-label">(core \d)</text><text [^>]*>([^<]*)</text>', result.stdout)
+    # Each node's interactive view comes before its static one.
+    assert lanes == [("core 0", "nav"), ("core 1", "hud, planner")] * 2 + [
+        ("core 0", "sensors, weapons"), ("core 1", "tracker")] * 2, lanes
+    executions = dom.having("rect", "kt-exec")
+    assert len(executions) >= 4, "execution bars on every timeline"
     assert all(float(attrs["width"]) > 0 for attrs in executions)
-    assert dom.having("path", "release") and dom.having("path", "deadline")
-    assert dom.having("rect", "window"), "start windows shaded"
+    assert dom.having("path", "kt-release") and dom.having("path", "kt-deadline")
+    assert dom.having("rect", "kt-window"), "start windows shaded"
+    assert all("<title>" in view and "kt-exec" in view for view in static), "tooltips as titles"
     tasks = [attrs["data-task"] for attrs in dom.having("tr", "task")]
     assert sorted(tasks) == sorted(AVIONICS_TASKS)
     assert dom.having("table", "bcc")
@@ -133,7 +137,7 @@ def test_an_unschedulable_model_still_gets_its_page(tmp_path):
     assert result.returncode == 1
     text = page.read_text()
     assert "not schedulable" in text
-    assert 'class="activation window-missed"' in text
+    assert 'class="kt-activation window-missed"' in text
 
 
 def test_a_page_that_cannot_be_written_is_a_usage_error(tmp_path):

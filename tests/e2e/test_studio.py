@@ -312,7 +312,7 @@ def test_kairos_check_from_the_command_palette_shows_the_timelines(studio):
     while report is None:
         for frame in studio.page.frames:
             try:
-                if frame.locator("svg.timeline").count() > 0:
+                if frame.locator("svg.kt-svg").count() > 0:
                     report = frame
                     break
             except sync_api.Error:  # a frame that went away while looking

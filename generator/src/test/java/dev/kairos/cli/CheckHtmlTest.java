@@ -44,9 +44,12 @@ class CheckHtmlTest {
     return count;
   }
 
-  /** The page has these nodes and tasks, and a timeline per core that runs SpMs. */
+  /**
+   * The page has these nodes and tasks, and where no script runs a timeline per node with an
+   * analysed activation group per SpM release drawn.
+   */
   private static void assertPageHas(
-      String page, List<String> nodes, List<String> tasks, int timelines) {
+      String page, List<String> nodes, List<String> tasks, int lanes) {
     for (String node : nodes) {
       assertTrue(page.contains("data-node=\"" + node + "\""), "node " + node);
     }
@@ -55,9 +58,16 @@ class CheckHtmlTest {
           1, count(page, "<tr class=\"task[^\"]*\" data-task=\"" + task + "\">"), "task " + task);
     }
     assertEquals(nodes.size(), count(page, "<section class=\"node\""));
-    assertEquals(timelines, count(page, "<svg class=\"timeline\""));
+    assertEquals(
+        nodes.size(),
+        count(
+            page,
+            "<div class=\"static-timeline\">\n<p class=\"note kt-extent\">[^<]*</p>\n"
+                + "<div class=\"scroll\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"kt-svg\""),
+        "a static timeline per node");
+    assertEquals(lanes, count(page, "<g class=\"kt-lane\" data-core=\""), "a lane per core");
     assertEquals(tasks.size(), count(page, "<tr class=\"task"));
-    assertTrue(page.contains("class=\"exec hard\""), "execution bars");
+    assertTrue(page.contains("class=\"kt-exec\" fill=\"#1f4e8c\""), "hard execution bars");
   }
 
   @Test
@@ -88,11 +98,12 @@ class CheckHtmlTest {
             "tracker.locate",
             "weapons.status",
             "weapons.bit"),
-        // Both nodes run SpMs on both cores (hud on core 1 of mission1, tracker on core 1 of
-        // mission2).
+        // Both nodes have two cores.
         4);
     assertTrue(page.contains("<title>kairos check: avionics.tmo</title>"));
-    assertTrue(page.contains("showing <b>0 .. 1 s</b>: one hyperperiod (1 s)"));
+    assertTrue(
+        page.contains(
+            "Analysed: core 0: one hyperperiod (25 ms); core 1: one hyperperiod (1 s).</p>"));
     assertTrue(page.contains("<code>planner.sensors</code>"), "the remote call");
     // Each called service method against its max-rate, with its callers.
     assertTrue(page.contains("<section class=\"rates\" id=\"service-rates\">"), "service rates");
@@ -114,8 +125,11 @@ class CheckHtmlTest {
     assertEquals(0, run.exit(), run.err());
     assertTrue(run.out().startsWith("{"), "stdout keeps the chosen format");
     final String page = Files.readString(html, StandardCharsets.UTF_8);
-    assertPageHas(page, List.of("board"), List.of("greeter.tick", "greeter.greetings"), 1);
-    assertTrue(page.contains("showing <b>0 .. 100 ms</b>: one hyperperiod (100 ms)"));
+    // The board has two cores (greeter runs on core 0, core 1 idles).
+    assertPageHas(page, List.of("board"), List.of("greeter.tick", "greeter.greetings"), 2);
+    assertTrue(
+        page.contains(
+            "Analysed: core 0: one hyperperiod (100 ms); core 1: no spontaneous methods.</p>"));
   }
 
   @Test
@@ -144,7 +158,7 @@ class CheckHtmlTest {
     assertEquals(1, run.exit());
     final String page = Files.readString(html, StandardCharsets.UTF_8);
     assertTrue(page.contains("<p class=\"banner bad\" id=\"verdict\">not schedulable</p>"));
-    assertTrue(page.contains("class=\"activation window-missed\""), page);
+    assertTrue(page.contains("class=\"kt-activation window-missed\""), page);
   }
 
   @Test

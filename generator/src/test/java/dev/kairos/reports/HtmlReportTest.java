@@ -68,7 +68,10 @@ class HtmlReportTest {
   private static List<Integer> timelineElementCounts(String page) {
     final List<Integer> counts = new ArrayList<>();
     final Matcher svg =
-        Pattern.compile("<svg class=\"timeline\".*?</svg>", Pattern.DOTALL).matcher(page);
+        Pattern.compile(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"kt-svg\".*?</svg>",
+                Pattern.DOTALL)
+            .matcher(page);
     while (svg.find()) {
       final Matcher tag = Pattern.compile("<[a-zA-Z]").matcher(svg.group());
       int count = 0;
@@ -170,8 +173,9 @@ class HtmlReportTest {
             List.of());
     assertTrue(page.startsWith("<!DOCTYPE html>\n"));
     assertTrue(page.endsWith("</html>\n"));
-    // Two inline scripts: the timeline's JSON and the code that draws it; nothing from elsewhere.
-    assertEquals(2, page.split("<script", -1).length - 1);
+    // Three inline scripts: the timeline's JSON, its renderer and the interactive view; nothing
+    // from elsewhere.
+    assertEquals(3, page.split("<script", -1).length - 1);
     assertTrue(page.contains("<script type=\"application/json\" id=\"kairos-timeline-data\">"));
     assertFalse(page.contains("<script src"));
     assertFalse(page.contains("fetch("));
@@ -212,8 +216,8 @@ class HtmlReportTest {
     final List<Integer> counts = timelineElementCounts(page);
     assertEquals(1, counts.size());
     assertTrue(counts.get(0) <= MAX_ELEMENTS_PER_TIMELINE, "elements: " + counts);
-    assertTrue(page.contains("class=\"exec hard\""));
-    assertTrue(page.contains("class=\"exec soft\""));
+    assertTrue(page.contains("class=\"kt-exec\" fill=\"#1f4e8c\""), "hard executions");
+    assertTrue(page.contains("class=\"kt-exec\" fill=\"#8a63b8\""), "soft executions");
   }
 
   /** Many SpMs, a short period among them: still bounded, and the page says what is left out. */
@@ -227,7 +231,7 @@ class HtmlReportTest {
     final String page = HtmlReport.render("many.tmo", analyse(node("n", "i", spms)), List.of());
     final List<Integer> counts = timelineElementCounts(page);
     assertTrue(counts.get(0) <= MAX_ELEMENTS_PER_TIMELINE, "elements: " + counts);
-    assertTrue(page.contains("69 more SpMs are played in the table but not drawn"), page);
+    assertTrue(page.contains("and 69 more SpMs played but not drawn (of lowest priority)"), page);
   }
 
   @Test
@@ -252,8 +256,8 @@ class HtmlReportTest {
             spm("a", 3 * MS, 5 * MS, Tmos.Criticality.HARD),
             spm("b", 3 * MS, 5 * MS, Tmos.Criticality.HARD));
     final String page = HtmlReport.render("t.tmo", analyse(node("n", "i", spms)), List.of());
-    assertTrue(page.contains("class=\"exec hard missed\""), page);
-    assertTrue(page.contains("fill=\"url(#miss-0)\""));
+    assertTrue(page.contains("class=\"kt-activation deadline-missed\""), page);
+    assertTrue(page.contains("class=\"kt-exec\" fill=\"url(#kt-miss-0)\""));
     assertTrue(page.contains("NOT schedulable"));
     assertTrue(page.contains("<tr class=\"task miss\" data-task=\"i.b\">"), page);
   }
@@ -278,7 +282,7 @@ class HtmlReportTest {
     assertFalse(page.contains("<svg"));
   }
 
-  /** A multicore node: a utilization bar and a release table per core, none overloaded. */
+  /** A multicore node: a utilization bar per core and a lane per core, none overloaded. */
   @Test
   void aMulticoreNodeIsDrawnCoreByCore() {
     final Platform.Node single =
@@ -304,9 +308,15 @@ class HtmlReportTest {
             List.of(single.deployments().get(0), new Platform.Deployment("b", other, 1, HERE)),
             HERE);
     final String page = HtmlReport.render("duo.tmo", analyse(duo), List.of());
-    assertEquals(2, timelineElementCounts(page).size());
-    assertTrue(page.contains("<h4>core 0: a</h4>"), page);
-    assertTrue(page.contains("<h4>core 1: b</h4>"), page);
+    assertEquals(1, timelineElementCounts(page).size());
+    // A lane per core, named after it and the instances it runs, above their methods' rows.
+    assertTrue(page.contains("<g class=\"kt-lane\" data-core=\"0\">"), page);
+    assertTrue(page.contains("<g class=\"kt-lane\" data-core=\"1\">"), page);
+    assertTrue(
+        page.contains(
+            "<text x=\"8\" y=\"19\" class=\"kt-label kt-lane-label\">core 0</text>"
+                + "<text x=\"8\" y=\"31\" class=\"kt-sub\">a</text>"),
+        page);
     assertTrue(page.contains("core 1: utilization <b>60.0%</b>"), page);
     assertFalse(page.contains("overloaded"), page);
   }

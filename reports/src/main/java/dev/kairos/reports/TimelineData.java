@@ -125,11 +125,13 @@ public final class TimelineData {
       json.addProperty("endNs", trace.get().endNs());
       json.addProperty("extent", trace.get().extent().name().toLowerCase(Locale.ROOT));
       json.addProperty("untracedSpms", trace.get().untracedSpms());
+      json.addProperty("activations", trace.get().activations());
       for (TracedSpm spm : trace.get().spms()) {
         spms.add(spm(node, spm));
       }
     }
     json.addProperty("hyperperiodNs", table.hyperperiodNs());
+    json.addProperty("beyond64Bits", table.grid().beyond64Bits());
     json.add("spms", spms);
     final JsonArray svms = new JsonArray();
     for (NodeReport.ServiceAdmission bcc : node.admissions()) {
