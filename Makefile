@@ -104,7 +104,10 @@ bench-peers:
 	if [ -n "$$missing" ]; then echo "bench: installing $$missing"; \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; fi
 
-test: setup check-format test-java test-cpp test-editors studio-build e2e
+# Every suite in turn, each timed (scripts/timed-suites.sh prints where the time went).
+test:
+	@MAKE="$(MAKE)" scripts/timed-suites.sh setup check-format test-java test-cpp test-editors \
+	  studio-build e2e
 	@echo "== all test suites passed"
 
 test-java:
