@@ -11,6 +11,7 @@ for target in "$@"; do
   $make_command --no-print-directory "$target"
   status=$?
   took=$(($(date +%s) - start))
+  echo "== $target took $took s"
   summary="$summary$(printf '  %-14s %5d s' "$target" "$took")
 "
   if [ "$status" -ne 0 ]; then

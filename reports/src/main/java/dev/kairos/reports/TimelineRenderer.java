@@ -8,9 +8,9 @@ import org.mozilla.javascript.ScriptableObject;
 
 /**
  * The timeline's one renderer, report/timeline-draw.js, run for the page's static SVG: the code the
- * interactive view draws every zoom and pan with in the browser and the editors, here run by Rhino
- * (interpreted, with the standard objects only, so the script reaches no Java class). One per page,
- * on the thread that writes it.
+ * page's interactive view draws every zoom and pan with in a browser, here run by Rhino
+ * (interpreted, with the standard objects only, so the script reaches no Java class) for where no
+ * script runs, the editors' panels among them. One per page, on the thread that writes it.
  */
 final class TimelineRenderer implements AutoCloseable {
   private static final String SOURCE = "timeline-draw.js";

@@ -3,11 +3,13 @@
 // windows, executions, releases, deadlines, and the measured activations of a run log) and a row
 // per service method (its BCC admission windows), over the span of time a view shows.
 //
-// The one renderer of the timeline: the interactive view (timeline.js) draws every zoom and pan
-// with it, in the page and in the editors' panels, and `kairos check` runs it when it writes the
-// page, for the SVG shown where no script runs. So it is plain functions from the JSON the page
-// embeds (TimelineData) to markup, without the DOM, in the JavaScript both run: no classes and no
-// `for (let ...)`, which the report's script engine (Rhino) does not take.
+// The one renderer of the timeline: the interactive view of the page in a browser (timeline.js)
+// draws every zoom and pan with it, and `kairos check` runs it when it writes the page, for the
+// SVG shown where no script runs (the editors' panels among them). So it is plain functions from
+// the JSON the page embeds (TimelineData) to markup, without the DOM, in the JavaScript both run:
+// no classes and no `for (const ...)`, which the page's Java side (Rhino) does not take, and `let`
+// rather than `const` below a function's top level, as Rhino evaluates a `const` in a loop body
+// only once. TimelineRendererTest holds these.
 var KairosTimeline = (function () {
   "use strict";
   const LABEL_WIDTH = 210;

@@ -1,8 +1,8 @@
-// The interactive timeline of the `kairos check --html` page and of the editors' timeline panels:
-// zoom and pan with the wheel, a drag, the buttons or the keys + - 0 and the arrows; a tooltip with
-// each activation's numbers. Every view is drawn by timeline-draw.js (KairosTimeline), the same
-// renderer `kairos check` runs for the static SVG, from the JSON the page embeds (TimelineData):
-// nothing is fetched.
+// The interactive timeline of the `kairos check --html` page in a browser: zoom and pan with the
+// wheel, a drag, the buttons or the keys + - 0 and the arrows; a tooltip with each activation's
+// numbers. Every view is drawn by timeline-draw.js (KairosTimeline), the renderer `kairos check`
+// runs for the static SVG that the editors' panels (which run no script) show, from the JSON the
+// page embeds (TimelineData): nothing is fetched.
 (function () {
   "use strict";
   const source = document.getElementById("kairos-timeline-data");
