@@ -70,8 +70,15 @@ final class ChannelPlan {
   static List<NodeChannel> of(SystemModel system, Node node) {
     final List<NodeChannel> result = new ArrayList<>();
     for (SystemChannel channel : channels(system)) {
-      final List<Port> publishers = ports(system, node, channel.name(), ChannelAccess.PUBLISH);
-      final List<Port> readers = ports(system, node, channel.name(), ChannelAccess.READ);
+      // Each channel's ends are looked up once, then sorted by node.
+      final List<SystemModel.ChannelEnd> allReaders =
+          system.channelEnds(channel.name(), ChannelAccess.READ);
+      final List<Port> publishers =
+          ports(
+              system.channelEnds(channel.name(), ChannelAccess.PUBLISH),
+              node,
+              ChannelAccess.PUBLISH);
+      final List<Port> readers = ports(allReaders, node, ChannelAccess.READ);
       if (publishers.isEmpty() && readers.isEmpty()) {
         continue;
       }
@@ -80,7 +87,7 @@ final class ChannelPlan {
         for (Node other : system.nodes()) {
           if (!other.equals(node)
               && carriesBetween(node, other)
-              && !ports(system, other, channel.name(), ChannelAccess.READ).isEmpty()) {
+              && allReaders.stream().anyMatch(end -> end.node().equals(other))) {
             subscribers.add(other);
           }
         }
@@ -129,10 +136,11 @@ final class ChannelPlan {
     return "udp:127.77." + (index / 250) + "." + (index % 250 + 1) + ":7400";
   }
 
+  /** The ends of a channel on {@code node}, as ports of its deployed instances. */
   private static List<Port> ports(
-      SystemModel system, Node node, String channel, ChannelAccess access) {
+      List<SystemModel.ChannelEnd> ends, Node node, ChannelAccess access) {
     final List<Port> ports = new ArrayList<>();
-    for (SystemModel.ChannelEnd end : system.channelEnds(channel, access)) {
+    for (SystemModel.ChannelEnd end : ends) {
       if (end.node().equals(node)) {
         ports.add(new Port(end.deployment(), MethodAccess.of(end.method()), access));
       }
