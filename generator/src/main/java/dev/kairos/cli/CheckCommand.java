@@ -13,7 +13,7 @@ import dev.kairos.reports.HtmlReport;
 import dev.kairos.reports.TimelineData;
 import dev.kairos.reports.diagram.ArchitectureDiagrams;
 import dev.kairos.reports.runlog.RunLog;
-import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.TimingPlan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -97,7 +97,7 @@ final class CheckCommand extends ModelCommand {
       return reportErrors(withLowered, MODEL_ERRORS);
     }
     final SystemModel system = analysed.system();
-    final AnalysisReport report = analysed.report();
+    final TimingPlan report = analysed.report();
     lap(
         "analyse "
             + system.nodes().stream()
@@ -150,7 +150,7 @@ final class CheckCommand extends ModelCommand {
   }
 
   /** The verdicts that fail or warn, as diagnostics on the model elements they concern. */
-  private static List<Diagnostic> verdicts(AnalysisReport report, ModelLoader.Loaded loaded) {
+  private static List<Diagnostic> verdicts(TimingPlan report, ModelLoader.Loaded loaded) {
     final List<Diagnostic> diagnostics = new ArrayList<>();
     for (LocatedVerdicts.Located verdict : LocatedVerdicts.of(report, loaded.models())) {
       final String file =
@@ -196,9 +196,9 @@ final class CheckCommand extends ModelCommand {
    * The runs that --measured names, by node; empty (after saying why) when a log cannot be read,
    * has a malformed line or is not of this model.
    */
-  private Optional<Map<String, TimelineData.NodeRun>> readRuns(AnalysisReport report) {
+  private Optional<Map<String, TimelineData.NodeRun>> readRuns(TimingPlan report) {
     final Map<String, TimelineData.NodeRun> runs = new LinkedHashMap<>();
-    final Map<String, dev.kairos.timing.NodeReport> nodes = new LinkedHashMap<>();
+    final Map<String, dev.kairos.timing.NodePlan> nodes = new LinkedHashMap<>();
     report.nodes().forEach(n -> nodes.put(n.node().name(), n));
     for (String spec : measured) {
       final int equals = spec.indexOf('=');
@@ -297,7 +297,7 @@ final class CheckCommand extends ModelCommand {
    */
   private boolean writeHtml(
       SystemModel system,
-      AnalysisReport report,
+      TimingPlan report,
       List<Diagnostic> problems,
       Map<String, TimelineData.NodeRun> runs) {
     if (html == null) {

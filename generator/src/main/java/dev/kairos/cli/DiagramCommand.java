@@ -7,7 +7,7 @@ import static dev.kairos.cli.KairosCli.USAGE;
 import dev.kairos.generator.pipeline.CheckPipeline;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.diagram.ArchitectureDiagrams;
-import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.TimingPlan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -52,7 +52,7 @@ final class DiagramCommand extends ModelCommand {
       return MODEL_ERRORS;
     }
     final SystemModel system = analysed.get().system();
-    final AnalysisReport report = analysed.get().report();
+    final TimingPlan report = analysed.get().report();
     lap("analyse");
     final String svg = ArchitectureDiagrams.svg(system, report);
     lap("lay out and draw");

@@ -15,7 +15,7 @@ import dev.kairos.generator.pipeline.CheckPipeline;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.ir.Tmos.TmoClass;
 import dev.kairos.reports.CheckReports;
-import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.TimingPlan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -121,7 +121,7 @@ final class GenerateCommand extends ModelCommand {
       return MODEL_ERRORS;
     }
     final SystemModel system = analysed.get().system();
-    final AnalysisReport report = analysed.get().report();
+    final TimingPlan report = analysed.get().report();
     lap("analyse");
     if (!report.schedulable() && !allowUnschedulable) {
       err().print(CheckReports.text(report));
@@ -304,7 +304,7 @@ final class GenerateCommand extends ModelCommand {
   }
 
   /** What makes a report not schedulable, named: nodes, remote calls, chains, service rates. */
-  private static List<String> unschedulableParts(AnalysisReport report) {
+  private static List<String> unschedulableParts(TimingPlan report) {
     final List<String> parts = new ArrayList<>();
     report.nodes().stream()
         .filter(n -> !n.schedulable())

@@ -95,9 +95,9 @@ class ModuleBoundariesTest {
    */
   private static final Pattern RESULTS =
       Pattern.compile(
-          "dev\\.kairos\\.timing\\.(AnalysisReport|NodeReport|TaskReport|ChainReport|Finding"
+          "dev\\.kairos\\.timing\\.(TimingPlan|NodePlan|TaskReport|ChainReport|Finding"
               + "|EndToEndAnalysis\\$GateReport|ServiceRates\\$Report|BccAdmission\\$Admission"
-              + "|StaticReleaseTable\\$(Table|Release))(\\$.*)?");
+              + "|ReleaseTable)(\\$.*)?");
 
   private static final DescribedPredicate<JavaClass> ANALYSIS_INTERNALS =
       DescribedPredicate.describe(
@@ -130,7 +130,7 @@ class ModuleBoundariesTest {
             .haveNameMatching(
                 "dev\\.kairos\\.timing\\.(ReleaseTableAnalysis|JobPlayer|DispatchRule"
                     + "|CorePlacement|BccAdmission|BusyIntervals|ReleaseGrid|Interference"
-                    + "|ServiceLoad|TaskDraft|PriorityBands|Resources|StaticReleaseTable)(\\$.*)?")
+                    + "|ServiceLoad|TaskDraft|PriorityBands|Resources|ReleaseTable)(\\$.*)?")
             .should()
             .dependOnClassesThat()
             .haveNameMatching(
@@ -162,7 +162,7 @@ class ModuleBoundariesTest {
   void theEmitterRuleTellsAnAnalysisFromItsResults() {
     assertTrue(ANALYSIS_INTERNALS.test(production.get(dev.kairos.timing.SchedulingAnalysis.class)));
     assertTrue(ANALYSIS_INTERNALS.test(production.get(dev.kairos.timing.BusyIntervals.class)));
-    assertFalse(ANALYSIS_INTERNALS.test(production.get(dev.kairos.timing.NodeReport.class)));
+    assertFalse(ANALYSIS_INTERNALS.test(production.get(dev.kairos.timing.NodePlan.class)));
     assertFalse(
         ANALYSIS_INTERNALS.test(
             production.get(dev.kairos.timing.EndToEndAnalysis.GateReport.class)));

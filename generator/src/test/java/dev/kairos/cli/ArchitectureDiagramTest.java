@@ -18,8 +18,8 @@ import dev.kairos.reports.diagram.DiagramLayout;
 import dev.kairos.reports.diagram.DiagramLayout.PlacedBox;
 import dev.kairos.reports.diagram.DiagramLayout.PlacedLink;
 import dev.kairos.reports.diagram.DiagramLayout.Point;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.HolisticAnalysis;
+import dev.kairos.timing.TimingPlan;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,7 +47,7 @@ class ArchitectureDiagramTest {
       REPOSITORY.resolve("examples/avionics/avionics.tmo").toString();
 
   private static SystemModel system;
-  private static AnalysisReport report;
+  private static TimingPlan report;
   private static ArchitectureDiagram diagram;
 
   @TempDir Path temp;

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kairos.ir.Platform;
 import dev.kairos.ir.SourceRef;
 import dev.kairos.ir.Tmos;
-import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.ReleaseTableAnalysis;
 import dev.kairos.timing.SchedulingAnalysis;
+import dev.kairos.timing.TimingPlan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -56,12 +56,12 @@ class HtmlReportTest {
         HERE);
   }
 
-  private static AnalysisReport analyse(Platform.Node... nodes) {
-    final List<NodeReport> reports = new ArrayList<>();
+  private static TimingPlan analyse(Platform.Node... nodes) {
+    final List<NodePlan> reports = new ArrayList<>();
     for (Platform.Node node : nodes) {
       reports.add(SchedulingAnalysis.analyse(node));
     }
-    return new AnalysisReport(reports, List.of());
+    return new TimingPlan(reports, List.of());
   }
 
   /** Every SVG of the page with its elements counted (opening and self-closing tags). */
@@ -205,8 +205,8 @@ class HtmlReportTest {
               period * MS,
               period < 15 ? Tmos.Criticality.HARD : Tmos.Criticality.SOFT));
     }
-    final AnalysisReport report = analyse(node("coprime", "c", spms));
-    final ReleaseTableAnalysis.Table table = report.nodes().get(0).releaseTable();
+    final TimingPlan report = analyse(node("coprime", "c", spms));
+    final ReleaseTableAnalysis.Playout table = report.nodes().get(0).playout();
     assertEquals(7L * 11 * 13 * 17 * 19 * 23 * MS, table.hyperperiodNs());
     assertFalse(table.unrolled());
     final String page = HtmlReport.render("coprime.tmo", report, List.of());

@@ -12,7 +12,7 @@ import dev.kairos.ir.SourceRef;
 import dev.kairos.ir.Tmos;
 import dev.kairos.reports.runlog.RunLog;
 import dev.kairos.reports.runlog.RunLog.MeasuredActivation;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.SchedulingAnalysis;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +34,7 @@ class TimelineDataTest {
    * RMS on one core: `fast` (1 ms every 5 ms) preempts `slow` (6 ms every 20 ms) at 5 ms; `serve`
    * shares the segment `fast` writes, so BCC keeps its requests away from fast's windows.
    */
-  private static NodeReport node(String instance) {
+  private static NodePlan node(String instance) {
     final Tmos.SegmentAccess writes = new Tmos.SegmentAccess("s", Tmos.Access.WRITE);
     final Tmos.Svm serve =
         new Tmos.Svm(
@@ -71,7 +71,7 @@ class TimelineDataTest {
             HERE));
   }
 
-  private static JsonObject json(NodeReport node, Map<String, TimelineData.NodeRun> runs) {
+  private static JsonObject json(NodePlan node, Map<String, TimelineData.NodeRun> runs) {
     return JsonParser.parseString(TimelineData.json(List.of(node), runs))
         .getAsJsonObject()
         .getAsJsonArray("nodes")
@@ -163,7 +163,7 @@ class TimelineDataTest {
 
   @Test
   void measuredActivationsAreEmbeddedWithTheirDeadlines() {
-    final NodeReport node = node("i");
+    final NodePlan node = node("i");
     final TimelineData.NodeRun run =
         new TimelineData.NodeRun(
             "run.log",
@@ -186,7 +186,7 @@ class TimelineDataTest {
 
   @Test
   void measuredMaximaAreComparedWithTheAnalysedBounds() {
-    final NodeReport node = node("i");
+    final NodePlan node = node("i");
     final List<TimelineData.Comparison> rows =
         TimelineData.compare(
             node,

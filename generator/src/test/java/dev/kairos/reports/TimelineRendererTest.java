@@ -9,7 +9,7 @@ import com.google.gson.JsonParser;
 import dev.kairos.ir.Platform;
 import dev.kairos.ir.SourceRef;
 import dev.kairos.ir.Tmos;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.SchedulingAnalysis;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -60,7 +60,7 @@ class TimelineRendererTest {
         HERE);
   }
 
-  private static String staticView(NodeReport report) {
+  private static String staticView(NodePlan report) {
     try (TimelineRenderer renderer =
         new TimelineRenderer(TimelineData.json(List.of(report), Map.of()))) {
       return renderer.staticHtml(0);
@@ -69,7 +69,7 @@ class TimelineRendererTest {
 
   @Test
   void everyAnalysedActivationIsDrawnOnceWithItsNumbersAsATitle() {
-    final NodeReport report = SchedulingAnalysis.analyse(node("i", 4, 6, 10));
+    final NodePlan report = SchedulingAnalysis.analyse(node("i", 4, 6, 10));
     final JsonObject data =
         JsonParser.parseString(TimelineData.json(List.of(report), Map.of())).getAsJsonObject();
     int activations = 0;

@@ -179,7 +179,7 @@ class HolisticAnalysisTest {
         List.of());
   }
 
-  private static TaskReport task(AnalysisReport report, String name) {
+  private static TaskReport task(TimingPlan report, String name) {
     return report.nodes().stream()
         .flatMap(n -> n.tasks().stream())
         .filter(t -> t.name().equals(name))
@@ -187,7 +187,7 @@ class HolisticAnalysisTest {
         .orElseThrow();
   }
 
-  private static ChainReport chain(AnalysisReport report, String source, String through) {
+  private static ChainReport chain(TimingPlan report, String source, String through) {
     return report.chains().stream()
         .filter(c -> c.source().equals(source) && c.name().contains(through))
         .findFirst()
@@ -240,7 +240,7 @@ class HolisticAnalysisTest {
    */
   @Test
   void jitterCrossesTheNetworkAndRaisesInterferenceUntilAFixedPoint() {
-    final AnalysisReport report = HolisticAnalysis.analyse(system(true));
+    final TimingPlan report = HolisticAnalysis.analyse(system(true));
     assertEquals(18 * MS, task(report, "client.sense").responseTimeNs());
     assertEquals(1 * MS, task(report, "server.get").responseTimeNs());
     assertEquals(14 * MS, task(report, "worker.crunch").responseTimeNs());
@@ -292,11 +292,11 @@ class HolisticAnalysisTest {
   /** Without chains the nodes are analysed once, with no jitter: crunch keeps its 13 ms. */
   @Test
   void withoutChainsNothingChanges() {
-    final AnalysisReport report = HolisticAnalysis.analyse(system(false));
+    final TimingPlan report = HolisticAnalysis.analyse(system(false));
     assertTrue(report.chains().isEmpty());
-    assertEquals(AnalysisReport.Holistic.NONE, report.holistic());
+    assertEquals(TimingPlan.Holistic.NONE, report.holistic());
     assertEquals(13 * MS, task(report, "worker.crunch").responseTimeNs());
-    final NodeReport alone = SchedulingAnalysis.analyse(system(false).nodes().get(1));
+    final NodePlan alone = SchedulingAnalysis.analyse(system(false).nodes().get(1));
     assertEquals(alone.tasks(), report.nodes().get(1).tasks());
   }
 
@@ -336,7 +336,7 @@ class HolisticAnalysisTest {
   @Test
   void aReaderFasterThanItsPublisherFindsTheSampleAsOldAsThePublisherLeftIt() {
     final SystemModel system = sampling((name, deployment) -> node(name, deployment));
-    final AnalysisReport report = HolisticAnalysis.analyse(system);
+    final TimingPlan report = HolisticAnalysis.analyse(system);
     final ChainReport sample = chain(report, "slow.slow", "channel status");
     final ChainReport.Limit age = sample.limits().get(0);
     assertEquals(ChainReport.LimitKind.CHANNEL_VALIDITY, age.kind());
@@ -377,9 +377,9 @@ class HolisticAnalysisTest {
             Optional.of(
                 new Platform.PlatformFile(
                     "lab.platform.json", HERE, Optional.of(transportOnly), "")));
-    final AnalysisReport ideal =
+    final TimingPlan ideal =
         HolisticAnalysis.analyse(sampling((name, deployment) -> linux(name, null, deployment)));
-    final AnalysisReport charged =
+    final TimingPlan charged =
         HolisticAnalysis.analyse(sampling((name, deployment) -> linux(name, probed, deployment)));
     final ChainReport before = chain(ideal, "slow.slow", "channel status");
     final ChainReport after = chain(charged, "slow.slow", "channel status");
@@ -442,7 +442,7 @@ class HolisticAnalysisTest {
                 node("a", new Platform.Deployment("client", changed, HERE)), base.nodes().get(1)),
             base.networks(),
             base.systems());
-    final AnalysisReport report = HolisticAnalysis.analyse(model);
+    final TimingPlan report = HolisticAnalysis.analyse(model);
     final ChainReport sample = chain(report, "client.sense", "channel status");
     assertFalse(sample.meets());
     assertEquals(58_625 * US + 2, sample.limits().get(0).boundNs());
@@ -483,7 +483,7 @@ class HolisticAnalysisTest {
                 node("a", new Platform.Deployment("client", changed, HERE)), base.nodes().get(1)),
             base.networks(),
             base.systems());
-    final AnalysisReport report = HolisticAnalysis.analyse(model);
+    final TimingPlan report = HolisticAnalysis.analyse(model);
     final ChainReport call = chain(report, "client.sense", "gate fetch");
     assertEquals(10_250 * US, call.limits().get(0).boundNs());
     assertFalse(call.meets());
@@ -527,7 +527,7 @@ class HolisticAnalysisTest {
                 node("a", new Platform.Deployment("client", slower, HERE)), base.nodes().get(1)),
             base.networks(),
             base.systems());
-    final AnalysisReport report = HolisticAnalysis.analyse(model);
+    final TimingPlan report = HolisticAnalysis.analyse(model);
     assertEquals(-1, task(report, "client.sense").responseTimeNs());
     assertFalse(report.holistic().converged());
     assertEquals(1, report.holistic().iterations());

@@ -69,12 +69,12 @@ class PlatformOverheadsTest {
             new Platform.PlatformFile("lab.platform.json", HERE, Optional.of(overheads), "")));
   }
 
-  private static NodeReport analyse(
+  private static NodePlan analyse(
       Platform.Strategy strategy, Platform.Hardware hardware, Tmos.Spm... spms) {
     return analyse(strategy, hardware, List.of(), spms);
   }
 
-  private static NodeReport analyse(
+  private static NodePlan analyse(
       Platform.Strategy strategy,
       Platform.Hardware hardware,
       List<Tmos.Svm> svms,
@@ -100,7 +100,7 @@ class PlatformOverheadsTest {
             HERE));
   }
 
-  private static TaskReport task(NodeReport report, String method) {
+  private static TaskReport task(NodePlan report, String method) {
     return report.tasks().stream().filter(t -> t.method().equals(method)).findFirst().orElseThrow();
   }
 
@@ -117,11 +117,11 @@ class PlatformOverheadsTest {
     final Tmos.Spm b = spm("b", 3, 12, List.of());
     final Tmos.Spm c = spm("c", 5, 20, List.of());
 
-    final NodeReport ideal = analyse(Platform.Strategy.RMS, Platform.REFERENCE, a, b, c);
+    final NodePlan ideal = analyse(Platform.Strategy.RMS, Platform.REFERENCE, a, b, c);
     assertEquals(20 * MS, task(ideal, "c").responseTimeNs());
     assertTrue(ideal.schedulable());
 
-    final NodeReport real = analyse(Platform.Strategy.RMS, measured(100 * US, 50 * US, 0), a, b, c);
+    final NodePlan real = analyse(Platform.Strategy.RMS, measured(100 * US, 50 * US, 0), a, b, c);
     assertEquals(3_200 * US, task(real, "a").responseTimeNs());
     assertEquals(6_300 * US, task(real, "b").responseTimeNs());
     assertFalse(task(real, "c").schedulable());
@@ -137,7 +137,7 @@ class PlatformOverheadsTest {
    */
   @Test
   void everySegmentUsedCostsALockAlsoToTheMethodsItBlocks() {
-    final NodeReport report =
+    final NodePlan report =
         analyse(
             Platform.Strategy.RMS,
             measured(0, 0, 10 * US),
@@ -171,10 +171,10 @@ class PlatformOverheadsTest {
     final Tmos.Spm x = spm("x", 2, 4, List.of());
     final Tmos.Spm y = spm("y", 3, 6, List.of());
     for (Platform.Strategy strategy : List.of(Platform.Strategy.EDF, Platform.Strategy.NP_EDF)) {
-      final NodeReport late = analyse(strategy, measured(100 * US, 0, 0), x, y);
+      final NodePlan late = analyse(strategy, measured(100 * US, 0, 0), x, y);
       assertFalse(late.schedulable(), strategy.keyword());
     }
-    final NodeReport late = analyse(Platform.Strategy.EDF, measured(100 * US, 0, 0), x, y);
+    final NodePlan late = analyse(Platform.Strategy.EDF, measured(100 * US, 0, 0), x, y);
     assertTrue(
         late.notes().contains(new Finding.EdfDemandExceeded(11_900 * US, true)),
         late.notes().toString());
@@ -203,11 +203,11 @@ class PlatformOverheadsTest {
             HERE);
     final Tmos.Spm low = spm("low", 3, 20, List.of());
 
-    final NodeReport ideal = analyse(Platform.Strategy.RMS, Platform.REFERENCE, List.of(get), low);
+    final NodePlan ideal = analyse(Platform.Strategy.RMS, Platform.REFERENCE, List.of(get), low);
     assertEquals(MS, task(ideal, "get").responseTimeNs());
     assertEquals(4 * MS, task(ideal, "low").responseTimeNs());
 
-    final NodeReport real =
+    final NodePlan real =
         analyse(Platform.Strategy.RMS, measuredService(7 * MS, 50 * US), List.of(get), low);
     assertEquals(8_050 * US, task(real, "get").responseTimeNs());
     assertEquals(5_100 * US, task(real, "low").responseTimeNs());

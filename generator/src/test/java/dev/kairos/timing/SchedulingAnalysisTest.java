@@ -56,7 +56,7 @@ class SchedulingAnalysisTest {
         HERE);
   }
 
-  private static long response(NodeReport report, String method) {
+  private static long response(NodePlan report, String method) {
     return report.tasks().stream()
         .filter(t -> t.method().equals(method))
         .findFirst()
@@ -71,7 +71,7 @@ class SchedulingAnalysisTest {
    */
   @Test
   void responseTimesOfATaskSetAboveTheLiuLaylandBound() {
-    final NodeReport report =
+    final NodePlan report =
         SchedulingAnalysis.analyse(
             node(BigDecimal.ONE, spm("t1", 1, 4), spm("t2", 2, 6), spm("t3", 3, 10)));
     assertEquals(1 * MS, response(report, "t1"));
@@ -90,7 +90,7 @@ class SchedulingAnalysisTest {
    */
   @Test
   void responseTimesOfTheJosephPandyaRecurrence() {
-    final NodeReport report =
+    final NodePlan report =
         SchedulingAnalysis.analyse(
             node(BigDecimal.ONE, spm("a", 3, 7), spm("b", 3, 12), spm("c", 5, 20)));
     assertEquals(3 * MS, response(report, "a"));
@@ -106,7 +106,7 @@ class SchedulingAnalysisTest {
    */
   @Test
   void aHarmonicSetIsSchedulableAtFullUtilization() {
-    final NodeReport report =
+    final NodePlan report =
         SchedulingAnalysis.analyse(
             node(BigDecimal.ONE, spm("a", 1, 2), spm("b", 1, 4), spm("c", 2, 8)));
     assertEquals(1.0, report.utilization(), 1e-12);
@@ -124,7 +124,7 @@ class SchedulingAnalysisTest {
   @Test
   void rateMonotonicMissesWhatEdfSchedules() {
     final Platform.Node rms = node(BigDecimal.ONE, spm("tau1", 2, 5), spm("tau2", 4, 7));
-    final NodeReport underRms = SchedulingAnalysis.analyse(rms);
+    final NodePlan underRms = SchedulingAnalysis.analyse(rms);
     assertEquals(2 * MS, response(underRms, "tau1"));
     assertEquals(-1, response(underRms, "tau2"));
     assertFalse(underRms.schedulable());
@@ -137,7 +137,7 @@ class SchedulingAnalysisTest {
   /** Liu and Layland: utilization above 1 can never be scheduled. */
   @Test
   void overloadIsNotSchedulable() {
-    final NodeReport report =
+    final NodePlan report =
         SchedulingAnalysis.analyse(node(BigDecimal.ONE, spm("a", 3, 5), spm("b", 3, 5)));
     assertTrue(report.utilization() > 1.0);
     assertFalse(report.schedulable());
@@ -147,7 +147,7 @@ class SchedulingAnalysisTest {
   /** A node at half the reference speed takes twice as long for the same work. */
   @Test
   void wcetsScaleWithTheHardwareSpeed() {
-    final NodeReport report =
+    final NodePlan report =
         SchedulingAnalysis.analyse(node(new BigDecimal("0.5"), spm("a", 2, 10)));
     assertEquals(4 * MS, report.tasks().get(0).wcetNs());
     assertEquals(3 * MS, Resources.scale(3 * MS, BigDecimal.ONE));
@@ -156,7 +156,7 @@ class SchedulingAnalysisTest {
 
   @Test
   void shorterPeriodsGetHigherBands() {
-    final NodeReport report =
+    final NodePlan report =
         SchedulingAnalysis.analyse(
             node(BigDecimal.ONE, spm("slow", 1, 100), spm("fast", 1, 10), spm("mid", 1, 50)));
     final List<String> order = new ArrayList<>();
@@ -199,7 +199,7 @@ class SchedulingAnalysisTest {
             null,
             List.of(new Platform.Deployment("t", tmo, HERE)),
             HERE);
-    final NodeReport report = SchedulingAnalysis.analyse(n);
+    final NodePlan report = SchedulingAnalysis.analyse(n);
     assertEquals(0.1, report.utilization(), 1e-9);
     assertEquals(1, report.notes().size());
     assertTrue(report.schedulable());
@@ -273,7 +273,7 @@ class SchedulingAnalysisTest {
       final Platform.Node n =
           new Platform.Node(
               "n", plain.os(), strategy, plain.hardware(), null, plain.deployments(), HERE);
-      final NodeReport report = SchedulingAnalysis.analyse(n);
+      final NodePlan report = SchedulingAnalysis.analyse(n);
       final boolean protectsHard =
           strategy == Platform.Strategy.MUF || strategy == Platform.Strategy.RMS_MLF;
       assertEquals(protectsHard, report.schedulable(), strategy.name());
@@ -311,7 +311,7 @@ class SchedulingAnalysisTest {
             null,
             List.of(new Platform.Deployment("t", tmo, HERE)),
             HERE);
-    final NodeReport report = SchedulingAnalysis.analyse(n);
+    final NodePlan report = SchedulingAnalysis.analyse(n);
     assertEquals(4 * MS, response(report, "fast")); // 1 + blocked by slow's 3
     assertEquals(5 * MS, response(report, "middle")); // 1 + 3 blocking + 1 from fast
     assertEquals(1, report.segments().size());
@@ -356,12 +356,12 @@ class SchedulingAnalysisTest {
             0,
             List.of(),
             HERE);
-    final NodeReport report = SchedulingAnalysis.analyse(node(BigDecimal.ONE, high, low));
-    assertTrue(report.releaseTable().unrolled());
-    assertEquals(20 * MS, report.releaseTable().hyperperiodNs());
+    final NodePlan report = SchedulingAnalysis.analyse(node(BigDecimal.ONE, high, low));
+    assertTrue(report.playout().unrolled());
+    assertEquals(20 * MS, report.playout().hyperperiodNs());
     assertFalse(report.schedulable());
     final ReleaseTableAnalysis.SpmTiming lowTiming =
-        report.releaseTable().timings().stream()
+        report.playout().timings().stream()
             .filter(t -> t.method().equals("low"))
             .findFirst()
             .orElseThrow();
@@ -371,7 +371,7 @@ class SchedulingAnalysisTest {
     assertEquals(3 * MS, response(report, "low"));
 
     // The trace shows the hyperperiod: 'high' runs 0..2 and 10..12, 'low' is never started.
-    final ReleaseTableAnalysis.Trace trace = report.releaseTable().trace().orElseThrow();
+    final ReleaseTableAnalysis.Trace trace = report.playout().trace().orElseThrow();
     assertEquals(ReleaseTableAnalysis.Extent.HYPERPERIOD, trace.extent());
     assertEquals(20 * MS, trace.endNs());
     assertEquals(List.of("high", "low"), trace.spms().stream().map(s -> s.method()).toList());
@@ -398,10 +398,10 @@ class SchedulingAnalysisTest {
   void edfPassesAFullyUtilisedSetThatRmsFails() {
     final Platform.Node rms = node(BigDecimal.ONE, spm("a", 2, 4), spm("b", 3, 6));
     assertFalse(SchedulingAnalysis.analyse(rms).schedulable());
-    final NodeReport edf = SchedulingAnalysis.analyse(withStrategy(rms, Platform.Strategy.EDF));
+    final NodePlan edf = SchedulingAnalysis.analyse(withStrategy(rms, Platform.Strategy.EDF));
     assertTrue(edf.schedulable(), edf.notes().toString());
     assertEquals(6 * MS, response(edf, "b")); // bounded by its deadline
-    final NodeReport nonPreemptive =
+    final NodePlan nonPreemptive =
         SchedulingAnalysis.analyse(withStrategy(rms, Platform.Strategy.NP_EDF));
     assertFalse(nonPreemptive.schedulable());
     assertEquals(
@@ -419,10 +419,10 @@ class SchedulingAnalysisTest {
   @Test
   void preemptiveEdfMeetsWhatNonPreemptiveEdfMisses() {
     final Platform.Node plain = node(BigDecimal.ONE, spm("short", 1, 2), spm("long", 3, 8));
-    final NodeReport preemptive =
+    final NodePlan preemptive =
         SchedulingAnalysis.analyse(withStrategy(plain, Platform.Strategy.EDF));
     assertTrue(preemptive.schedulable(), preemptive.notes().toString());
-    final NodeReport nonPreemptive =
+    final NodePlan nonPreemptive =
         SchedulingAnalysis.analyse(withStrategy(plain, Platform.Strategy.NP_EDF));
     assertFalse(nonPreemptive.schedulable());
     assertTrue(
@@ -488,14 +488,14 @@ class SchedulingAnalysisTest {
             List.of(),
             HERE);
     final Platform.Node plain = node(BigDecimal.ONE, a, longJob, urgent);
-    final NodeReport nonPreemptive =
+    final NodePlan nonPreemptive =
         SchedulingAnalysis.analyse(withStrategy(plain, Platform.Strategy.NP_EDF));
     assertFalse(nonPreemptive.schedulable(), nonPreemptive.notes().toString());
     assertTrue(
         nonPreemptive.notes().stream()
             .anyMatch(n -> n instanceof Finding.EdfDemandExceeded e && e.atNs() == 2 * MS),
         nonPreemptive.notes().toString());
-    final NodeReport preemptive =
+    final NodePlan preemptive =
         SchedulingAnalysis.analyse(withStrategy(plain, Platform.Strategy.EDF));
     assertTrue(preemptive.schedulable(), preemptive.notes().toString());
   }
@@ -605,9 +605,9 @@ class SchedulingAnalysisTest {
             null,
             plain.deployments(),
             HERE);
-    final NodeReport report = SchedulingAnalysis.analyse(muf);
+    final NodePlan report = SchedulingAnalysis.analyse(muf);
     final ReleaseTableAnalysis.SpmTiming urgentTiming =
-        report.releaseTable().timings().stream()
+        report.playout().timings().stream()
             .filter(t -> t.method().equals("urgent"))
             .findFirst()
             .orElseThrow();
@@ -616,7 +616,7 @@ class SchedulingAnalysisTest {
     assertEquals(5 * MS, urgentTiming.worstResponseNs());
 
     // The trace splits 'long' where it was preempted, and only there (not at urgent's arrival).
-    final ReleaseTableAnalysis.Trace trace = report.releaseTable().trace().orElseThrow();
+    final ReleaseTableAnalysis.Trace trace = report.playout().trace().orElseThrow();
     assertEquals(ReleaseTableAnalysis.Extent.ALL_ACTIVATIONS, trace.extent());
     assertEquals(3, trace.activations());
     final java.util.Map<String, ReleaseTableAnalysis.Activation> byName = new java.util.HashMap<>();
@@ -657,16 +657,16 @@ class SchedulingAnalysisTest {
    */
   @Test
   void aHyperperiodBeyond64BitsIsNotUnrolledAndItsBeginningIsTraced() {
-    final NodeReport report =
+    final NodePlan report =
         SchedulingAnalysis.analyse(
             node(
                 BigDecimal.ONE,
                 periodicNs("primeA", 1 * MS, 4_294_967_291L),
                 periodicNs("primeB", 1 * MS, 4_294_967_279L),
                 periodicNs("fast", 1 * MS, 10 * MS)));
-    assertFalse(report.releaseTable().unrolled());
-    assertEquals(0, report.releaseTable().hyperperiodNs());
-    final ReleaseTableAnalysis.Trace trace = report.releaseTable().trace().orElseThrow();
+    assertFalse(report.playout().unrolled());
+    assertEquals(0, report.playout().hyperperiodNs());
+    final ReleaseTableAnalysis.Trace trace = report.playout().trace().orElseThrow();
     assertEquals(ReleaseTableAnalysis.Extent.BEGINNING, trace.extent());
     assertTrue(trace.activations() <= ReleaseTableAnalysis.MAX_TRACED_ACTIVATIONS);
     final ReleaseTableAnalysis.TracedSpm fast =
@@ -683,9 +683,9 @@ class SchedulingAnalysisTest {
     for (int i = 0; i < ReleaseTableAnalysis.MAX_TRACED_SPMS + 8; i++) {
       spms.add(spm("m" + i, 0, 100 + i));
     }
-    final NodeReport report =
+    final NodePlan report =
         SchedulingAnalysis.analyse(node(BigDecimal.ONE, spms.toArray(Tmos.Spm[]::new)));
-    final ReleaseTableAnalysis.Trace trace = report.releaseTable().trace().orElseThrow();
+    final ReleaseTableAnalysis.Trace trace = report.playout().trace().orElseThrow();
     assertEquals(ReleaseTableAnalysis.MAX_TRACED_SPMS, trace.spms().size());
     assertEquals(8, trace.untracedSpms());
     assertEquals("m0", trace.spms().get(0).method()); // shortest period, highest band
@@ -693,13 +693,13 @@ class SchedulingAnalysisTest {
 
   @Test
   void aNodeWithoutSpmsHasNoTrace() {
-    final NodeReport report = SchedulingAnalysis.analyse(node(BigDecimal.ONE));
-    assertTrue(report.releaseTable().trace().isEmpty());
+    final NodePlan report = SchedulingAnalysis.analyse(node(BigDecimal.ONE));
+    assertTrue(report.playout().trace().isEmpty());
   }
 
   /** The table the time trigger walks: every start-window opening of one hyperperiod, in order. */
   @Test
-  void theStaticReleaseTableListsEveryOpeningOfOneHyperperiod() {
+  void theReleaseTableListsEveryOpeningOfOneHyperperiod() {
     final Tmos.Spm late =
         new Tmos.Spm(
             "b",
@@ -714,22 +714,20 @@ class SchedulingAnalysisTest {
             0,
             List.of(),
             HERE);
-    final StaticReleaseTable.Table table =
-        StaticReleaseTable.of(node(BigDecimal.ONE, spm("a", 1, 4), late));
+    final ReleaseTable table = ReleaseTable.of(node(BigDecimal.ONE, spm("a", 1, 4), late));
     assertEquals(12 * MS, table.hyperperiodNs());
     assertEquals(
         List.of(
-            new StaticReleaseTable.Release(0, 0),
-            new StaticReleaseTable.Release(1 * MS, 1),
-            new StaticReleaseTable.Release(4 * MS, 0),
-            new StaticReleaseTable.Release(7 * MS, 1),
-            new StaticReleaseTable.Release(8 * MS, 0)),
+            new ReleaseTable.Release(0, 0),
+            new ReleaseTable.Release(1 * MS, 1),
+            new ReleaseTable.Release(4 * MS, 0),
+            new ReleaseTable.Release(7 * MS, 1),
+            new ReleaseTable.Release(8 * MS, 0)),
         table.releases());
 
     // Co-prime periods: far more releases than a table holds; releases come from the AACs.
-    final StaticReleaseTable.Table untabulated =
-        StaticReleaseTable.of(
-            node(BigDecimal.ONE, spm("a", 1, 97), spm("b", 1, 89), spm("c", 1, 83)));
+    final ReleaseTable untabulated =
+        ReleaseTable.of(node(BigDecimal.ONE, spm("a", 1, 97), spm("b", 1, 89), spm("c", 1, 83)));
     assertFalse(untabulated.tabulated());
     assertTrue(untabulated.releases().isEmpty());
   }
@@ -790,8 +788,8 @@ class SchedulingAnalysisTest {
             Platform.Strategy.RMS,
             1,
             new Platform.Deployment("brake", tmo("Brake", List.of(hold), List.of(get)), HERE));
-    final NodeReport report = SchedulingAnalysis.analyse(node);
-    final NodeReport.ServiceAdmission admission = report.admissions().get(0);
+    final NodePlan report = SchedulingAnalysis.analyse(node);
+    final NodePlan.ServiceAdmission admission = report.admissions().get(0);
     assertTrue(admission.conflicts());
     assertEquals(1_100_000, admission.admission().slotNs());
     assertEquals(2_200_000, admission.admission().longestWaitNs());
@@ -861,7 +859,7 @@ class SchedulingAnalysisTest {
             Platform.Strategy.EDF,
             1,
             new Platform.Deployment("t", tmo("T", List.of(narrow), List.of(slow)), HERE));
-    final NodeReport report = SchedulingAnalysis.analyse(node);
+    final NodePlan report = SchedulingAnalysis.analyse(node);
     assertFalse(report.schedulable());
     assertTrue(
         report.notes().stream()
@@ -907,7 +905,7 @@ class SchedulingAnalysisTest {
   @Test
   void multicoreNodesArePartitionedFirstFitDecreasing() {
     final int unplaced = Platform.Deployment.UNPLACED;
-    final NodeReport single =
+    final NodePlan single =
         SchedulingAnalysis.analyse(
             multicore(
                 1,
@@ -916,7 +914,7 @@ class SchedulingAnalysisTest {
     assertFalse(single.schedulable());
     assertFalse(single.multicore());
 
-    final NodeReport quad =
+    final NodePlan quad =
         SchedulingAnalysis.analyse(
             multicore(
                 4,
@@ -948,7 +946,7 @@ class SchedulingAnalysisTest {
   @Test
   void aCoreThatCannotHoldItsTmosIsReportedNotHidden() {
     final int unplaced = Platform.Deployment.UNPLACED;
-    final NodeReport duo =
+    final NodePlan duo =
         SchedulingAnalysis.analyse(
             multicore(
                 2,

@@ -178,7 +178,7 @@ class ServiceRatesTest {
             List.of(caller("a", 40, List.of("g")), caller("b", 40, List.of("g"))),
             List.of(),
             gates());
-    final AnalysisReport report = HolisticAnalysis.analyse(system(two));
+    final TimingPlan report = HolisticAnalysis.analyse(system(two));
     assertEquals(1, report.rates().size());
     final TaskReport get =
         report.nodes().get(1).tasks().stream()

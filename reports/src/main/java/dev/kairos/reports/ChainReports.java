@@ -2,8 +2,8 @@ package dev.kairos.reports;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.ChainReport;
+import dev.kairos.timing.TimingPlan;
 import java.util.List;
 import java.util.Locale;
 
@@ -16,7 +16,7 @@ final class ChainReports {
   private ChainReports() {}
 
   /** The `chains` section of the text report; nothing without chains. */
-  static void text(StringBuilder out, AnalysisReport report) {
+  static void text(StringBuilder out, TimingPlan report) {
     if (report.chains().isEmpty()) {
       return;
     }
@@ -65,7 +65,7 @@ final class ChainReports {
   }
 
   /** "3 passes to a fixed point", or that the iteration diverged. */
-  static String iterations(AnalysisReport.Holistic holistic) {
+  static String iterations(TimingPlan.Holistic holistic) {
     final String passes =
         holistic.iterations() + (holistic.iterations() == 1 ? " pass" : " passes");
     final String incomplete =
@@ -115,7 +115,7 @@ final class ChainReports {
         + (limit.meets() ? ": ok" : ": MISSES");
   }
 
-  static JsonArray json(AnalysisReport report) {
+  static JsonArray json(TimingPlan report) {
     final JsonArray chains = new JsonArray();
     for (ChainReport chain : report.chains()) {
       final JsonObject c = new JsonObject();
@@ -165,7 +165,7 @@ final class ChainReports {
     return chains;
   }
 
-  static JsonObject holistic(AnalysisReport report) {
+  static JsonObject holistic(TimingPlan report) {
     final JsonObject h = new JsonObject();
     h.addProperty("iterations", report.holistic().iterations());
     h.addProperty("converged", report.holistic().converged());
@@ -177,7 +177,7 @@ final class ChainReports {
    * One test case per chain: a hard chain that misses a limit or has no bound fails, a soft one
    * that may miss says so; a diverged iteration fails a test case of its own.
    */
-  static void junit(StringBuilder out, AnalysisReport report) {
+  static void junit(StringBuilder out, TimingPlan report) {
     final List<ChainReport> chains = report.chains();
     if (chains.isEmpty()) {
       return;
@@ -227,7 +227,7 @@ final class ChainReports {
    * The page's `Chains` section: per chain its verdict and bound, its hops with their windows and
    * jitters, and its limits; nothing without chains.
    */
-  static void html(StringBuilder out, AnalysisReport report) {
+  static void html(StringBuilder out, TimingPlan report) {
     if (report.chains().isEmpty()) {
       return;
     }

@@ -6,12 +6,12 @@ import com.google.gson.JsonObject;
 import dev.kairos.ir.Durations;
 import dev.kairos.ir.Platform;
 import dev.kairos.ir.wire.Frames;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.EndToEndAnalysis;
 import dev.kairos.timing.Finding;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.PlatformOverheads;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -106,9 +106,9 @@ public final class CheckReports {
     return p;
   }
 
-  public static String text(AnalysisReport report) {
+  public static String text(TimingPlan report) {
     final StringBuilder out = new StringBuilder();
-    for (NodeReport node : report.nodes()) {
+    for (NodePlan node : report.nodes()) {
       out.append(
           String.format(
               Locale.ROOT,
@@ -160,7 +160,7 @@ public final class CheckReports {
       }
       if (node.multicore()) {
         // Partitioned: each core is a processor of its own; the task rows above are by core.
-        for (NodeReport.CoreReport core : node.cores()) {
+        for (NodePlan.CorePlan core : node.cores()) {
           out.append(
               String.format(
                   Locale.ROOT,
@@ -173,7 +173,7 @@ public final class CheckReports {
                   core.schedulable() ? "schedulable" : "NOT schedulable"));
         }
         final List<String> placed = new java.util.ArrayList<>();
-        for (NodeReport.Placement placement : node.placements()) {
+        for (NodePlan.Placement placement : node.placements()) {
           placed.add(
               String.format(
                   Locale.ROOT,
@@ -202,7 +202,7 @@ public final class CheckReports {
                 node.liuLaylandBound() * 100,
                 node.schedulable() ? "schedulable" : "NOT schedulable"));
       }
-      for (NodeReport.ServiceAdmission bcc : node.admissions()) {
+      for (NodePlan.ServiceAdmission bcc : node.admissions()) {
         if (!bcc.conflicts()) {
           continue;
         }
@@ -256,18 +256,18 @@ public final class CheckReports {
   }
 
   /** The stable JSON form: times are integer nanoseconds. */
-  public static String json(AnalysisReport report, List<Diagnostic> problems) {
+  public static String json(TimingPlan report, List<Diagnostic> problems) {
     return json(report, problems, List.of());
   }
 
   /** The JSON form with the model's warnings too (`warnings`, beside `errors`). */
   public static String json(
-      AnalysisReport report, List<Diagnostic> problems, List<Diagnostic> warnings) {
+      TimingPlan report, List<Diagnostic> problems, List<Diagnostic> warnings) {
     final JsonObject root = new JsonObject();
     root.addProperty("schedulable", report != null && report.schedulable() && problems.isEmpty());
     final JsonArray nodes = new JsonArray();
     if (report != null) {
-      for (NodeReport node : report.nodes()) {
+      for (NodePlan node : report.nodes()) {
         final JsonObject n = new JsonObject();
         n.addProperty("node", node.node().name());
         n.addProperty("strategy", strategy(node));
@@ -304,9 +304,9 @@ public final class CheckReports {
           t.addProperty("priority", task.band());
           t.addProperty("core", task.core());
           t.addProperty("response_time_ns", task.responseTimeNs());
-          if (task.kind() == TaskReport.Kind.SPM && node.releaseTable().unrolled()) {
+          if (task.kind() == TaskReport.Kind.SPM && node.playout().unrolled()) {
             // As played in the release table: exact for the SpMs alone, from release t.
-            node.releaseTable().timings().stream()
+            node.playout().timings().stream()
                 .filter(
                     timing ->
                         timing.instance().equals(task.instance())
@@ -321,7 +321,7 @@ public final class CheckReports {
         }
         n.add("tasks", tasks);
         final JsonArray bcc = new JsonArray();
-        for (NodeReport.ServiceAdmission admission : node.admissions()) {
+        for (NodePlan.ServiceAdmission admission : node.admissions()) {
           final JsonObject b = new JsonObject();
           b.addProperty("svm", admission.instance() + "." + admission.svm());
           b.addProperty("conflicts", admission.conflicts());
@@ -333,7 +333,7 @@ public final class CheckReports {
         }
         n.add("bcc", bcc);
         final JsonArray cores = new JsonArray();
-        for (NodeReport.CoreReport core : node.cores()) {
+        for (NodePlan.CorePlan core : node.cores()) {
           final JsonObject c = new JsonObject();
           c.addProperty("core", core.core());
           final JsonArray instances = new JsonArray();
@@ -346,7 +346,7 @@ public final class CheckReports {
         }
         n.add("cores", cores);
         final JsonArray placements = new JsonArray();
-        for (NodeReport.Placement placement : node.placements()) {
+        for (NodePlan.Placement placement : node.placements()) {
           final JsonObject p = new JsonObject();
           p.addProperty("instance", placement.instance());
           p.addProperty("core", placement.core());
@@ -412,7 +412,7 @@ public final class CheckReports {
    * JUnit XML for CI systems: one test suite per node, one test case per method; a method that
    * misses its deadline (or a model error) is a failure.
    */
-  public static String junit(AnalysisReport report, List<Diagnostic> problems) {
+  public static String junit(TimingPlan report, List<Diagnostic> problems) {
     final StringBuilder out = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.append("<testsuites name=\"kairos check\">\n");
     if (!problems.isEmpty()) {
@@ -432,7 +432,7 @@ public final class CheckReports {
       out.append("  </testsuite>\n");
     }
     if (report != null) {
-      for (NodeReport node : report.nodes()) {
+      for (NodePlan node : report.nodes()) {
         final long failures = node.tasks().stream().filter(t -> failed(node, t)).count();
         out.append("  <testsuite name=\"")
             .append(xml(node.node().name()))
@@ -476,13 +476,13 @@ public final class CheckReports {
   }
 
   /** A task counts as failed unless it meets its deadline or is soft on a node that holds. */
-  static boolean failed(NodeReport node, TaskReport task) {
+  static boolean failed(NodePlan node, TaskReport task) {
     return !task.schedulable()
         && !(task.criticality() == dev.kairos.ir.Tmos.Criticality.SOFT && node.schedulable());
   }
 
   /** The verdict column of the task table: ok, may miss (soft) or MISSES DEADLINE. */
-  static String verdict(NodeReport node, TaskReport task) {
+  static String verdict(NodePlan node, TaskReport task) {
     if (task.schedulable()) {
       return "ok";
     }
@@ -556,7 +556,7 @@ public final class CheckReports {
         .replace("\"", "&quot;");
   }
 
-  static String strategy(NodeReport node) {
+  static String strategy(NodePlan node) {
     return node.node().strategy().keyword();
   }
 }

@@ -2,11 +2,11 @@ package dev.kairos.reports;
 
 import dev.kairos.ir.Durations;
 import dev.kairos.reports.diagram.ArchitectureDiagrams;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.EndToEndAnalysis;
 import dev.kairos.timing.Finding;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -88,7 +88,7 @@ public final class HtmlReport {
    *
    * @param title names the models, e.g. the file names
    */
-  public static String render(String title, AnalysisReport report, List<Diagnostic> problems) {
+  public static String render(String title, TimingPlan report, List<Diagnostic> problems) {
     return render(title, report, problems, Map.of(), null);
   }
 
@@ -101,7 +101,7 @@ public final class HtmlReport {
    */
   public static String render(
       String title,
-      AnalysisReport report,
+      TimingPlan report,
       List<Diagnostic> problems,
       Map<String, TimelineData.NodeRun> measured,
       String architectureSvg) {
@@ -132,7 +132,7 @@ public final class HtmlReport {
     if (report != null && !report.nodes().isEmpty()) {
       out.append("<ul class=\"toc\">\n");
       for (int i = 0; i < report.nodes().size(); i++) {
-        final NodeReport node = report.nodes().get(i);
+        final NodePlan node = report.nodes().get(i);
         out.append("<li><a href=\"#node-")
             .append(i)
             .append("\">")
@@ -159,7 +159,7 @@ public final class HtmlReport {
     if (timelines != null) {
       try (TimelineRenderer renderer = new TimelineRenderer(timelines)) {
         for (int i = 0; i < report.nodes().size(); i++) {
-          final NodeReport node = report.nodes().get(i);
+          final NodePlan node = report.nodes().get(i);
           node(out, i, node, measured.get(node.node().name()), renderer);
         }
       }
@@ -217,7 +217,7 @@ public final class HtmlReport {
   private static void node(
       StringBuilder out,
       int index,
-      NodeReport node,
+      NodePlan node,
       TimelineData.NodeRun run,
       TimelineRenderer renderer) {
     final var n = node.node();
@@ -271,7 +271,7 @@ public final class HtmlReport {
     out.append("</section>\n");
   }
 
-  private static void tasks(StringBuilder out, NodeReport node) {
+  private static void tasks(StringBuilder out, NodePlan node) {
     out.append("<h3>Tasks</h3>\n<table class=\"tasks\">\n<tr><th>task</th><th>kind</th>")
         .append("<th>criticality</th><th class=\"num\">period</th><th class=\"num\">WCET</th>")
         .append("<th class=\"num\">deadline</th><th class=\"num\">band</th>")
@@ -318,7 +318,7 @@ public final class HtmlReport {
   }
 
   /** Measured against analysed, per SpM: the table beside the drawn measured activations. */
-  private static void measured(StringBuilder out, NodeReport node, TimelineData.NodeRun run) {
+  private static void measured(StringBuilder out, NodePlan node, TimelineData.NodeRun run) {
     out.append("<h3>Measured</h3>\n<p class=\"note\">From <code>")
         .append(esc(run.source()))
         .append("</code>: ")
@@ -379,7 +379,7 @@ public final class HtmlReport {
     out.append("</table>\n");
   }
 
-  private static void bcc(StringBuilder out, NodeReport node) {
+  private static void bcc(StringBuilder out, NodePlan node) {
     out.append("<h3>BCC admission</h3>\n");
     if (node.admissions().isEmpty()) {
       out.append("<p class=\"note\">No service methods on this node.</p>\n");
@@ -389,7 +389,7 @@ public final class HtmlReport {
         .append("<th class=\"num\">slot</th><th class=\"num\">longest wait</th>")
         .append("<th class=\"num\">response</th><th class=\"num\">GCT</th>")
         .append("<th>verdict</th></tr>\n");
-    for (NodeReport.ServiceAdmission bcc : node.admissions()) {
+    for (NodePlan.ServiceAdmission bcc : node.admissions()) {
       final String wait;
       final String verdict;
       if (!bcc.conflicts()) {

@@ -2,8 +2,8 @@ package dev.kairos.reports;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.ServiceRates;
+import dev.kairos.timing.TimingPlan;
 import java.util.Locale;
 
 /**
@@ -14,7 +14,7 @@ final class ServiceRateReports {
   private ServiceRateReports() {}
 
   /** The `service rates` section of the text report; nothing when no limited SvM is called. */
-  static void text(StringBuilder out, AnalysisReport report) {
+  static void text(StringBuilder out, TimingPlan report) {
     if (report.rates().isEmpty()) {
       return;
     }
@@ -40,7 +40,7 @@ final class ServiceRateReports {
   }
 
   /** One object per called service method with a max-rate. */
-  static JsonArray json(AnalysisReport report) {
+  static JsonArray json(TimingPlan report) {
     final JsonArray rates = new JsonArray();
     for (ServiceRates.Report rate : report.rates()) {
       final JsonObject r = new JsonObject();
@@ -71,7 +71,7 @@ final class ServiceRateReports {
   }
 
   /** The `Service rates` section of the HTML report: a row per called service method. */
-  static void html(StringBuilder out, AnalysisReport report) {
+  static void html(StringBuilder out, TimingPlan report) {
     if (report.rates().isEmpty()) {
       return;
     }
@@ -108,7 +108,7 @@ final class ServiceRateReports {
   }
 
   /** A `service rates` test suite, a test case per called service method. */
-  static void junit(StringBuilder out, AnalysisReport report) {
+  static void junit(StringBuilder out, TimingPlan report) {
     if (report.rates().isEmpty()) {
       return;
     }

@@ -8,7 +8,7 @@ import dev.kairos.ir.Tmos;
 import dev.kairos.reports.runlog.RunLog;
 import dev.kairos.reports.runlog.RunLog.MeasuredActivation;
 import dev.kairos.timing.BusyIntervals;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.ReleaseTableAnalysis;
 import dev.kairos.timing.ReleaseTableAnalysis.Activation;
 import dev.kairos.timing.ReleaseTableAnalysis.Execution;
@@ -72,7 +72,7 @@ public final class TimelineData {
   private static final Gson GSON = new Gson();
 
   /** The JSON embedded in the page: {@code {"nodes": [...]}} in the report's node order. */
-  public static String json(List<NodeReport> nodes, Map<String, NodeRun> measured) {
+  public static String json(List<NodePlan> nodes, Map<String, NodeRun> measured) {
     final JsonObject root = new JsonObject();
     final JsonArray array = new JsonArray();
     for (int i = 0; i < nodes.size(); i++) {
@@ -83,22 +83,22 @@ public final class TimelineData {
   }
 
   /** One node's timeline data; {@code run} may be null. */
-  static JsonObject node(int index, NodeReport node, NodeRun run) {
+  static JsonObject node(int index, NodePlan node, NodeRun run) {
     final JsonObject json = new JsonObject();
     json.addProperty("index", index);
     json.addProperty("name", node.node().name());
     final JsonArray cores = new JsonArray();
     long end = 1;
     if (node.multicore()) {
-      for (NodeReport.CoreReport core : node.cores()) {
-        cores.add(core(node, core.core(), core.instances(), core.releaseTable()));
-        end = Math.max(end, endOf(core.releaseTable()));
+      for (NodePlan.CorePlan core : node.cores()) {
+        cores.add(core(node, core.core(), core.instances(), core.playout()));
+        end = Math.max(end, endOf(core.playout()));
       }
     } else {
       final List<String> instances =
           node.node().deployments().stream().map(Platform.Deployment::instance).toList();
-      cores.add(core(node, 0, instances, node.releaseTable()));
-      end = Math.max(end, endOf(node.releaseTable()));
+      cores.add(core(node, 0, instances, node.playout()));
+      end = Math.max(end, endOf(node.playout()));
     }
     json.addProperty("endNs", end);
     json.add("cores", cores);
@@ -108,19 +108,19 @@ public final class TimelineData {
     return json;
   }
 
-  private static long endOf(ReleaseTableAnalysis.Table table) {
-    return table.trace().map(Trace::endNs).orElse(0L);
+  private static long endOf(ReleaseTableAnalysis.Playout playout) {
+    return playout.trace().map(Trace::endNs).orElse(0L);
   }
 
   private static JsonObject core(
-      NodeReport node, int core, List<String> instances, ReleaseTableAnalysis.Table table) {
+      NodePlan node, int core, List<String> instances, ReleaseTableAnalysis.Playout playout) {
     final JsonObject json = new JsonObject();
     json.addProperty("core", core);
     final JsonArray names = new JsonArray();
     instances.forEach(names::add);
     json.add("instances", names);
     final JsonArray spms = new JsonArray();
-    final Optional<Trace> trace = table.trace();
+    final Optional<Trace> trace = playout.trace();
     if (trace.isPresent()) {
       json.addProperty("endNs", trace.get().endNs());
       json.addProperty("extent", trace.get().extent().name().toLowerCase(Locale.ROOT));
@@ -130,11 +130,11 @@ public final class TimelineData {
         spms.add(spm(node, spm));
       }
     }
-    json.addProperty("hyperperiodNs", table.hyperperiodNs());
-    json.addProperty("beyond64Bits", table.grid().beyond64Bits());
+    json.addProperty("hyperperiodNs", playout.hyperperiodNs());
+    json.addProperty("beyond64Bits", playout.grid().beyond64Bits());
     json.add("spms", spms);
     final JsonArray svms = new JsonArray();
-    for (NodeReport.ServiceAdmission bcc : node.admissions()) {
+    for (NodePlan.ServiceAdmission bcc : node.admissions()) {
       final Optional<TaskReport> task = task(node, bcc.instance(), bcc.svm());
       if (task.isPresent() && task.get().core() == core) {
         svms.add(svm(bcc, task.get()));
@@ -144,7 +144,7 @@ public final class TimelineData {
     return json;
   }
 
-  private static JsonObject spm(NodeReport node, TracedSpm spm) {
+  private static JsonObject spm(NodePlan node, TracedSpm spm) {
     final JsonObject json = new JsonObject();
     json.addProperty("name", spm.instance() + "." + spm.method());
     json.addProperty("criticality", spm.criticality().name().toLowerCase(Locale.ROOT));
@@ -183,7 +183,7 @@ public final class TimelineData {
     return json;
   }
 
-  private static JsonObject svm(NodeReport.ServiceAdmission bcc, TaskReport task) {
+  private static JsonObject svm(NodePlan.ServiceAdmission bcc, TaskReport task) {
     final JsonObject json = new JsonObject();
     json.addProperty("name", bcc.instance() + "." + bcc.svm());
     json.addProperty("criticality", task.criticality().name().toLowerCase(Locale.ROOT));
@@ -204,7 +204,7 @@ public final class TimelineData {
     return json;
   }
 
-  private static JsonObject measured(NodeReport node, NodeRun run) {
+  private static JsonObject measured(NodePlan node, NodeRun run) {
     final JsonObject json = new JsonObject();
     json.addProperty("source", run.source());
     final JsonArray activations = new JsonArray();
@@ -246,7 +246,7 @@ public final class TimelineData {
     return spms;
   }
 
-  private static Optional<TaskReport> task(NodeReport node, String instance, String method) {
+  private static Optional<TaskReport> task(NodePlan node, String instance, String method) {
     return node.tasks().stream()
         .filter(t -> t.instance().equals(instance) && t.method().equals(method))
         .findFirst();
@@ -257,13 +257,13 @@ public final class TimelineData {
    * node), or empty when all are.
    */
   public static Optional<MeasuredActivation> foreign(
-      NodeReport node, List<MeasuredActivation> activations) {
+      NodePlan node, List<MeasuredActivation> activations) {
     final Map<String, Tmos.Spm> spms = spms(node.node());
     return activations.stream().filter(a -> !spms.containsKey(a.name())).findFirst();
   }
 
   /** Measured against analysed for every SpM of the node, in the node's task order. */
-  public static List<Comparison> compare(NodeReport node, List<MeasuredActivation> activations) {
+  public static List<Comparison> compare(NodePlan node, List<MeasuredActivation> activations) {
     final List<Comparison> rows = new ArrayList<>();
     for (TaskReport task : node.tasks()) {
       if (task.kind() != TaskReport.Kind.SPM) {

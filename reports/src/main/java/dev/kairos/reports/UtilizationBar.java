@@ -5,7 +5,7 @@ import static dev.kairos.reports.HtmlReport.percent;
 import static dev.kairos.reports.HtmlReport.px;
 
 import dev.kairos.ir.Tmos.Criticality;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.TaskReport;
 import java.util.List;
 
@@ -25,14 +25,14 @@ final class UtilizationBar {
    * A stacked bar of each method's share, with the strategy's utilization bound (Liu-Layland for
    * fixed priorities, 100% under EDF) and 100 % marked.
    */
-  static void draw(StringBuilder out, NodeReport node) {
+  static void draw(StringBuilder out, NodePlan node) {
     final String boundName = dev.kairos.reports.Figures.utilizationBound(node.node().strategy());
     if (!node.multicore()) {
       utilization(out, "", node.utilization(), boundName, node.liuLaylandBound(), node.tasks());
       return;
     }
     // Partitioned: a bar per core, each a processor of its own.
-    for (NodeReport.CoreReport core : node.cores()) {
+    for (NodePlan.CorePlan core : node.cores()) {
       utilization(
           out,
           "core " + core.core() + ": ",

@@ -1,12 +1,12 @@
 package dev.kairos.reports;
 
 import dev.kairos.ir.Tmos.Criticality;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.ChainReport;
 import dev.kairos.timing.EndToEndAnalysis;
 import dev.kairos.timing.HolisticAnalysis;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.util.List;
 
 /** The analysis's verdicts in the words of diagnostics, with the figures that support them. */
@@ -17,11 +17,11 @@ public final class Verdicts {
    * Whether a method that is not schedulable fails its node, by the rule of `kairos check`: it does
    * unless it is soft on a node whose guaranteed set holds (then it may miss under overload).
    */
-  public static boolean fails(NodeReport node, TaskReport task) {
+  public static boolean fails(NodePlan node, TaskReport task) {
     return !task.schedulable() && !(task.criticality() == Criticality.SOFT && node.schedulable());
   }
 
-  public static String taskMessage(NodeReport node, TaskReport task, boolean fails) {
+  public static String taskMessage(NodePlan node, TaskReport task, boolean fails) {
     final boolean service = task.kind() == TaskReport.Kind.SVM;
     final String limit = service ? "GCT" : "deadline";
     final String where =
@@ -79,7 +79,7 @@ public final class Verdicts {
         + response;
   }
 
-  public static String nodeMessage(NodeReport node) {
+  public static String nodeMessage(NodePlan node) {
     final long failing = node.tasks().stream().filter(t -> fails(node, t)).count();
     return "node "
         + node.node().name()
@@ -174,7 +174,7 @@ public final class Verdicts {
    * sample older than its channel's validity when read), or a hop without a bound, or the holistic
    * iteration that found no fixed point.
    */
-  public static String chainMessage(ChainReport chain, AnalysisReport.Holistic holistic) {
+  public static String chainMessage(ChainReport chain, TimingPlan.Holistic holistic) {
     final StringBuilder why =
         new StringBuilder("end-to-end chain ")
             .append(chain.name())
@@ -241,7 +241,7 @@ public final class Verdicts {
     return why.append(String.join("; ", reasons)).toString();
   }
 
-  public static String strategy(NodeReport node) {
+  public static String strategy(NodePlan node) {
     return node.node().strategy().keyword();
   }
 }

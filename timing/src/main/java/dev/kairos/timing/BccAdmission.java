@@ -174,10 +174,10 @@ public final class BccAdmission {
    * response once admitted (its GCT where that is unbounded), and the SpMs it conflicts with block
    * admission from a slot before each start-window opening until their analysed response.
    */
-  static List<NodeReport.ServiceAdmission> admissions(
+  static List<NodePlan.ServiceAdmission> admissions(
       Node node, List<TaskReport> taskList, java.util.Map<String, Long> admittedResponses) {
     final java.util.Map<String, TaskReport> tasks = TaskReport.byName(taskList);
-    final List<NodeReport.ServiceAdmission> admissions = new ArrayList<>();
+    final List<NodePlan.ServiceAdmission> admissions = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
       for (Svm svm : deployment.tmo().svms()) {
         final String name = deployment.instance() + "." + svm.name();
@@ -207,7 +207,7 @@ public final class BccAdmission {
           response = -1;
         }
         admissions.add(
-            new NodeReport.ServiceAdmission(
+            new NodePlan.ServiceAdmission(
                 deployment.instance(),
                 svm.name(),
                 svm.gctNs(),

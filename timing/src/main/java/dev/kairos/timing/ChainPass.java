@@ -58,13 +58,13 @@ final class ChainPass {
   ChainPass(
       ChainTopology topology,
       List<List<Step>> paths,
-      List<NodeReport> nodes,
+      List<NodePlan> nodes,
       Map<String, Long> requestJitter,
       Map<String, Long> lastMessageJitter) {
     this.topology = topology;
     this.requestJitter = requestJitter;
     this.lastMessageJitter = lastMessageJitter;
-    for (NodeReport node : nodes) {
+    for (NodePlan node : nodes) {
       node.tasks().forEach(t -> tasks.putIfAbsent(t.name(), t));
     }
     this.hubWait = new HubWait(tasks, requestJitter);

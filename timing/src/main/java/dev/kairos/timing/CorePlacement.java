@@ -22,7 +22,7 @@ public final class CorePlacement {
   private CorePlacement() {}
 
   /** The core of each deployment, in the node's order, and how each got there. */
-  public record Result(int[] coreOf, List<NodeReport.Placement> placements) {
+  public record Result(int[] coreOf, List<NodePlan.Placement> placements) {
     /** The node as core {@code core} sees it: only the TMOs that run there. */
     public Node onCore(Node node, int core) {
       final List<Deployment> mine = new ArrayList<>();
@@ -112,10 +112,10 @@ public final class CorePlacement {
       onCore.get(chosen).add(deployments.get(i));
       load[chosen] += utilization[i];
     }
-    final List<NodeReport.Placement> placements = new ArrayList<>();
+    final List<NodePlan.Placement> placements = new ArrayList<>();
     for (int i = 0; i < deployments.size(); i++) {
       placements.add(
-          new NodeReport.Placement(
+          new NodePlan.Placement(
               deployments.get(i).instance(),
               coreOf[i],
               deployments.get(i).pinned(),

@@ -53,10 +53,10 @@ public final class EndToEndAnalysis {
       boolean meets,
       SourceRef source) {}
 
-  public static List<GateReport> analyse(SystemModel system, List<NodeReport> nodes) {
+  public static List<GateReport> analyse(SystemModel system, List<NodePlan> nodes) {
     final List<GateReport> gates = new ArrayList<>();
     final OperationMessages messages = new OperationMessages(new MaxEncodedSize(system));
-    for (NodeReport callerReport : nodes) {
+    for (NodePlan callerReport : nodes) {
       final Node callerNode = callerReport.node();
       for (Deployment caller : callerNode.deployments()) {
         for (Gate gate : caller.tmo().gates()) {
@@ -70,16 +70,16 @@ public final class EndToEndAnalysis {
   private static GateReport analyse(
       SystemModel system,
       OperationMessages messages,
-      List<NodeReport> nodes,
+      List<NodePlan> nodes,
       Node callerNode,
       Deployment caller,
       Gate gate) {
     final Optional<SystemModel.Callee> resolved = system.callee(gate);
-    final Optional<NodeReport> served =
+    final Optional<NodePlan> served =
         resolved.flatMap(
             c -> nodes.stream().filter(r -> r.node().name().equals(c.node().name())).findFirst());
     if (resolved.isPresent() && served.isPresent()) {
-      final NodeReport calleeReport = served.get();
+      final NodePlan calleeReport = served.get();
       final Deployment callee = resolved.get().deployment();
       final Svm svm = resolved.get().svm();
       final Optional<Network> link = linkBetween(system, callerNode, calleeReport.node());

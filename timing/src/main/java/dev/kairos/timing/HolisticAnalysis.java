@@ -53,7 +53,7 @@ public final class HolisticAnalysis {
 
   private HolisticAnalysis() {}
 
-  public static AnalysisReport analyse(SystemModel system) {
+  public static TimingPlan analyse(SystemModel system) {
     return analyse(system, SchedulingAnalysis::analyse);
   }
 
@@ -62,24 +62,24 @@ public final class HolisticAnalysis {
    * withoutJitter}: a caller that keeps the reports of nodes that did not change (the language
    * server) gives them here.
    */
-  public static AnalysisReport analyse(
-      SystemModel system, java.util.function.Function<Node, NodeReport> withoutJitter) {
+  public static TimingPlan analyse(
+      SystemModel system, java.util.function.Function<Node, NodePlan> withoutJitter) {
     final ChainTopology topology = new ChainTopology(system);
     final List<List<Step>> paths = topology.chains();
     final List<ServiceRates.Report> rates = ServiceRates.analyse(system);
     final Map<String, Long> bursts = ServiceRates.burstJitter(rates);
     Map<String, Long> serviceJitter = Map.of();
     Map<String, Long> messageJitter = Map.of();
-    List<NodeReport> nodes =
+    List<NodePlan> nodes =
         bursts.isEmpty()
             ? system.nodes().stream().map(withoutJitter).toList()
             : analyseNodes(system, bursts);
     if (paths.isEmpty()) {
-      return new AnalysisReport(
+      return new TimingPlan(
           nodes,
           EndToEndAnalysis.analyse(system, nodes),
           List.of(),
-          AnalysisReport.Holistic.NONE,
+          TimingPlan.Holistic.NONE,
           rates);
     }
     int iteration = 1;
@@ -91,19 +91,19 @@ public final class HolisticAnalysis {
       // A hop without a bound passes on a jitter without one: no later pass can settle.
       final boolean unbounded = chains.stream().anyMatch(c -> c.boundNs() < 0);
       if (unbounded) {
-        return new AnalysisReport(
+        return new TimingPlan(
             nodes,
             EndToEndAnalysis.analyse(system, nodes),
             chains.stream().map(HolisticAnalysis::diverged).toList(),
-            new AnalysisReport.Holistic(iteration, false, !topology.truncated),
+            new TimingPlan.Holistic(iteration, false, !topology.truncated),
             rates);
       }
       if (settled || iteration >= MAX_ITERATIONS) {
-        return new AnalysisReport(
+        return new TimingPlan(
             nodes,
             EndToEndAnalysis.analyse(system, nodes),
             settled ? chains : chains.stream().map(HolisticAnalysis::diverged).toList(),
-            new AnalysisReport.Holistic(iteration, settled, !topology.truncated),
+            new TimingPlan.Holistic(iteration, settled, !topology.truncated),
             rates);
       }
       serviceJitter = pass.serviceJitter;
@@ -127,7 +127,7 @@ public final class HolisticAnalysis {
         chain.sourceRef());
   }
 
-  private static List<NodeReport> analyseNodes(SystemModel system, Map<String, Long> jitter) {
+  private static List<NodePlan> analyseNodes(SystemModel system, Map<String, Long> jitter) {
     return system.nodes().stream().map(node -> SchedulingAnalysis.analyse(node, jitter)).toList();
   }
 }

@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * The verdict for one processor (a single-core node, or one core of a partitioned one): what {@link
  * SchedulingAnalysis} finds for the deployments that share it. A partitioned node's is its cores'
- * joined, built once; a {@link NodeReport} reads it through.
+ * joined, built once; a {@link NodePlan} reads it through.
  */
 public record ProcessorReport(
     Node node,
@@ -15,6 +15,6 @@ public record ProcessorReport(
     double liuLaylandBound,
     boolean schedulable,
     List<Finding> notes,
-    List<NodeReport.SegmentCeiling> segments,
-    ReleaseTableAnalysis.Table releaseTable,
-    List<NodeReport.ServiceAdmission> admissions) {}
+    List<NodePlan.SegmentCeiling> segments,
+    ReleaseTableAnalysis.Playout playout,
+    List<NodePlan.ServiceAdmission> admissions) {}

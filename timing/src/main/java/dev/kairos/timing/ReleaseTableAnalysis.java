@@ -54,7 +54,7 @@ public final class ReleaseTableAnalysis {
    * ReleaseGrid#MAX_RELEASES} activations played), the per-SpM outcome, and the trace of its
    * beginning (empty when the node has no SpM).
    */
-  public record Table(
+  public record Playout(
       ReleaseGrid grid, boolean unrolled, List<SpmTiming> timings, Optional<Trace> trace) {
     /** The hyperperiod; 0 when nothing repeats or it is beyond 64 bits. */
     public long hyperperiodNs() {
@@ -164,7 +164,7 @@ public final class ReleaseTableAnalysis {
     void finished(Job job, long now);
   }
 
-  public static Table analyse(Node node, List<TaskReport> tasks) {
+  public static Playout analyse(Node node, List<TaskReport> tasks) {
     final List<Row> rows = new ArrayList<>();
     final java.util.Map<String, TaskReport> byName = TaskReport.byName(tasks);
     // Each job runs for what the analysis charges it: its WCET and the platform's overheads
@@ -206,18 +206,18 @@ public final class ReleaseTableAnalysis {
                     grid.cyclic() ? cycle : -1,
                     latestStart));
     if (grid.beyond64Bits()) {
-      return new Table(grid, false, List.of(), trace);
+      return new Playout(grid, false, List.of(), trace);
     }
     // Settle from the last first release, then observe one whole hyperperiod.
     final long horizon;
     try {
       horizon = Math.addExact(Math.addExact(latestStart, cycle), cycle);
     } catch (ArithmeticException e) {
-      return new Table(grid, false, List.of(), trace);
+      return new Playout(grid, false, List.of(), trace);
     }
     final List<Job> jobs = releasedBefore(rows, horizon);
     if (jobs == null) {
-      return new Table(grid, false, List.of(), trace);
+      return new Playout(grid, false, List.of(), trace);
     }
     final List<Stats> stats = new ArrayList<>();
     rows.forEach(row -> stats.add(new Stats()));
@@ -250,7 +250,7 @@ public final class ReleaseTableAnalysis {
               row.windowMisses,
               row.deadlineMisses));
     }
-    return new Table(grid, true, timings, trace);
+    return new Playout(grid, true, timings, trace);
   }
 
   /**

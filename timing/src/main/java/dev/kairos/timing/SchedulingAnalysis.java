@@ -38,7 +38,7 @@ public final class SchedulingAnalysis {
   private SchedulingAnalysis() {}
 
   /** The node with no release jitter on any of its service methods. */
-  public static NodeReport analyse(Node node) {
+  public static NodePlan analyse(Node node) {
     return analyse(node, java.util.Map.of());
   }
 
@@ -48,23 +48,23 @@ public final class SchedulingAnalysis {
    * own bands (the runtime gives every core its own lanes, pinned to it). The node's report is then
    * built once from its processors' reports, in the node's table order.
    */
-  public static NodeReport analyse(Node node, java.util.Map<String, Long> arrivalJitterNs) {
+  public static NodePlan analyse(Node node, java.util.Map<String, Long> arrivalJitterNs) {
     if (node.hardware().cores() <= 1) {
       final ProcessorReport single = analyseProcessor(node, arrivalJitterNs);
-      final List<NodeReport.Placement> placements = new ArrayList<>();
+      final List<NodePlan.Placement> placements = new ArrayList<>();
       for (Deployment deployment : node.deployments()) {
         placements.add(
-            new NodeReport.Placement(
+            new NodePlan.Placement(
                 deployment.instance(),
                 0,
                 deployment.pinned(),
                 CorePlacement.utilization(deployment, node.hardware().speed())));
       }
-      return new NodeReport(
+      return new NodePlan(
           node,
           single,
-          StaticReleaseTable.of(node, single.releaseTable().grid()),
-          List.of(coreReport(0, single)),
+          ReleaseTable.of(node, single.playout().grid()),
+          List.of(corePlan(0, single)),
           placements);
     }
     final CorePlacement.Result placement =
@@ -76,48 +76,48 @@ public final class SchedulingAnalysis {
     return partitioned(node, perCore, placement.placements());
   }
 
-  private static NodeReport.CoreReport coreReport(int core, ProcessorReport report) {
-    return new NodeReport.CoreReport(
+  private static NodePlan.CorePlan corePlan(int core, ProcessorReport report) {
+    return new NodePlan.CorePlan(
         core,
         report.node().deployments().stream().map(Deployment::instance).toList(),
         report.utilization(),
         report.liuLaylandBound(),
         report.schedulable(),
-        report.releaseTable());
+        report.playout());
   }
 
   /** The report of a partitioned node from its cores', in the node's table order. */
-  private static NodeReport partitioned(
-      Node node, List<ProcessorReport> perCore, List<NodeReport.Placement> placements) {
+  private static NodePlan partitioned(
+      Node node, List<ProcessorReport> perCore, List<NodePlan.Placement> placements) {
     final List<TaskReport> tasks = new ArrayList<>();
     final List<Finding> notes = new ArrayList<>();
     final List<ReleaseTableAnalysis.SpmTiming> timings = new ArrayList<>();
-    final List<NodeReport.CoreReport> cores = new ArrayList<>();
+    final List<NodePlan.CorePlan> cores = new ArrayList<>();
     double utilization = 0;
     double bound = 1.0;
     boolean schedulable = true;
     boolean unrolled = true;
     for (int core = 0; core < perCore.size(); core++) {
       final ProcessorReport report = perCore.get(core);
-      cores.add(coreReport(core, report));
+      cores.add(corePlan(core, report));
       for (TaskReport task : report.tasks()) {
         tasks.add(task.onCore(core));
       }
       for (Finding note : report.notes()) {
         notes.add(new Finding.OnCore(core, note));
       }
-      timings.addAll(report.releaseTable().timings());
+      timings.addAll(report.playout().timings());
       utilization += report.utilization();
       if (!report.tasks().isEmpty()) {
         bound = Math.min(bound, report.liuLaylandBound());
       }
       schedulable &= report.schedulable();
-      unrolled &= report.releaseTable().unrolled();
+      unrolled &= report.playout().unrolled();
     }
     final ReleaseGrid grid =
-        ReleaseGrid.combined(perCore.stream().map(r -> r.releaseTable().grid()).toList());
-    final List<NodeReport.SegmentCeiling> segments = new ArrayList<>();
-    final List<NodeReport.ServiceAdmission> admissions = new ArrayList<>();
+        ReleaseGrid.combined(perCore.stream().map(r -> r.playout().grid()).toList());
+    final List<NodePlan.SegmentCeiling> segments = new ArrayList<>();
+    final List<NodePlan.ServiceAdmission> admissions = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
       for (ProcessorReport report : perCore) {
         report.segments().stream()
@@ -127,7 +127,7 @@ public final class SchedulingAnalysis {
             .filter(admission -> admission.instance().equals(deployment.instance()))
             .map(
                 admission ->
-                    new NodeReport.ServiceAdmission(
+                    new NodePlan.ServiceAdmission(
                         admission.instance(),
                         admission.svm(),
                         admission.gctNs(),
@@ -139,14 +139,13 @@ public final class SchedulingAnalysis {
             .forEach(admissions::add);
       }
     }
-    final ReleaseTableAnalysis.Table table =
-        new ReleaseTableAnalysis.Table(
-            grid, unrolled, timings, perCore.get(0).releaseTable().trace());
-    return new NodeReport(
+    final ReleaseTableAnalysis.Playout playout =
+        new ReleaseTableAnalysis.Playout(grid, unrolled, timings, perCore.get(0).playout().trace());
+    return new NodePlan(
         node,
         new ProcessorReport(
-            node, tasks, utilization, bound, schedulable, notes, segments, table, admissions),
-        StaticReleaseTable.of(node, grid),
+            node, tasks, utilization, bound, schedulable, notes, segments, playout, admissions),
+        ReleaseTable.of(node, grid),
         cores,
         placements);
   }
@@ -338,12 +337,12 @@ public final class SchedulingAnalysis {
     }
 
     // The release table with the real offsets: start windows, which RTA does not see.
-    final ReleaseTableAnalysis.Table table = ReleaseTableAnalysis.analyse(node, tasks);
-    if (!table.unrolled()) {
-      notes.add(new Finding.TableNotUnrolled(table.grid()));
+    final ReleaseTableAnalysis.Playout playout = ReleaseTableAnalysis.analyse(node, tasks);
+    if (!playout.unrolled()) {
+      notes.add(new Finding.TableNotUnrolled(playout.grid()));
     }
     final ServiceLoad serviceLoad = new ServiceLoad(node, drafts);
-    for (ReleaseTableAnalysis.SpmTiming played : table.timings()) {
+    for (ReleaseTableAnalysis.SpmTiming played : playout.timings()) {
       // The table plays SpMs only: service requests can still delay each activation.
       final ReleaseTableAnalysis.SpmTiming timing = serviceLoad.delay(played);
       if (timing.meets()) {
@@ -368,9 +367,9 @@ public final class SchedulingAnalysis {
       }
     }
     // BCC: a service method that conflicts with SpMs first waits to be admitted.
-    final List<NodeReport.ServiceAdmission> admissions =
+    final List<NodePlan.ServiceAdmission> admissions =
         BccAdmission.admissions(node, tasks, admittedResponses);
-    for (NodeReport.ServiceAdmission admission : admissions) {
+    for (NodePlan.ServiceAdmission admission : admissions) {
       if (!admission.conflicts()) {
         continue;
       }
@@ -403,7 +402,7 @@ public final class SchedulingAnalysis {
         schedulable,
         notes,
         ceilings(node, tasks),
-        table,
+        playout,
         admissions);
   }
 
@@ -411,9 +410,9 @@ public final class SchedulingAnalysis {
    * The priority ceiling of each segment: the highest band among the methods of its instance that
    * use it (immediate priority-ceiling protocol).
    */
-  static List<NodeReport.SegmentCeiling> ceilings(Node node, List<TaskReport> taskList) {
+  static List<NodePlan.SegmentCeiling> ceilings(Node node, List<TaskReport> taskList) {
     final java.util.Map<String, TaskReport> tasks = TaskReport.byName(taskList);
-    final List<NodeReport.SegmentCeiling> ceilings = new ArrayList<>();
+    final List<NodePlan.SegmentCeiling> ceilings = new ArrayList<>();
     for (Deployment deployment : node.deployments()) {
       for (dev.kairos.ir.Tmos.Segment segment : deployment.tmo().segments()) {
         int ceiling = 0;
@@ -427,7 +426,7 @@ public final class SchedulingAnalysis {
             ceiling = Math.max(ceiling, band(tasks, deployment.instance(), svm.name()));
           }
         }
-        ceilings.add(new NodeReport.SegmentCeiling(deployment.instance(), segment.name(), ceiling));
+        ceilings.add(new NodePlan.SegmentCeiling(deployment.instance(), segment.name(), ceiling));
       }
     }
     return ceilings;

@@ -14,7 +14,7 @@ import dev.kairos.ir.Tmos.Reliability;
 import dev.kairos.ir.Tmos.TmoClass;
 import dev.kairos.ir.TypeUse;
 import dev.kairos.ir.Types.TypeDeclaration;
-import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.TimingPlan;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -401,7 +401,7 @@ final class ChannelEmitter {
   }
 
   /** The channel table, the node's channels and their hub (in the node's anonymous namespace). */
-  static void definitions(CodeWriter w, SystemModel system, AnalysisReport analysis, Node node) {
+  static void definitions(CodeWriter w, SystemModel system, TimingPlan analysis, Node node) {
     final List<NodeChannel> channels = ChannelPlan.of(system, node);
     if (channels.isEmpty()) {
       return;

@@ -7,8 +7,8 @@ import dev.kairos.ir.Tmos.TmoClass;
 import dev.kairos.ir.Types.Interface;
 import dev.kairos.ir.wire.MaxEncodedSize;
 import dev.kairos.ir.wire.OperationMessages;
-import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
+import dev.kairos.timing.TimingPlan;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,8 +25,7 @@ public final class CppGenerator {
    * @param implDirFromOutput the directory of hand-written code, relative to the output directory
    *     (with forward slashes)
    */
-  public static Output generate(
-      SystemModel system, AnalysisReport analysis, String implDirFromOutput) {
+  public static Output generate(SystemModel system, TimingPlan analysis, String implDirFromOutput) {
     final Set<String> modelFiles = new LinkedHashSet<>();
     system.tmos().forEach(t -> modelFiles.add(t.source().file()));
     system.nodes().forEach(n -> modelFiles.add(n.source().file()));
@@ -49,7 +48,7 @@ public final class CppGenerator {
     }
     for (int i = 0; i < system.nodes().size(); i++) {
       final Node node = system.nodes().get(i);
-      final NodeReport report = analysis.nodes().get(i);
+      final NodePlan report = analysis.nodes().get(i);
       generated.add(ScheduleEmitter.emit(node, report));
       generated.add(NodeProgramEmitter.header(node));
       generated.add(NodeProgramEmitter.source(system, analysis, node));

@@ -8,7 +8,7 @@ import static dev.kairos.generator.emit.NodeProgramEmitter.reachable;
 import dev.kairos.generator.emit.RemoteCalls.ResolvedGate;
 import dev.kairos.ir.Platform.Deployment;
 import dev.kairos.ir.Platform.Node;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.TaskReport;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,7 +31,7 @@ final class NodeOrbSetUp {
   static void orb(
       CodeWriter w,
       Node node,
-      NodeReport report,
+      NodePlan report,
       List<ResolvedGate> gates,
       boolean serves,
       Optional<ClockSyncEmitter.NodeClock> clock) {

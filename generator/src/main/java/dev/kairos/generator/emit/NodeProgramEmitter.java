@@ -7,9 +7,9 @@ import dev.kairos.ir.SystemModel;
 import dev.kairos.ir.Tmos.Spm;
 import dev.kairos.ir.Tmos.Svm;
 import dev.kairos.ir.Tmos.TmoClass;
-import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -45,11 +45,11 @@ final class NodeProgramEmitter {
     return new GeneratedFile(fileName, w.text(), GeneratedFile.Kind.CPP);
   }
 
-  static GeneratedFile source(SystemModel system, AnalysisReport analysis, Node node) {
+  static GeneratedFile source(SystemModel system, TimingPlan analysis, Node node) {
     final CodeWriter w = new CodeWriter();
     final String fileName = FileLayout.nodeProgram(node);
     final List<ResolvedGate> gates = RemoteCalls.gatesOf(system, analysis, node);
-    final NodeReport report = RemoteCalls.reportOf(analysis, node);
+    final NodePlan report = RemoteCalls.reportOf(analysis, node);
     final boolean serves = RemoteCalls.serves(node) && node.endpoint() != null;
     final boolean calls = !gates.isEmpty();
     final Optional<ClockSyncEmitter.NodeClock> clock = ClockSyncEmitter.of(system, node);
@@ -207,7 +207,7 @@ final class NodeProgramEmitter {
       CodeWriter w,
       SystemModel system,
       Node node,
-      NodeReport report,
+      NodePlan report,
       List<ResolvedGate> gates,
       boolean serves,
       boolean networked,

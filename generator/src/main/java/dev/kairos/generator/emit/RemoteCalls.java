@@ -8,10 +8,10 @@ import dev.kairos.ir.Tmos.Svm;
 import dev.kairos.ir.Tmos.TmoClass;
 import dev.kairos.ir.Types.Interface;
 import dev.kairos.ir.Types.Operation;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.EndToEndAnalysis.GateReport;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -83,9 +83,9 @@ final class RemoteCalls {
   }
 
   /** Every gate of the instances deployed on `node`, resolved against the whole system. */
-  static List<ResolvedGate> gatesOf(SystemModel system, AnalysisReport analysis, Node node) {
+  static List<ResolvedGate> gatesOf(SystemModel system, TimingPlan analysis, Node node) {
     final List<ResolvedGate> gates = new ArrayList<>();
-    final NodeReport callerReport = reportOf(analysis, node);
+    final NodePlan callerReport = reportOf(analysis, node);
     for (Deployment caller : node.deployments()) {
       for (Gate gate : caller.tmo().gates()) {
         resolve(system, analysis, callerReport, caller, gate).ifPresent(gates::add);
@@ -96,8 +96,8 @@ final class RemoteCalls {
 
   private static Optional<ResolvedGate> resolve(
       SystemModel system,
-      AnalysisReport analysis,
-      NodeReport callerReport,
+      TimingPlan analysis,
+      NodePlan callerReport,
       Deployment caller,
       Gate gate) {
     final Optional<SystemModel.Callee> resolved = system.callee(gate);
@@ -106,7 +106,7 @@ final class RemoteCalls {
     }
     final Deployment callee = resolved.get().deployment();
     final Svm svm = resolved.get().svm();
-    final Optional<NodeReport> served =
+    final Optional<NodePlan> served =
         analysis.nodes().stream()
             .filter(r -> r.node().name().equals(resolved.get().node().name()))
             .findFirst();
@@ -139,7 +139,7 @@ final class RemoteCalls {
    * scheduled by preemptive EDF, one per method, numbered on each core in the order the node
    * program adds the rows (MethodRow), as the engine numbers them.
    */
-  private static List<Lane> lanesOf(NodeReport report, Deployment caller) {
+  private static List<Lane> lanesOf(NodePlan report, Deployment caller) {
     final Set<Lane> lanes = new LinkedHashSet<>();
     final Node node = report.node();
     if (!node.strategy().preemptsByDeadline()) {
@@ -161,14 +161,14 @@ final class RemoteCalls {
     return List.copyOf(lanes);
   }
 
-  static NodeReport reportOf(AnalysisReport analysis, Node node) {
+  static NodePlan reportOf(TimingPlan analysis, Node node) {
     return analysis.nodes().stream()
         .filter(r -> r.node().name().equals(node.name()))
         .findFirst()
         .orElseThrow();
   }
 
-  static TaskReport taskOf(NodeReport report, String instance, String method) {
+  static TaskReport taskOf(NodePlan report, String instance, String method) {
     return report.tasks().stream()
         .filter(t -> t.instance().equals(instance) && t.method().equals(method))
         .findFirst()

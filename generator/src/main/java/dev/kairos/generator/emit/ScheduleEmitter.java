@@ -4,8 +4,8 @@ import dev.kairos.ir.Platform.Deployment;
 import dev.kairos.ir.Platform.Node;
 import dev.kairos.ir.Tmos;
 import dev.kairos.ir.Tmos.Spm;
-import dev.kairos.timing.NodeReport;
-import dev.kairos.timing.StaticReleaseTable;
+import dev.kairos.timing.NodePlan;
+import dev.kairos.timing.ReleaseTable;
 import dev.kairos.timing.TaskReport;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +25,7 @@ final class ScheduleEmitter {
     return node.name() + "_node";
   }
 
-  static GeneratedFile emit(Node node, NodeReport report) {
+  static GeneratedFile emit(Node node, NodePlan report) {
     final Map<String, TaskReport> tasks = TaskReport.byName(report.tasks());
     final CodeWriter w = new CodeWriter();
     w.line(Banner.cpp(fileName(node), List.of(node.source().file())));
@@ -66,7 +66,7 @@ final class ScheduleEmitter {
     if (report.multicore()) {
       // Partitioned scheduling: every row carries the core its TMO runs on.
       w.line("inline constexpr ::std::uint8_t kCores = $cores$;", "cores", report.cores().size());
-      for (NodeReport.Placement placement : report.placements()) {
+      for (NodePlan.Placement placement : report.placements()) {
         w.comment(
             "$instance$ on core $core$ ($how$)",
             "instance",
@@ -81,7 +81,7 @@ final class ScheduleEmitter {
     w.line("// ODS segments, locked with the immediate priority-ceiling protocol.");
     final boolean openSegments =
         openTable(w, "::kairos::SegmentEntry", "kSegments", report.segments().size());
-    for (NodeReport.SegmentCeiling segment : report.segments()) {
+    for (NodePlan.SegmentCeiling segment : report.segments()) {
       final String instance = CppNames.literal(segment.instance());
       final String name = CppNames.literal(segment.segment());
       final String row =
@@ -137,20 +137,19 @@ final class ScheduleEmitter {
       w.closeList("}};");
     }
     w.blank();
-    releaseTable(w, report.staticReleases(), spmNames(node));
+    releaseTable(w, report.releaseTable(), spmNames(node));
     serviceMethods(w, node, report, tasks);
     w.line("}  // namespace $ns$", "ns", namespace(node));
     return new GeneratedFile(fileName(node), w.text(), GeneratedFile.Kind.CPP_FORMATTED);
   }
 
   /** The release table the time trigger walks, checked against the rows at compile time. */
-  private static void releaseTable(
-      CodeWriter w, StaticReleaseTable.Table table, List<String> spmNames) {
+  private static void releaseTable(CodeWriter w, ReleaseTable table, List<String> spmNames) {
     if (!table.tabulated()) {
       w.line(
           "// No release table: the hyperperiod holds more than $max$ releases (or none are",
           "max",
-          StaticReleaseTable.MAX_RELEASES);
+          ReleaseTable.MAX_RELEASES);
       w.line("// periodic); the time trigger derives every release from its row's AAC.");
       w.line("inline constexpr nanoseconds kHyperperiod{0};");
       w.line("inline constexpr ::std::array<::kairos::ReleaseEntry, 0> kReleaseTable{};");
@@ -166,7 +165,7 @@ final class ScheduleEmitter {
     // One release per line, named in an aligned trailing comment (as clang-format aligns them).
     final List<String> rows = new java.util.ArrayList<>();
     int width = 0;
-    for (StaticReleaseTable.Release release : table.releases()) {
+    for (ReleaseTable.Release release : table.releases()) {
       rows.add("{nanoseconds{" + release.openNs() + "}, " + release.spmRow() + "},");
       width = Math.max(width, rows.get(rows.size() - 1).length());
     }
@@ -189,7 +188,7 @@ final class ScheduleEmitter {
 
   /** The service methods, with the SpM rows each conflicts with under BCC. */
   private static void serviceMethods(
-      CodeWriter w, Node node, NodeReport report, Map<String, TaskReport> tasks) {
+      CodeWriter w, Node node, NodePlan report, Map<String, TaskReport> tasks) {
     final long rows = node.deployments().stream().mapToLong(d -> d.tmo().svms().size()).sum();
     final boolean openSvms = openTable(w, "::kairos::SvmEntry", "kServiceMethods", rows);
     for (Deployment deployment : node.deployments()) {
@@ -204,8 +203,7 @@ final class ScheduleEmitter {
         w.line(".gct = nanoseconds{$v$},", "v", svm.gctNs());
         wcetField(w, task);
         priorityFields(w, svm.criticality(), task.band(), svm.importance());
-        final NodeReport.ServiceAdmission bcc =
-            admission(report, deployment.instance(), svm.name());
+        final NodePlan.ServiceAdmission bcc = admission(report, deployment.instance(), svm.name());
         w.line(".conflicts = 0x$v$ULL,", "v", Long.toHexString(bcc.conflictRows()));
         w.line(".admission_slot = nanoseconds{$v$},", "v", bcc.admission().slotNs());
         w.line(
@@ -244,14 +242,13 @@ final class ScheduleEmitter {
     }
   }
 
-  private static void coreField(CodeWriter w, NodeReport report, TaskReport task) {
+  private static void coreField(CodeWriter w, NodePlan report, TaskReport task) {
     if (report.multicore()) {
       w.line(".core = $v$,", "v", task.core());
     }
   }
 
-  private static NodeReport.ServiceAdmission admission(
-      NodeReport report, String instance, String svm) {
+  private static NodePlan.ServiceAdmission admission(NodePlan report, String instance, String svm) {
     return report.admissions().stream()
         .filter(a -> a.instance().equals(instance) && a.svm().equals(svm))
         .findFirst()
@@ -300,8 +297,7 @@ final class ScheduleEmitter {
     return names;
   }
 
-  private static long segmentMask(
-      NodeReport report, String instance, List<Tmos.SegmentAccess> uses) {
+  private static long segmentMask(NodePlan report, String instance, List<Tmos.SegmentAccess> uses) {
     long mask = 0;
     for (Tmos.SegmentAccess use : uses) {
       mask |= 1L << report.segmentIndex(instance, use.segment());

@@ -7,10 +7,10 @@ import dev.kairos.generator.lowering.ModelLowering;
 import dev.kairos.ir.Platform.Node;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.Diagnostic;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.HolisticAnalysis;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.SchedulingAnalysis;
+import dev.kairos.timing.TimingPlan;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -39,7 +39,7 @@ public final class CheckPipeline {
   public record Refused(Lowered lowered) implements Outcome {}
 
   /** Every node analysed. */
-  public record Analysed(SystemModel system, AnalysisReport report) implements Outcome {}
+  public record Analysed(SystemModel system, TimingPlan report) implements Outcome {}
 
   /** The models lowered, with what only the lowered model shows (empty: it may be analysed). */
   public record Lowered(SystemModel system, List<LoweredChecks.Problem> problems) {
@@ -70,7 +70,7 @@ public final class CheckPipeline {
       List<Model> models,
       Function<URI, String> fileNames,
       List<Diagnostic> validation,
-      Function<Node, NodeReport> withoutJitter,
+      Function<Node, NodePlan> withoutJitter,
       Consumer<SystemModel> beforeAnalysis) {
     final List<Diagnostic> errors =
         validation.stream()

@@ -3,12 +3,12 @@ package dev.kairos.generator.verdicts;
 import dev.kairos.dsl.kairos.Model;
 import dev.kairos.ir.Platform;
 import dev.kairos.reports.Verdicts;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.ChainReport;
 import dev.kairos.timing.EndToEndAnalysis;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.ServiceRates;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -65,15 +65,15 @@ public final class LocatedVerdicts {
       List<String> data) {}
 
   /** Every failing or warning verdict of the report whose element is found in the models. */
-  public static List<Located> of(AnalysisReport report, List<Model> models) {
+  public static List<Located> of(TimingPlan report, List<Model> models) {
     return of(report, new ModelElements(models));
   }
 
-  /** As {@link #of(AnalysisReport, List)}, with the elements already indexed. */
-  public static List<Located> of(AnalysisReport report, ModelElements elements) {
+  /** As {@link #of(TimingPlan, List)}, with the elements already indexed. */
+  public static List<Located> of(TimingPlan report, ModelElements elements) {
     final List<Located> found = new ArrayList<>();
     final Map<String, String> classOfInstance = new HashMap<>();
-    for (NodeReport node : report.nodes()) {
+    for (NodePlan node : report.nodes()) {
       for (Platform.Deployment deployment : node.node().deployments()) {
         classOfInstance.put(deployment.instance(), deployment.tmo().qualifiedName());
       }

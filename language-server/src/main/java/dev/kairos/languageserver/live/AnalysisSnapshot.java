@@ -3,9 +3,9 @@ package dev.kairos.languageserver.live;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.kairos.ir.SystemModel;
-import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,14 +23,14 @@ import org.eclipse.emf.common.util.URI;
  */
 public final class AnalysisSnapshot {
   /** A method as analysed on its node: its row, and its rank among the tasks of its core. */
-  public record MethodFigures(NodeReport node, TaskReport task, int rank, int ofTasks) {}
+  public record MethodFigures(NodePlan node, TaskReport task, int rank, int ofTasks) {}
 
   private final URI project;
   private final SystemModel system;
-  private final AnalysisReport report;
+  private final TimingPlan report;
   private final String reason;
   private final Map<String, List<MethodFigures>> methods;
-  private final Map<String, NodeReport> nodes;
+  private final Map<String, NodePlan> nodes;
   private final Map<URI, List<SchedulabilityDiagnostic>> diagnostics;
   private final JsonObject header;
   private final Supplier<String> reportJson;
@@ -43,10 +43,10 @@ public final class AnalysisSnapshot {
   AnalysisSnapshot(
       URI project,
       SystemModel system,
-      AnalysisReport report,
+      TimingPlan report,
       String reason,
       Map<String, List<MethodFigures>> methods,
-      Map<String, NodeReport> nodes,
+      Map<String, NodePlan> nodes,
       Map<URI, List<SchedulabilityDiagnostic>> diagnostics,
       JsonObject header,
       Supplier<String> reportJson,
@@ -80,7 +80,7 @@ public final class AnalysisSnapshot {
     return reason;
   }
 
-  public AnalysisReport report() {
+  public TimingPlan report() {
     return report;
   }
 
@@ -93,7 +93,7 @@ public final class AnalysisSnapshot {
     return methods.getOrDefault(key, List.of());
   }
 
-  public Optional<NodeReport> node(String name) {
+  public Optional<NodePlan> node(String name) {
     return Optional.ofNullable(nodes.get(name));
   }
 

@@ -5,7 +5,7 @@ import dev.kairos.ir.Platform.Node;
 import dev.kairos.ir.Tmos.Spm;
 import dev.kairos.ir.Tmos.Svm;
 import dev.kairos.ir.Tmos.TmoClass;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.SchedulingAnalysis;
 import dev.kairos.timing.TaskReport;
 import java.util.ArrayList;
@@ -30,7 +30,7 @@ final class WhatIf {
     if (relaxed == null) {
       return OptionalLong.empty();
     }
-    final NodeReport again = SchedulingAnalysis.analyse(relaxed);
+    final NodePlan again = SchedulingAnalysis.analyse(relaxed);
     for (TaskReport row : again.tasks()) {
       if (row.instance().equals(task.instance())
           && row.method().equals(task.method())

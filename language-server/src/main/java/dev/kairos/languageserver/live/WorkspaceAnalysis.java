@@ -12,10 +12,10 @@ import dev.kairos.reports.CheckReports;
 import dev.kairos.reports.Diagnostic;
 import dev.kairos.reports.HtmlReport;
 import dev.kairos.reports.diagram.ArchitectureDiagrams;
-import dev.kairos.timing.AnalysisReport;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.SchedulingAnalysis;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -56,7 +56,7 @@ public final class WorkspaceAnalysis {
   private final boolean withArchitecture;
 
   /** The node reports of the previous run, per project. */
-  private final Map<URI, Map<Platform.Node, NodeReport>> previous = new HashMap<>();
+  private final Map<URI, Map<Platform.Node, NodePlan>> previous = new HashMap<>();
 
   /**
    * @param withHtml whether notifications also carry the page of `kairos check --html`
@@ -123,8 +123,8 @@ public final class WorkspaceAnalysis {
     // The steps `kairos check` takes, in its order: validation's errors, then the lowered
     // model's, stop it. Nodes equal to the previous run's take their reports (no jitter); the
     // holistic analysis then analyses again only what the chains' jitter changes.
-    final Map<Platform.Node, NodeReport> before = previous.getOrDefault(base, Map.of());
-    final Map<Platform.Node, NodeReport> reused = new HashMap<>();
+    final Map<Platform.Node, NodePlan> before = previous.getOrDefault(base, Map.of());
+    final Map<Platform.Node, NodePlan> reused = new HashMap<>();
     final CheckPipeline.Outcome outcome;
     try {
       outcome =
@@ -140,7 +140,7 @@ public final class WorkspaceAnalysis {
                   if (cancel.isCanceled()) {
                     throw new CancellationException();
                   }
-                  final NodeReport kept = before.get(node);
+                  final NodePlan kept = before.get(node);
                   reused.put(node, kept != null ? kept : SchedulingAnalysis.analyse(node));
                 }
               });
@@ -163,7 +163,7 @@ public final class WorkspaceAnalysis {
     }
     previous.put(base, reused);
     final SystemModel system = ((CheckPipeline.Analysed) outcome).system();
-    final AnalysisReport report = ((CheckPipeline.Analysed) outcome).report();
+    final TimingPlan report = ((CheckPipeline.Analysed) outcome).report();
     if (cancel.isCanceled()) {
       return Optional.empty();
     }
@@ -310,14 +310,14 @@ public final class WorkspaceAnalysis {
       URI base,
       JsonObject versions,
       SystemModel system,
-      AnalysisReport report,
+      TimingPlan report,
       ModelElements elements,
       String title) {
     final Map<String, List<AnalysisSnapshot.MethodFigures>> methods = new HashMap<>();
-    final Map<String, NodeReport> nodes = new LinkedHashMap<>();
+    final Map<String, NodePlan> nodes = new LinkedHashMap<>();
     final Map<URI, List<SchedulabilityDiagnostic>> diagnostics = new HashMap<>();
     final Map<String, String> classOfInstance = new HashMap<>();
-    for (NodeReport node : report.nodes()) {
+    for (NodePlan node : report.nodes()) {
       nodes.put(node.node().name(), node);
       for (Platform.Deployment deployment : node.node().deployments()) {
         classOfInstance.put(deployment.instance(), deployment.tmo().qualifiedName());

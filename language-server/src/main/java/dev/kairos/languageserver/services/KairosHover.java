@@ -16,7 +16,7 @@ import dev.kairos.languageserver.live.AnalysisSnapshot;
 import dev.kairos.languageserver.live.LatestAnalysis;
 import dev.kairos.languageserver.live.WireLayout;
 import dev.kairos.reports.Figures;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.TaskReport;
 import java.util.Arrays;
 import java.util.List;
@@ -84,7 +84,7 @@ public class KairosHover extends HoverService {
     }
     final StringBuilder out = new StringBuilder();
     for (AnalysisSnapshot.MethodFigures row : rows) {
-      final NodeReport node = row.node();
+      final NodePlan node = row.node();
       final TaskReport task = row.task();
       final boolean service = task.kind() == TaskReport.Kind.SVM;
       out.append(out.length() == 0 ? "" : "\n\n")
@@ -129,7 +129,7 @@ public class KairosHover extends HoverService {
     return out.toString();
   }
 
-  private static String verdict(NodeReport node, TaskReport task) {
+  private static String verdict(NodePlan node, TaskReport task) {
     if (task.schedulable()) {
       return task.kind() == TaskReport.Kind.SVM ? "completes within its GCT" : "meets its deadline";
     }
@@ -160,7 +160,7 @@ public class KairosHover extends HoverService {
                       .append(": ")
                       .append(report.schedulable() ? "schedulable" : "**not schedulable**");
               if (report.multicore()) {
-                for (NodeReport.CoreReport core : report.cores()) {
+                for (NodePlan.CorePlan core : report.cores()) {
                   out.append("\n- core ")
                       .append(core.core())
                       .append(": ")

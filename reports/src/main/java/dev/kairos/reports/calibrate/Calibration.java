@@ -9,11 +9,11 @@ import dev.kairos.ir.Tmos.Spm;
 import dev.kairos.ir.Tmos.Svm;
 import dev.kairos.ir.Tmos.TmoClass;
 import dev.kairos.reports.calibrate.TimingRun.Figures;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.HolisticAnalysis;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.Resources;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -122,8 +122,8 @@ public final class Calibration {
       BigDecimal margin,
       List<TimingRun> runs,
       List<Row> rows,
-      AnalysisReport declared,
-      AnalysisReport measured,
+      TimingPlan declared,
+      TimingPlan measured,
       List<Update> updates) {
     /** True when no method exceeded its WCET and the system is schedulable with the measured. */
     public boolean allWithinBounds() {
@@ -226,13 +226,13 @@ public final class Calibration {
     }
 
     final SystemModel calibrated = system.withTmos(tmo -> withWcets(tmo, calibratedReference));
-    final AnalysisReport declaredReport = HolisticAnalysis.analyse(system);
-    final AnalysisReport measuredReport = HolisticAnalysis.analyse(calibrated);
+    final TimingPlan declaredReport = HolisticAnalysis.analyse(system);
+    final TimingPlan measuredReport = HolisticAnalysis.analyse(calibrated);
 
     final List<Row> rows = new ArrayList<>();
     for (int n = 0; n < system.nodes().size(); n++) {
       final Node node = system.nodes().get(n);
-      final NodeReport declaredNode = declaredReport.nodes().get(n);
+      final NodePlan declaredNode = declaredReport.nodes().get(n);
       final Map<String, TaskReport> measuredTasks =
           TaskReport.byName(measuredReport.nodes().get(n).tasks());
       final Map<String, Deployment> deployments =

@@ -1,7 +1,7 @@
 package dev.kairos.reports.diagram;
 
 import dev.kairos.ir.SystemModel;
-import dev.kairos.timing.AnalysisReport;
+import dev.kairos.timing.TimingPlan;
 
 /** The architecture diagram of a system in one call: model, layout, drawing. */
 public final class ArchitectureDiagrams {
@@ -12,7 +12,7 @@ public final class ArchitectureDiagrams {
    *
    * @param report the system's analysis, or null: then the diagram shows no verdicts or round trips
    */
-  public static String svg(SystemModel system, AnalysisReport report) {
+  public static String svg(SystemModel system, TimingPlan report) {
     final ArchitectureDiagram diagram = ArchitectureModel.of(system, report);
     return ArchitectureSvg.render(
         DiagramLayout.layout(diagram), "architecture of " + system.modelName());

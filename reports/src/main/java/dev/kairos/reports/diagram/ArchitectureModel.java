@@ -17,10 +17,10 @@ import dev.kairos.reports.diagram.ArchitectureDiagram.BoxKind;
 import dev.kairos.reports.diagram.ArchitectureDiagram.Link;
 import dev.kairos.reports.diagram.ArchitectureDiagram.LinkKind;
 import dev.kairos.reports.diagram.ArchitectureDiagram.Verdict;
-import dev.kairos.timing.AnalysisReport;
 import dev.kairos.timing.EndToEndAnalysis.GateReport;
-import dev.kairos.timing.NodeReport;
+import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.TaskReport;
+import dev.kairos.timing.TimingPlan;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -45,8 +45,8 @@ public final class ArchitectureModel {
   /**
    * @param report the analysis of the same system, or null: then no verdicts and no round trips
    */
-  public static ArchitectureDiagram of(SystemModel system, AnalysisReport report) {
-    final Map<String, NodeReport> nodeReports = new HashMap<>();
+  public static ArchitectureDiagram of(SystemModel system, TimingPlan report) {
+    final Map<String, NodePlan> nodeReports = new HashMap<>();
     final Map<String, GateReport> gateReports = new HashMap<>();
     if (report != null) {
       report.nodes().forEach(n -> nodeReports.put(n.node().name(), n));
@@ -80,7 +80,7 @@ public final class ArchitectureModel {
     final List<Link> channelLinks = new ArrayList<>();
     final Map<String, Channel> channels = new LinkedHashMap<>();
     for (Node node : system.nodes()) {
-      final NodeReport nodeReport = nodeReports.get(node.name());
+      final NodePlan nodeReport = nodeReports.get(node.name());
       final List<Box> tmos = new ArrayList<>();
       for (Deployment deployment : node.deployments()) {
         tmos.add(
@@ -182,7 +182,7 @@ public final class ArchitectureModel {
     return "network-" + network;
   }
 
-  private static Box node(Node node, NodeReport report, List<Box> tmos) {
+  private static Box node(Node node, NodePlan report, List<Box> tmos) {
     final String hardware =
         node.hardware().name()
             + " x"
@@ -222,7 +222,7 @@ public final class ArchitectureModel {
   }
 
   private static Box tmo(
-      Node node, Deployment deployment, NodeReport report, List<String> calledServices) {
+      Node node, Deployment deployment, NodePlan report, List<String> calledServices) {
     final var tmo = deployment.tmo();
     final List<TaskReport> tasks =
         report == null
@@ -236,7 +236,7 @@ public final class ArchitectureModel {
             ? Optional.ofNullable(deployment.pinned() ? deployment.core() : null)
             : report.placements().stream()
                 .filter(p -> p.instance().equals(deployment.instance()))
-                .map(NodeReport.Placement::core)
+                .map(NodePlan.Placement::core)
                 .findFirst();
     if (node.hardware().cores() > 1 && core.isPresent()) {
       details.add("core " + core.get());

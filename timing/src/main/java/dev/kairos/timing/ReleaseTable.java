@@ -10,9 +10,13 @@ import java.util.List;
 /**
  * The release table the node's time trigger walks: every start-window opening of every SpM within
  * one hyperperiod, in time order. Rows are numbered as in the node's SpM table (deployments in
- * model order, SpMs in TMO order).
+ * model order, SpMs in TMO order). {@code hyperperiodNs} is 0 (and the table empty) when the node
+ * has no periodic SpM or more than {@link #MAX_RELEASES} releases per hyperperiod.
+ *
+ * <p>The analysis plays this table ({@link ReleaseTableAnalysis.Playout} is what became of each
+ * activation); the generated code holds it for the runtime.
  */
-public final class StaticReleaseTable {
+public record ReleaseTable(long hyperperiodNs, List<Release> releases) {
   /**
    * Releases tabulated at most: what the generated table may hold, a bound on the size of the
    * generated code (not an analysis's cap, {@link ReleaseGrid#MAX_RELEASES}). A node with more is
@@ -20,29 +24,25 @@ public final class StaticReleaseTable {
    */
   public static final int MAX_RELEASES = 4096;
 
-  private StaticReleaseTable() {}
-
   /** Row {@code spmRow} opens its start window {@code openNs} into every hyperperiod. */
   public record Release(long openNs, int spmRow) {}
 
-  /**
-   * The table; {@code hyperperiodNs} is 0 (and the table empty) when the node has no periodic SpM
-   * or more than {@link #MAX_RELEASES} releases per hyperperiod.
-   */
-  public record Table(long hyperperiodNs, List<Release> releases) {
-    public boolean tabulated() {
-      return hyperperiodNs > 0;
-    }
+  private static final ReleaseTable NONE = new ReleaseTable(0, List.of());
+
+  public ReleaseTable {
+    releases = List.copyOf(releases);
   }
 
-  private static final Table NONE = new Table(0, List.of());
+  public boolean tabulated() {
+    return hyperperiodNs > 0;
+  }
 
-  public static Table of(Node node) {
+  public static ReleaseTable of(Node node) {
     return of(node, ReleaseGrid.of(spms(node).stream().mapToLong(Spm::periodNs)));
   }
 
   /** The table of a node whose SpMs' grid the analysis has already laid. */
-  public static Table of(Node node, ReleaseGrid grid) {
+  public static ReleaseTable of(Node node, ReleaseGrid grid) {
     final List<Spm> rows = spms(node);
     final long oneShots = rows.stream().filter(spm -> !spm.periodic()).count();
     if (!grid.cyclic() || grid.releasesPerCycle() + oneShots > MAX_RELEASES) {
@@ -63,7 +63,7 @@ public final class StaticReleaseTable {
       }
     }
     releases.sort(Comparator.comparingLong(Release::openNs).thenComparingInt(Release::spmRow));
-    return new Table(hyperperiod, List.copyOf(releases));
+    return new ReleaseTable(hyperperiod, releases);
   }
 
   private static List<Spm> spms(Node node) {

@@ -3,12 +3,13 @@ package dev.kairos.timing;
 import java.util.List;
 
 /**
- * Verdicts for every node of a system, for every remote call between them, for every chain that
- * crosses them and for the rates at which service methods are called; {@code holistic} says how the
+ * The timing plan of a system, computed once by the analyses and read by every report and emitter:
+ * the plan and verdict of every node, of every remote call between them, of every chain that
+ * crosses them and of the rates at which service methods are called; {@code holistic} says how the
  * iteration over the nodes ended.
  */
-public record AnalysisReport(
-    List<NodeReport> nodes,
+public record TimingPlan(
+    List<NodePlan> nodes,
     List<EndToEndAnalysis.GateReport> gates,
     List<ChainReport> chains,
     Holistic holistic,
@@ -25,13 +26,13 @@ public record AnalysisReport(
   }
 
   /** A report without chains. */
-  public AnalysisReport(List<NodeReport> nodes, List<EndToEndAnalysis.GateReport> gates) {
+  public TimingPlan(List<NodePlan> nodes, List<EndToEndAnalysis.GateReport> gates) {
     this(nodes, gates, List.of(), Holistic.NONE);
   }
 
   /** A report without service methods that are called at a limited rate. */
-  public AnalysisReport(
-      List<NodeReport> nodes,
+  public TimingPlan(
+      List<NodePlan> nodes,
       List<EndToEndAnalysis.GateReport> gates,
       List<ChainReport> chains,
       Holistic holistic) {
@@ -39,7 +40,7 @@ public record AnalysisReport(
   }
 
   public boolean schedulable() {
-    return nodes.stream().allMatch(NodeReport::schedulable)
+    return nodes.stream().allMatch(NodePlan::schedulable)
         && gates.stream().allMatch(EndToEndAnalysis.GateReport::meets)
         && chains.stream().allMatch(c -> c.meets() || !c.hard())
         && holistic.converged()

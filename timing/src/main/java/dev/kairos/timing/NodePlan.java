@@ -4,15 +4,15 @@ import dev.kairos.ir.Platform.Node;
 import java.util.List;
 
 /**
- * The verdict for one node: its processor's verdict (for a partitioned node, its cores' verdicts
- * joined in the node's table order), the release table its time trigger walks, its cores and where
- * each TMO runs.
+ * The plan of one node, built once and never changed: its processor's verdict (for a partitioned
+ * node, its cores' verdicts joined in the node's table order), the release table its time trigger
+ * walks, its cores and where each TMO runs.
  */
-public record NodeReport(
+public record NodePlan(
     Node node,
     ProcessorReport processor,
-    StaticReleaseTable.Table staticReleases,
-    List<CoreReport> cores,
+    ReleaseTable releaseTable,
+    List<CorePlan> cores,
     List<Placement> placements) {
 
   /** Its tasks in priority order. */
@@ -42,9 +42,9 @@ public record NodeReport(
     return processor.segments();
   }
 
-  /** The release table the analysis plays. */
-  public ReleaseTableAnalysis.Table releaseTable() {
-    return processor.releaseTable();
+  /** What became of every activation when the analysis played the release table. */
+  public ReleaseTableAnalysis.Playout playout() {
+    return processor.playout();
   }
 
   public List<ServiceAdmission> admissions() {
@@ -55,13 +55,13 @@ public record NodeReport(
    * One core of the node under partitioned scheduling: the TMOs it runs and their verdict, analysed
    * as a processor of its own.
    */
-  public record CoreReport(
+  public record CorePlan(
       int core,
       List<String> instances,
       double utilization,
       double liuLaylandBound,
       boolean schedulable,
-      ReleaseTableAnalysis.Table releaseTable) {}
+      ReleaseTableAnalysis.Playout playout) {}
 
   /**
    * Where a TMO runs: the core the model names ({@code byModel}) or the one first-fit decreasing
