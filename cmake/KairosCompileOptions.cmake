@@ -28,6 +28,11 @@ function(kairos_strict_warnings target)
   else()
     target_compile_options(${target} PRIVATE ${options})
   endif()
+  kairos_sanitize(${target})
+endfunction()
+
+# The sanitizers KAIROS_SANITIZE names (e.g. address,undefined), on the whole target.
+function(kairos_sanitize target)
   if(KAIROS_SANITIZE)
     target_compile_options(${target} PRIVATE -fsanitize=${KAIROS_SANITIZE} -fno-omit-frame-pointer)
     target_link_options(${target} PRIVATE -fsanitize=${KAIROS_SANITIZE})

@@ -186,10 +186,8 @@ function(kairos_generate)
     WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
     COMMENT "Generating ${target} from ${model_names} with kairos"
     VERBATIM)
-  add_executable(${target} ${sources} ${user_sources})
-  target_include_directories(${target} PRIVATE "${output_dir}" "${impl_dir}")
-  target_link_libraries(${target} PRIVATE Kairos::runtime_${os})
-  kairos_strict_warnings(${target} SOURCES ${sources})
+  kairos_node_executable(${target} PLATFORM ${os} GENERATED ${sources} BODIES ${user_sources}
+    INCLUDE_DIRECTORIES "${output_dir}" "${impl_dir}")
   set_target_properties(${target} PROPERTIES
     KAIROS_NODE "${node}" KAIROS_OUTPUT_DIR "${output_dir}" KAIROS_IMPL_DIR "${impl_dir}")
 endfunction()

@@ -19,9 +19,9 @@ from conftest import ROOT, parse_summary, run
 
 EXAMPLE = ROOT / "examples" / "cmake-project"
 GENERATE = "Generating thermostat from thermostat.tmo with kairos"
-COMPILE_MAIN = "Building CXX object CMakeFiles/thermostat.dir/kairos/thermostat/{node}.main.cpp.o"
+COMPILE_MAIN = "Building CXX object CMakeFiles/thermostat_generated.dir/kairos/thermostat/{node}.main.cpp.o"
 # The node's program (<node>.node.cpp) includes its schedule tables; its main only runs it.
-COMPILE_PROGRAM = "Building CXX object CMakeFiles/thermostat.dir/kairos/thermostat/{node}.node.cpp.o"
+COMPILE_PROGRAM = "Building CXX object CMakeFiles/thermostat_generated.dir/kairos/thermostat/{node}.node.cpp.o"
 COMPILE_BODY = "Building CXX object CMakeFiles/thermostat.dir/src/plant/Regulator.cpp.o"
 LINK = "Linking CXX executable thermostat"
 RECONFIGURE = "Re-running CMake..."

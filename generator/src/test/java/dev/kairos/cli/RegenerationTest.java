@@ -262,20 +262,27 @@ class RegenerationTest {
         dropped.err());
   }
 
-  /** The sources of add_executable(<target> ...) in a CMakeLists.txt, one per line there. */
+  /**
+   * The sources of kairos_node_executable(<target> ...) in a CMakeLists.txt, generated and bodies,
+   * one per line there.
+   */
   private static List<String> executableSources(String cmake, String target) {
     final List<String> sources = new ArrayList<>();
     boolean inside = false;
     for (String line : cmake.lines().toList()) {
-      if (line.equals("add_executable(" + target)) {
+      final String item = line.strip();
+      if (line.startsWith("kairos_node_executable(" + target + " ")) {
         inside = true;
-      } else if (inside && line.equals(")")) {
+      } else if (inside && item.equals(")")) {
         return sources;
-      } else if (inside) {
-        sources.add(line.strip());
+      } else if (inside
+          && !item.equals("GENERATED")
+          && !item.equals("BODIES")
+          && !item.startsWith("INCLUDE_DIRECTORIES ")) {
+        sources.add(item);
       }
     }
-    throw new AssertionError("no add_executable(" + target + " in\n" + cmake);
+    throw new AssertionError("no kairos_node_executable(" + target + " in\n" + cmake);
   }
 
   private static List<String> strings(JsonArray array) {

@@ -11,8 +11,9 @@ import java.util.Locale;
  * CMakeLists.txt: one executable per node, linked against the installed Kairos runtime for the
  * node's OS, and one per system whose nodes all run on sim, which runs them in one process.
  * Hand-written bodies come from KAIROS_IMPL_DIR, recorded relative to the output directory so the
- * file holds no machine-specific path; Kairos's strict warnings apply to the generated sources
- * only, so users' bodies get the compiler's defaults unless they opt in.
+ * file holds no machine-specific path. Each executable is made by the package's {@code
+ * kairos_node_executable}: Kairos's strict warnings apply to the generated sources only, so users'
+ * bodies get the compiler's defaults unless they opt in.
  */
 final class CMakeEmitter {
   static final String FILE = FileLayout.CMAKE;
@@ -77,15 +78,10 @@ final class CMakeEmitter {
           "node " + node.name(),
           node.os(),
           FileLayout.nodeSources(node),
-          FileLayout.userSources(List.of(node)));
-      if (ChannelEmitter.onDds(system, node)) {
-        w.line(
-            "target_link_libraries($node$ PRIVATE $idl$ CycloneDDS::ddsc Kairos::probe_dds)",
-            "node",
-            node.name(),
-            "idl",
-            CHANNELS_IDL_TARGET);
-      }
+          FileLayout.userSources(List.of(node)),
+          ChannelEmitter.onDds(system, node)
+              ? List.of(CHANNELS_IDL_TARGET, "CycloneDDS::ddsc", "Kairos::probe_dds")
+              : List.of());
     }
     for (DistributedSystem distributed : SystemMainEmitter.inOneProcess(system)) {
       final List<Node> nodes = SystemMainEmitter.nodesOf(system, distributed);
@@ -104,14 +100,17 @@ final class CMakeEmitter {
           "system " + distributed.name(),
           OperatingSystem.SIM,
           FileLayout.systemSources(distributed, nodes),
-          FileLayout.userSources(nodes));
+          FileLayout.userSources(nodes),
+          List.of());
     }
     return new GeneratedFile(FILE, w.text(), GeneratedFile.Kind.TEXT);
   }
 
   /**
-   * An executable linked against the runtime for {@code os}; built only where that runtime is
-   * installed, except Linux's, which every build has.
+   * An executable linked against the runtime for {@code os} and {@code libraries}, made by the
+   * package's {@code kairos_node_executable} (strict warnings on the generated sources, the
+   * runtime's headers precompiled); built only where that runtime is installed, except Linux's,
+   * which every build has.
    */
   private static void executable(
       CodeWriter w,
@@ -119,34 +118,28 @@ final class CMakeEmitter {
       String what,
       OperatingSystem os,
       List<String> generatedSources,
-      List<String> userSources) {
-    final String runtime = "Kairos::runtime_" + osName(os);
+      List<String> userSources,
+      List<String> libraries) {
     final boolean optional = os != OperatingSystem.LINUX;
     if (optional) {
-      w.open("if(TARGET $runtime$)", "runtime", runtime);
+      w.open("if(TARGET Kairos::runtime_$os$)", "os", osName(os));
     }
-    w.open("add_executable($target$", "target", target);
+    w.open("kairos_node_executable($target$ PLATFORM $os$", "target", target, "os", osName(os));
+    w.line("GENERATED");
     for (String source : generatedSources) {
-      w.line("$source$", "source", source);
+      w.line("  $source$", "source", source);
     }
-    for (String source : userSources) {
-      w.line("$${KAIROS_IMPL_DIR}/$source$", "source", source);
+    if (!userSources.isEmpty()) {
+      w.line("BODIES");
+      for (String source : userSources) {
+        w.line("  $${KAIROS_IMPL_DIR}/$source$", "source", source);
+      }
+    }
+    w.line("INCLUDE_DIRECTORIES $${CMAKE_CURRENT_SOURCE_DIR} $${KAIROS_IMPL_DIR}");
+    if (!libraries.isEmpty()) {
+      w.line("LIBRARIES $libraries$", "libraries", String.join(" ", libraries));
     }
     w.close(")");
-    w.line(
-        "target_include_directories($target$ PRIVATE $${CMAKE_CURRENT_SOURCE_DIR} $${KAIROS_IMPL_DIR})",
-        "target",
-        target);
-    w.line(
-        "target_link_libraries($target$ PRIVATE $runtime$)", "target", target, "runtime", runtime);
-    w.line("# Strict warnings for the generated sources; hand-written bodies get the compiler's");
-    w.line("# defaults unless KAIROS_STRICT_BODIES is ON.");
-    w.line(
-        "kairos_strict_warnings($target$ SOURCES $sources$)",
-        "target",
-        target,
-        "sources",
-        String.join(" ", generatedSources));
     if (optional) {
       w.outdented("else()");
       w.line(
