@@ -183,7 +183,7 @@ void Engine::reclaim(Lane& lane) noexcept {
 bool Engine::still_serving(Trigger& trigger) noexcept {
   // No more releases: stop taking requests once the run is over, and stop when every
   // admitted-or-waiting request has been handed on.
-  if (state_->service_count == 0 || kal::MonotonicClock::now() >= state_->end) {
+  if (state_->service_count == 0 || trigger.stopping || kal::MonotonicClock::now() >= state_->end) {
     state_->run_over.store(true, std::memory_order_release);
     state_->accepting_requests.store(false, std::memory_order_release);
     Request late{};

@@ -270,6 +270,16 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
   return status;
 }
 
+void Engine::request_stop() noexcept {
+  state_->stop_requested.store(true, std::memory_order_release);
+  if (!kal::kSimulatedTime) {
+    // A trigger waiting for requests takes the stop in at once. On sim the caller may be a
+    // thread the simulated kernel does not schedule (a node's signal watcher), which must not
+    // enter it; there the trigger takes the stop in when it next wakes, in simulated time.
+    state_->trigger_wakeup.set();
+  }
+}
+
 void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   ServiceBinding& service = state_->services[activation.spm];
   ActivationRecord result{};

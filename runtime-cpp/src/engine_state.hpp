@@ -146,6 +146,8 @@ struct Engine::State {
   kal::TimePoint epoch{};
   kal::Duration dispatch_ahead{};
   kal::TimePoint end{};
+  /// Set by request_stop: the time trigger ends the run the next time it wakes.
+  std::atomic<bool> stop_requested{false};
   kal::Event start_gate;
   std::atomic<bool> abandoned{false};
   std::atomic<bool> releases_done{false};

@@ -23,7 +23,8 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--peer-wait <time>]\n"
       "       [--clock-skew <time>] [--clock-log] [--probe <file>] [--timings <file>]\n"
       "       [--quiet]\n"
-      "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s)\n"
+      "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s);\n"
+      "                     forever: until SIGINT or SIGTERM, which end a run early too\n"
       "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
       "                     (releases are handed to lanes without a cross-CPU wake-up)\n"
       "  --cpus <list>      one CPU per core of the node, e.g. --cpus 2,3 runs core 0 on\n"
@@ -269,7 +270,9 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
         return NodeCommand::kUsageError;
       }
       const std::string_view value = argv[++i];
-      if (!parse_duration(value, options.duration) || options.duration.count() == 0) {
+      if (value == "forever") {
+        options.duration = kUntilStopped;
+      } else if (!parse_duration(value, options.duration) || options.duration.count() == 0) {
         std::fprintf(stderr,
                      "%.*s: error: --duration '%.*s' is not a positive time with a unit "
                      "(ns, us, ms, s, min)\n",
@@ -336,6 +339,11 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
   }
   if (options.cpu >= 0 && options.cpu_count > 0) {
     std::fprintf(stderr, "%.*s: error: give --cpu or --cpus, not both\n",
+                 static_cast<int>(node_name.size()), node_name.data());
+    return NodeCommand::kUsageError;
+  }
+  if (options.probe_path != nullptr && options.duration == kUntilStopped) {
+    std::fprintf(stderr, "%.*s: error: --probe measures for a time: give --duration a length\n",
                  static_cast<int>(node_name.size()), node_name.data());
     return NodeCommand::kUsageError;
   }

@@ -42,6 +42,13 @@ kal::TimePoint ReleaseCursor::earliest_active_opening() const noexcept {
   return earliest;
 }
 
+void ReleaseCursor::end_at(kal::TimePoint end) noexcept {
+  end_ = std::min(end_, end);
+  for (std::size_t row = 0; row < rows_.size(); ++row) {
+    active_[row] = active_[row] && still_due(row);
+  }
+}
+
 bool ReleaseCursor::still_due(std::size_t row) const noexcept {
   const SpmEntry& entry = *rows_[row];
   const bool within_aac =

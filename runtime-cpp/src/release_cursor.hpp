@@ -33,6 +33,8 @@ class ReleaseCursor {
   kal::TimePoint next_opening(std::size_t row) const noexcept;
   /// The earliest start-window opening still to come, TimePoint::max() when none is.
   kal::TimePoint earliest_opening() noexcept;
+  /// Releases nothing at or after `end` (when it is earlier than the end the cursor had).
+  void end_at(kal::TimePoint end) noexcept;
 
   /// Releases the activations whose start windows open by `horizon`: with a table every one, in
   /// table order; without, at most one of each row, in row order (the trigger wakes again at

@@ -24,6 +24,7 @@ void Engine::release_all() noexcept {
     return;
   }
   Trigger trigger{*this};
+  trigger.take_stop(*state_, kal::MonotonicClock::now());  // asked before the run: none of it
   for (std::size_t i = 0; i < state_->binding_count; ++i) {
     publish_release_state(i, 0, trigger.cursor.next_opening(i));
   }
@@ -42,6 +43,7 @@ void Engine::release_all() noexcept {
           releasing ? wake : kal::MonotonicClock::now() + kTracePollInterval);
     }
     const kal::TimePoint now = kal::MonotonicClock::now();
+    trigger.take_stop(*state_, now);
     // Deadlines first: an activation still running at its deadline has missed it, and nobody
     // else may notice (its lane is busy running it). Then requests, then new releases.
     pass_watches(trigger, now);

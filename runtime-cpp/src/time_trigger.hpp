@@ -41,6 +41,18 @@ struct Engine::Trigger {
   /// Lanes to wake, fired just before the trigger sleeps: on a shared CPU the more urgent
   /// trigger would otherwise delay the lane by whatever bookkeeping followed the wake-up.
   std::uint32_t lanes_to_wake = 0;
+  /// Whether the trigger has taken in a stop (request_stop): nothing is released any more, and
+  /// requests are no longer accepted.
+  bool stopping = false;
+
+  /// Takes in a stop asked for: nothing is released at or after `now`; what was released still
+  /// runs and is watched, and still_serving winds the requests down as at the end of the run.
+  void take_stop(const State& state, kal::TimePoint now) noexcept {
+    if (!stopping && state.stop_requested.load(std::memory_order_acquire)) {
+      stopping = true;
+      cursor.end_at(now);
+    }
+  }
 
  private:
   static std::array<const SpmEntry*, kMaxSpms> spm_rows_of(const Engine& engine) noexcept {

@@ -2,9 +2,7 @@
 
 #include <array>
 #include <cerrno>
-#include <csignal>
 #include <cstring>
-#include <ctime>
 
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/execution.hpp>
@@ -13,18 +11,6 @@
 namespace kairos {
 
 namespace {
-// Set by the handler, taken by the writer: the one thing a signal handler may safely do here.
-std::atomic<bool> timings_wanted{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler stores a flag");
-
-extern "C" void on_timings_signal(int /*signal*/) {
-  timings_wanted.store(true, std::memory_order_relaxed);
-}
-
-// How often the writer looks at the flag when no signal wakes it; the signal itself interrupts
-// its sleep, so this bounds only how long stop() waits.
-constexpr long kWriterPollNs = 50'000'000;
-
 /// Writes `text` as a JSON string (model paths are plain, but a file name may hold a quote).
 void write_string(std::FILE* out, std::string_view text) noexcept {
   std::fputc('"', out);
@@ -134,66 +120,6 @@ bool write_timings_file(const char* path, std::string_view node_name, const Engi
     return false;
   }
   return true;
-}
-
-void TimingsOnSignal::start(const char* path, std::string_view node_name,
-                            const Engine* (*engine)() noexcept) noexcept {
-  if (started_) {
-    return;
-  }
-  path_ = path;
-  node_name_ = node_name;
-  engine_ = engine;
-  stopping_.store(false);
-  timings_wanted.store(false);
-  sigset_t usr1{};
-  sigemptyset(&usr1);
-  sigaddset(&usr1, SIGUSR1);
-  pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
-  struct sigaction action {};
-  action.sa_handler = &on_timings_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGUSR1, &action, nullptr);  // no SA_RESTART: the signal cuts the writer's sleep
-  started_ = pthread_create(&writer_, nullptr, &TimingsOnSignal::writer_main, this) == 0;
-  if (!started_) {
-    kal::report(kal::Severity::kWarning, "timings",
-                "no thread to write timings on SIGUSR1; they are written at the end only");
-  }
-}
-
-void TimingsOnSignal::stop() noexcept {
-  if (!started_) {
-    return;
-  }
-  stopping_.store(true, std::memory_order_release);
-  pthread_join(writer_, nullptr);
-  started_ = false;
-}
-
-void* TimingsOnSignal::writer_main(void* self) noexcept {
-  static_cast<TimingsOnSignal*>(self)->serve();
-  return nullptr;
-}
-
-void TimingsOnSignal::serve() noexcept {
-  // The one thread SIGUSR1 reaches: every other thread of the node blocks it.
-  sigset_t usr1{};
-  sigemptyset(&usr1);
-  sigaddset(&usr1, SIGUSR1);
-  pthread_sigmask(SIG_UNBLOCK, &usr1, nullptr);
-  for (;;) {
-    if (timings_wanted.exchange(false, std::memory_order_relaxed)) {
-      const Engine* engine = engine_();
-      if (engine != nullptr) {
-        write_timings_file(path_, node_name_, *engine, false);
-      }
-    }
-    if (stopping_.load(std::memory_order_acquire)) {
-      return;
-    }
-    const timespec pause{0, kWriterPollNs};
-    nanosleep(&pause, nullptr);  // EINTR when the signal comes: written at once
-  }
 }
 
 }  // namespace kairos

@@ -159,11 +159,12 @@ def test_a_run_measures_every_method_and_calibrate_reports_it(workdir):
     assert "every measured method within its WCET; schedulable" in text.stdout, text.stdout
 
 
-def test_timings_are_written_on_sigusr1_during_the_run(workdir):
+def test_sigusr1_writes_timings_during_a_run_and_sigterm_ends_it_at_a_clean_point(workdir):
     _, node = build_plant(workdir, control_cpu_ns=50_000)
     timings = workdir / "snapshot.json"
-    process = subprocess.Popen([str(node), "--duration", "4s", "--quiet", "--timings", str(timings)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [str(node), "--duration", "forever", "--quiet", "--timings", str(timings)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(1.5)
         process.send_signal(signal.SIGUSR1)
@@ -175,13 +176,27 @@ def test_timings_are_written_on_sigusr1_during_the_run(workdir):
         assert snapshot["complete"] is False
         assert method(snapshot, "control")["execution"]["count"] > 0, snapshot
         assert process.poll() is None, "the node ended on SIGUSR1"
-    finally:
+        # A run without an end ends when it is stopped: at a clean point, as at its end.
+        stopped = time.monotonic()
+        process.send_signal(signal.SIGTERM)
         stdout, stderr = process.communicate(timeout=30)
+        took = time.monotonic() - stopped
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
     assert process.returncode == 0, stdout + stderr
+    assert took < 5, f"the node took {took:.1f} s to stop"
+    assert "SIGINT or SIGTERM came: the run ended at the first clean point" in stderr, stderr
+    summary = parse_summary(stdout)
+    assert summary["node"] == "cell", stdout
     final = json.loads(timings.read_text())
     assert final["complete"] is True
-    assert (method(final, "control")["execution"]["count"]
-            >= method(snapshot, "control")["execution"]["count"])
+    control = method(final, "control")["execution"]["count"]
+    assert control >= method(snapshot, "control")["execution"]["count"]
+    # Everything released ran to completion: no activation was cut off by the stop.
+    assert int(summary["overruns"]) == 0, summary
+    assert int(summary["activations"]) >= control, summary
 
 
 def test_a_method_that_overruns_its_wcet_is_counted_named_and_raised_by_update(workdir):

@@ -274,6 +274,14 @@ class Engine {
   kal::Status run_for(kal::Duration duration, ActivationObserver observer,
                       void* observer_context) noexcept;
 
+  /// Ends the run early, at a clean point: the time trigger releases nothing from the instant it
+  /// next wakes (on Linux at once for a node with service methods, else at its next release or
+  /// watch; on sim at its next wake in simulated time), the activations and requests already in
+  /// hand run to completion, and run_for returns as at the end of its duration. Callable from any
+  /// thread (not from a signal handler), before the run too (it then ends as soon as it begins);
+  /// idempotent.
+  void request_stop() noexcept;
+
   EngineCounters counters() const noexcept;
 
   /// The instant the run's releases count from (an SpM's first window opens at epoch + its

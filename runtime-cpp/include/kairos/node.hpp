@@ -15,6 +15,10 @@
 
 namespace kairos {
 
+/// `--duration forever`: a run that ends only when it is stopped (SIGINT, SIGTERM). A hundred
+/// years, so that the end of the run is still a time the clock can hold.
+inline constexpr kal::Duration kUntilStopped = std::chrono::hours{24 * 365 * 100};
+
 struct NodeOptions {
   kal::Duration duration = std::chrono::seconds{10};
   bool quiet = false;  ///< no line per activation, only the summary
@@ -72,8 +76,8 @@ struct NodeProgram {
   /// After the run: stops the ORB and prints the node's summary line and a line per gate.
   void (*finish)() noexcept = nullptr;
   /// The node's engine once set up (nullptr before): what it measured of each method, for the
-  /// `--timings` file.
-  const Engine* (*engine)() noexcept = nullptr;
+  /// `--timings` file, and what SIGINT and SIGTERM stop (kairos/node_signals.hpp).
+  Engine* (*engine)() noexcept = nullptr;
   /// What `--probe` measures of the channel transport: a node whose channels cross Cyclone DDS
   /// measures it with Kairos::probe_dds (kairos/probe_dds.hpp); nullptr leaves the figure out.
   probe::FigureMeasure channel_transport = nullptr;
@@ -82,7 +86,9 @@ struct NodeProgram {
 /// The main of a node's own executable: parses its command line (parse_node_options), sets the
 /// node up, meets its peers for at most `--peer-wait`, runs it, printing an activation line per
 /// record unless `--quiet`, and finishes it; with `--timings FILE` it writes the file at the end
-/// and whenever SIGUSR1 arrives during the run (kairos/timings_report.hpp). Returns the exit
+/// and whenever SIGUSR1 arrives during the run (kairos/timings_report.hpp). SIGINT or SIGTERM
+/// ends the run early at a clean point, which then finishes as at the end of its duration
+/// (kairos/node_signals.hpp). Returns the exit
 /// code: 0; 1 when the node could not be set up, its run failed or its timings could not be
 /// written; 2 on a usage error.
 int run_node(const NodeProgram& program, int argc, const char* const* argv) noexcept;

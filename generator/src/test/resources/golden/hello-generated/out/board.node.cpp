@@ -77,8 +77,9 @@ void finish() noexcept {
   ::kairos::print_summary(kNode, node_runtime->engine.counters());
 }
 
-// What the engine measured of each method, for --timings (none before set_up).
-const ::kairos::Engine* running_engine() noexcept {
+// The engine (none before set_up): what it measured of each method, for --timings, and what SIGINT
+// and SIGTERM stop.
+::kairos::Engine* running_engine() noexcept {
   return node_runtime != nullptr ? &node_runtime->engine : nullptr;
 }
 

@@ -132,8 +132,10 @@ final class NodeProgramEmitter {
     }
     ChannelEmitter.summaries(w, system, node);
     w.close("}").blank();
-    w.comment("What the engine measured of each method, for --timings (none before set_up).");
-    w.open("const ::kairos::Engine* running_engine() noexcept {");
+    w.comment(
+        "The engine (none before set_up): what it measured of each method, for --timings, and"
+            + " what SIGINT and SIGTERM stop.");
+    w.open("::kairos::Engine* running_engine() noexcept {");
     w.line("return node_runtime != nullptr ? &node_runtime->engine : nullptr;");
     w.close("}").blank();
     w.line("}  // namespace").blank();
