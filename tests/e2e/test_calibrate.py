@@ -120,17 +120,24 @@ def test_a_run_measures_every_method_and_calibrate_reports_it(workdir):
     assert measured["format"] == "kairos-timings" and measured["version"] == 1
     assert measured["node"] == "cell" and measured["complete"] is True
     assert measured["execution_clock"] == "thread-cpu"
+    # Releases are computed: every one is run and measured, unless a machine busy with other
+    # programs made it miss its start window (counted in the summary), which a few may.
+    assert int(summary["activations"]) == CONTROL_RUNS + REPORT_RUNS, done.stdout
+    not_run = int(summary["start_window_misses"]) + int(summary["overruns"])
+    assert not_run <= (CONTROL_RUNS + REPORT_RUNS) // 10, done.stdout
+    measured_runs = 0
     for name, runs in (("control", CONTROL_RUNS), ("report", REPORT_RUNS)):
         row = method(measured, name)
         assert row["kind"] == "spm" and row["source"].endswith("plant.tmo:" + str(
             MODEL.splitlines().index(f"  spm {name}") + 1)), row
-        # Releases are computed: every one is run unless a noisy machine made it miss its window.
-        assert runs - 2 <= row["execution"]["count"] <= runs, row
+        assert runs - not_run <= row["execution"]["count"] <= runs, row
+        measured_runs += row["execution"]["count"]
         assert row["response"]["count"] == row["execution"]["count"], row
         execution = row["execution"]
         assert 0 < execution["p99_ns"] <= execution["p999_ns"] <= execution["max_ns"], row
         assert row["response"]["max_ns"] >= execution["max_ns"], row
         assert row["wcet_overruns"] == 0, row
+    assert measured_runs == CONTROL_RUNS + REPORT_RUNS - not_run, (measured_runs, done.stdout)
     assert method(measured, "control")["execution"]["max_ns"] >= 50_000
 
     calibrated = kairos("calibrate", model, timings, "--format", "json")
