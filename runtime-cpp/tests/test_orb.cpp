@@ -53,7 +53,9 @@ std::string unique_endpoint(const char* transport, int salt) {
 
 using namespace orb_cube;
 
-/// A node serving the cube: its engine runs on a thread of its own for `duration`.
+/// A node serving the cube: its engine runs on a thread of its own for `duration`, or until the
+/// server goes out of scope (a clean stop, as on SIGTERM), so that a test does not wait out a run
+/// it no longer needs.
 struct CubeServer {
   CubeServant servant;
   kairos::Engine engine{kairos::EngineOptions{kairos::Strategy::kRms}};
@@ -70,6 +72,7 @@ struct CubeServer {
     runner = std::thread([this, duration] { engine.run_for(duration, nullptr, nullptr); });
   }
   ~CubeServer() {
+    engine.request_stop();
     runner.join();
     orb.stop();
   }
@@ -303,6 +306,7 @@ TEST_CASE("the band readers of a node whose lanes run by deadline do not rank be
     const int policy = policy_of_thread("kairos-orb-b" + std::to_string(kServiceBand));
     REQUIRE(policy == (kairos::kal::deadline_scheduling_granted() ? SCHED_DEADLINE : SCHED_FIFO));
   }
+  engine.request_stop();
   runner.join();
   orb.stop();
 }
@@ -428,8 +432,8 @@ TEST_CASE("a server that goes away fails calls at once, and serves them again wh
 TEST_CASE("a peer that goes away does not disturb calls to another peer", "[integration][orb]") {
   const std::string leaving_endpoint = unique_endpoint("uds", 15);
   const std::string staying_endpoint = unique_endpoint("tcp", 16);
-  // The leaving server's engine runs for 600 ms (its destructor waits for the run to end), the
-  // staying one's for long after.
+  // The leaving server goes at `leaving.reset()` (its destructor stops its engine's run and its
+  // ORB), the staying one stays to the end of the test.
   auto leaving = std::make_unique<CubeServer>(leaving_endpoint, 600ms);
   CubeServer staying(staying_endpoint, 2s);
   kairos::orb::Orb orb{kairos::orb::OrbOptions{"client"}};
