@@ -26,6 +26,9 @@ build: setup java cpp
 # The language server editors start: java -jar language-server/target/kairos-language-server.jar
 java:
 	$(MVN) -q install -DskipTests
+	@# The launcher's class data sharing archive holds the classes of the run that records it: one
+	@# that generates loads what check and generate use (a missing clang-format fails it after that).
+	@out=$$(mktemp -d) && ./kairos generate $(DEMO_MODEL) -o $$out > /dev/null 2>&1; rm -rf $$out
 
 # The C++ runtime with g++ (the default compiler), installed into $(STAGE) for node builds and
 # the tests (with the kairos command, when `make java` has built it).
