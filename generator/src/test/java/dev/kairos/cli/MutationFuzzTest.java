@@ -17,6 +17,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -29,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * answer each mutant with diagnostics and exit code 0 or 1: never 2, never a stack trace, never a
  * hang.
  *
- * <p>Seeded and reproducible: -Dkairos.fuzz.seed=N -Dkairos.fuzz.mutants=M. A failing mutant is
+ * <p>Seeded and reproducible: -Dkairos.fuzz.seed=N -Dkairos.fuzz.mutants=M; each mutant depends on
+ * the seed and its index only, whichever of the parallel workers checks it. A failing mutant is
  * saved under target/fuzz-failures/ with its seed and index in the name.
  */
 class MutationFuzzTest {
@@ -111,46 +114,89 @@ class MutationFuzzTest {
     final List<String> vocabulary = new ArrayList<>(EXTRA_TOKENS);
     corpus.forEach(tokens -> tokens.stream().filter(t -> !t.isBlank()).forEach(vocabulary::add));
 
-    final Random random = new Random(SEED);
-    final ExecutorService runner = Executors.newSingleThreadExecutor();
+    // The mutants are shared out among the machine's processors (at most four): each is
+    // derived from the seed and its own index alone, so a run is the same whatever the split.
+    final int workers =
+        Integer.getInteger(
+            "kairos.fuzz.workers", Math.min(4, Runtime.getRuntime().availableProcessors()));
+    final AtomicLong[] startedAt = new AtomicLong[workers];
+    final AtomicInteger[] current = new AtomicInteger[workers];
+    final ExecutorService pool = Executors.newFixedThreadPool(workers);
     try {
-      for (int index = 0; index < MUTANTS; index++) {
-        final List<String> tokens = new ArrayList<>(corpus.get(index % corpus.size()));
-        final String mutant = mutate(tokens, vocabulary, random);
-        final Path file = scratch.resolve("mutant.tmo");
-        Files.writeString(file, mutant, StandardCharsets.UTF_8);
-        // check validates first, so every mutant goes through validation; validate's own
-        // answer (the same diagnostics, printed without the analysis) is asked of one in ten.
-        final String[] commands =
-            index % 10 == 0 ? new String[] {"validate", "check"} : new String[] {"check"};
-        for (String command : commands) {
-          final StringWriter err = new StringWriter();
-          final Future<Integer> exit =
-              runner.submit(
-                  () ->
-                      KairosCli.run(
-                          new PrintWriter(new StringWriter()),
-                          new PrintWriter(err),
-                          command,
-                          file.toString()));
-          final int code;
+      final List<Future<String>> slices = new ArrayList<>();
+      for (int worker = 0; worker < workers; worker++) {
+        final int first = worker;
+        startedAt[worker] = new AtomicLong(System.nanoTime());
+        current[worker] = new AtomicInteger(-1);
+        final Path file = scratch.resolve("mutant-" + worker + ".tmo");
+        slices.add(
+            pool.submit(
+                () -> {
+                  for (int index = first; index < MUTANTS; index += workers) {
+                    current[first].set(index);
+                    startedAt[first].set(System.nanoTime());
+                    final String problem = answer(index, mutant(corpus, vocabulary, index), file);
+                    if (problem != null) {
+                      return problem;
+                    }
+                  }
+                  current[first].set(-1);
+                  return null;
+                }));
+      }
+      // A mutant that hangs keeps its worker on it: look at each worker once a second.
+      for (Future<String> slice : slices) {
+        while (true) {
           try {
-            code = exit.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-          } catch (TimeoutException e) {
-            exit.cancel(true);
-            fail(
-                report(
-                    index, mutant, command + " did not answer within " + TIMEOUT_SECONDS + " s"));
-            return;
-          }
-          if (code != 0 && code != 1) {
-            fail(report(index, mutant, command + " exited " + code + ":\n" + err));
+            final String problem = slice.get(1, TimeUnit.SECONDS);
+            if (problem != null) {
+              fail(problem);
+            }
+            break;
+          } catch (TimeoutException stillRunning) {
+            for (int worker = 0; worker < workers; worker++) {
+              final int index = current[worker].get();
+              final long seconds =
+                  TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startedAt[worker].get());
+              if (index >= 0 && seconds >= TIMEOUT_SECONDS) {
+                fail(
+                    report(
+                        index,
+                        mutant(corpus, vocabulary, index),
+                        "no answer within " + TIMEOUT_SECONDS + " s"));
+              }
+            }
           }
         }
       }
     } finally {
-      runner.shutdownNow();
+      pool.shutdownNow();
     }
+  }
+
+  /** Mutant `index`: the same for a seed and an index, whichever worker makes it. */
+  private static String mutant(List<List<String>> corpus, List<String> vocabulary, int index) {
+    final Random random = new Random(SEED * 1_000_003L + index);
+    return mutate(new ArrayList<>(corpus.get(index % corpus.size())), vocabulary, random);
+  }
+
+  /** Null when every command answered the mutant with diagnostics, else what went wrong. */
+  private static String answer(int index, String mutant, Path file) throws IOException {
+    Files.writeString(file, mutant, StandardCharsets.UTF_8);
+    // check validates first, so every mutant goes through validation; validate's own answer
+    // (the same diagnostics, printed without the analysis) is asked of one in ten.
+    final String[] commands =
+        index % 10 == 0 ? new String[] {"validate", "check"} : new String[] {"check"};
+    for (String command : commands) {
+      final StringWriter err = new StringWriter();
+      final int code =
+          KairosCli.run(
+              new PrintWriter(new StringWriter()), new PrintWriter(err), command, file.toString());
+      if (code != 0 && code != 1) {
+        return report(index, mutant, command + " exited " + code + ":\n" + err);
+      }
+    }
+    return null;
   }
 
   static List<String> tokenize(String text) {
