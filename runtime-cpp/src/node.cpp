@@ -248,6 +248,36 @@ std::size_t format_gate(std::span<char> out, std::string_view node_name, std::st
       out);
 }
 
+std::size_t format_gate_warning(std::span<char> out, std::string_view gate,
+                                const orb::GateCounters& counters, kal::Duration analysed_bound,
+                                kal::Duration deadline) noexcept {
+  auto micros = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
+  const bool beyond_bound =
+      analysed_bound.count() >= 0 && counters.max_round_trip_ns > analysed_bound.count();
+  if (counters.late == 0 && !beyond_bound) {
+    return 0;
+  }
+  char late[128] = "";
+  if (counters.late > 0) {
+    std::snprintf(late, sizeof late,
+                  "%llu of %llu calls had no reply by the %.1f us deadline (not in "
+                  "max_round_trip_us)",
+                  static_cast<unsigned long long>(counters.late),
+                  static_cast<unsigned long long>(counters.calls), micros(deadline.count()));
+  }
+  char beyond[128] = "";
+  if (beyond_bound) {
+    std::snprintf(beyond, sizeof beyond,
+                  "an answered call took %.1f us, beyond the analysed bound of %.1f us",
+                  micros(counters.max_round_trip_ns), micros(analysed_bound.count()));
+  }
+  return written(std::snprintf(out.data(), out.size(),
+                               "gate %.*s: %s%s%s: this run did not keep what kairos check assumed",
+                               static_cast<int>(gate.size()), gate.data(), late,
+                               counters.late > 0 && beyond_bound ? "; " : "", beyond),
+                 out);
+}
+
 std::size_t format_clock(std::span<char> out, std::string_view node_name,
                          const clock::ClockSyncTable& table,
                          const clock::ClockSummary& summary) noexcept {
@@ -312,6 +342,12 @@ void print_gate(std::string_view node_name, std::string_view gate, std::string_v
               format_gate(line, node_name, gate, callee, counters, analysed_bound, deadline),
               stdout);
   std::fflush(stdout);
+  if (format_gate_warning(line, gate, counters, analysed_bound, deadline) > 0) {
+    std::array<char, 64> node{};
+    std::snprintf(node.data(), node.size(), "%.*s", static_cast<int>(node_name.size()),
+                  node_name.data());
+    kal::report(kal::Severity::kWarning, node.data(), line.data());
+  }
 }
 
 void print_activation(void* /*context*/, const SpmEntry& entry, const ActivationRecord& record) {

@@ -238,3 +238,34 @@ TEST_CASE("the clock line of a follower says its offset, bound and round trips",
   const std::size_t master_size = kairos::format_clock(line, "mission1", table, master);
   REQUIRE(std::string(line.data(), master_size) == "clock node=mission1 role=master answered=24\n");
 }
+
+TEST_CASE("a gate's late calls and a round trip beyond its bound are said, not left out",
+          "[unit][node][gate]") {
+  using std::chrono::microseconds;
+  std::array<char, kairos::kLineCapacity> line{};
+  kairos::orb::GateCounters kept{.calls = 20, .answered = 20, .max_round_trip_ns = 229'400};
+  REQUIRE(kairos::format_gate_warning(line, "planner.sensors", kept, microseconds{3450},
+                                      microseconds{5000}) == 0);
+  kairos::orb::GateCounters late{
+      .calls = 20, .answered = 19, .late = 1, .max_round_trip_ns = 412'000};
+  std::size_t size = kairos::format_gate_warning(line, "planner.sensors", late, microseconds{3763},
+                                                 microseconds{5000});
+  REQUIRE(std::string(line.data(), size) ==
+          "gate planner.sensors: 1 of 20 calls had no reply by the 5000.0 us deadline (not in "
+          "max_round_trip_us): this run did not keep what kairos check assumed");
+  kairos::orb::GateCounters beyond{.calls = 20, .answered = 20, .max_round_trip_ns = 4'047'700};
+  size = kairos::format_gate_warning(line, "planner.sensors", beyond, microseconds{3763},
+                                     microseconds{5000});
+  REQUIRE(std::string(line.data(), size) ==
+          "gate planner.sensors: an answered call took 4047.7 us, beyond the analysed bound of "
+          "3763.0 us: this run did not keep what kairos check assumed");
+  late.max_round_trip_ns = 4'047'700;
+  size = kairos::format_gate_warning(line, "planner.sensors", late, microseconds{3763},
+                                     microseconds{5000});
+  REQUIRE(std::string(line.data(), size)
+              .find("deadline (not in max_round_trip_us); an answered "
+                    "call took 4047.7 us") != std::string::npos);
+  // Without a bound (the analysis found none) only late calls are said.
+  REQUIRE(kairos::format_gate_warning(line, "planner.sensors", beyond, microseconds{-1},
+                                      microseconds{5000}) == 0);
+}

@@ -160,6 +160,14 @@ std::size_t format_gate(std::span<char> out, std::string_view node_name, std::st
                         std::string_view callee, const orb::GateCounters& counters,
                         kal::Duration analysed_bound, kal::Duration deadline) noexcept;
 
+/// Writes, into `out`, what a gate's counts say against what `kairos check` assumed, when they
+/// say something: calls that had no reply by the deadline (the longest round trip leaves them
+/// out, since their replies never came), and an answered round trip beyond the analysed bound.
+/// Returns 0 when the run kept both, else the size of one sentence (no newline).
+std::size_t format_gate_warning(std::span<char> out, std::string_view gate,
+                                const orb::GateCounters& counters, kal::Duration analysed_bound,
+                                kal::Duration deadline) noexcept;
+
 /// Writes the `clock ...` line of a node's clock synchronisation after the run into `out` as
 /// format_activation does: its role, the master, rounds and exchanges made and failed, the
 /// estimated offset of its clock to the master's with its error bound, and the largest and mean
