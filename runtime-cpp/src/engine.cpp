@@ -553,6 +553,21 @@ void Engine::drain_traces(ActivationObserver observer, void* context) noexcept {
   }
 }
 
+bool Engine::schedules_by_deadline() const noexcept {
+  // From the rows: their lanes are made when the run begins (assign_lanes).
+  for (std::size_t i = 0; i < state_->binding_count; ++i) {
+    if (runs_by_deadline(options_.strategy, state_->bindings[i].entry->band)) {
+      return true;
+    }
+  }
+  for (std::size_t i = 0; i < state_->service_count; ++i) {
+    if (runs_by_deadline(options_.strategy, state_->services[i].entry->band)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 EngineCounters Engine::counters() const noexcept {
   std::uint64_t wcet_overruns = 0;
   for (std::size_t row = 0; row < state_->binding_count; ++row) {

@@ -47,6 +47,47 @@ clock::ClockSyncOptions clock_sync_options(const NodeOptions& options,
   return sync;
 }
 
+namespace {
+/// The analysis takes each node's cores as its own. A node placed on CPUs (--cpu, --cpus) keeps
+/// its threads there, except threads that run by deadline while the kernel's deadline admission
+/// control is on: the kernel admits those only with the affinity of every CPU, where they would
+/// run ahead of every SCHED_FIFO thread, other nodes' lanes among them. Such a placement is
+/// refused (with what to do) instead of run as something the analysis did not check.
+bool placement_holds(const NodeProgram& program, const NodeOptions& options,
+                     int process_cpus) noexcept {
+  if (kal::kSimulatedTime || program.engine == nullptr || kal::deadline_threads_pinned()) {
+    return true;
+  }
+  const Engine* engine = program.engine();
+  const int placed_on =
+      options.cpu_count > 0 ? static_cast<int>(options.cpu_count) : (options.cpu >= 0 ? 1 : 0);
+  if (engine == nullptr || !engine->schedules_by_deadline() || placed_on == 0) {
+    return true;
+  }
+  if (process_cpus <= placed_on) {
+    return true;
+  }
+  kal::report(kal::Severity::kError, program.name,
+              "its lanes run by deadline (scheduling edf), and with the kernel's deadline "
+              "admission control on (kernel.sched_rt_runtime_us is not -1) the kernel runs them "
+              "on every CPU, not only on those --cpu or --cpus gives, ahead of every SCHED_FIFO "
+              "thread there (other nodes' lanes among them), which kairos check does not assume; "
+              "turn admission control off (sysctl -w kernel.sched_rt_runtime_us=-1, as root) or "
+              "start the node without --cpu and --cpus");
+  return false;
+}
+
+/// The CPUs the calling thread may run on (before set-up pins it to the node's).
+int available_cpus() noexcept {
+  constexpr int kCpusLooked = 1024;  // the size of Linux's fixed CPU set
+  int available = 0;
+  for (int cpu = 0; cpu < kCpusLooked; ++cpu) {
+    available += kal::cpu_available(cpu) ? 1 : 0;
+  }
+  return available;
+}
+}  // namespace
+
 int run_node(const NodeProgram& program, int argc, const char* const* argv) noexcept {
   NodeOptions options;  // outlives the run: the engine keeps a view of its CPUs
   options.cores = program.cores;
@@ -91,13 +132,15 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
   struct SetUp {
     const NodeProgram& program;
     const NodeOptions& options;
+    int process_cpus;
     bool ready;
-  } set_up{program, options, false};
+  } set_up{program, options, available_cpus(), false};
   kal::run_as_band(
       kal::kLowestBand, options.orb_cpu,
       [](void* context) noexcept {
         auto& step = *static_cast<SetUp*>(context);
-        step.ready = step.program.set_up(step.options);
+        step.ready = step.program.set_up(step.options) &&
+                     placement_holds(step.program, step.options, step.process_cpus);
         // The nodes of a system start together: meet every peer before the engine begins (for
         // at most --peer-wait); a gate to a peer that is not up fails until it is.
         if (step.ready && step.program.meet_peers != nullptr &&

@@ -2,11 +2,13 @@
 their gates (UDS one way, TCP the other), a server node killed and restarted under a client, and
 oneway calls to a node listening on UDP."""
 
+import os
 import re
 import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -290,6 +292,21 @@ def test_each_lane_of_a_preemptive_edf_node_calls_on_a_connection_of_its_own(tmp
             # running 80 of 100); which lane calls on which connection is what is checked here.
             assert calls >= 25, fields
             assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
+    # On one CPU of several while the kernel's deadline admission control is on, its deadline
+    # lanes would run on every CPU, ahead of other nodes' lanes: the node refuses to start.
+    if deadline_admission_control_on() and len(os.sched_getaffinity(0)) > 1:
+        refused = subprocess.run([str(tmp_path / "build" / "a"), "--cpu", "0", "--duration", "1s"],
+                                 capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert "kernel.sched_rt_runtime_us=-1" in refused.stderr, refused.stderr
+        assert "activation " not in refused.stdout, refused.stdout
+
+
+def deadline_admission_control_on() -> bool:
+    try:
+        return Path("/proc/sys/kernel/sched_rt_runtime_us").read_text().strip() != "-1"
+    except OSError:
+        return True
 
 
 def test_a_preemptive_edf_node_calls_gates_on_sim_exactly(tmp_path):

@@ -283,6 +283,9 @@ class Engine {
   void request_stop() noexcept;
 
   EngineCounters counters() const noexcept;
+  /// Whether some of its lanes run by deadline (preemptive EDF: on Linux under SCHED_DEADLINE,
+  /// with its time trigger): known once its rows are added.
+  bool schedules_by_deadline() const noexcept;
 
   /// The instant the run's releases count from (an SpM's first window opens at epoch + its
   /// offset). run_for fixes it before any lane runs, so a method body may read it.
