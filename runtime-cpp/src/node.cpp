@@ -76,16 +76,6 @@ bool placement_holds(const NodeProgram& program, const NodeOptions& options,
               "start the node without --cpu and --cpus");
   return false;
 }
-
-/// The CPUs the calling thread may run on (before set-up pins it to the node's).
-int available_cpus() noexcept {
-  constexpr int kCpusLooked = 1024;  // the size of Linux's fixed CPU set
-  int available = 0;
-  for (int cpu = 0; cpu < kCpusLooked; ++cpu) {
-    available += kal::cpu_available(cpu) ? 1 : 0;
-  }
-  return available;
-}
 }  // namespace
 
 int run_node(const NodeProgram& program, int argc, const char* const* argv) noexcept {
@@ -134,7 +124,7 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
     const NodeOptions& options;
     int process_cpus;
     bool ready;
-  } set_up{program, options, available_cpus(), false};
+  } set_up{program, options, kal::available_cpu_count(), false};  // before set-up pins this thread
   kal::run_as_band(
       kal::kLowestBand, options.orb_cpu,
       [](void* context) noexcept {

@@ -229,6 +229,12 @@ bool cpu_available(int cpu) noexcept {
          CPU_ISSET(static_cast<std::size_t>(cpu), &set);
 }
 
+int available_cpu_count() noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
 Status provision_processors(int count) noexcept {
   return count < 1 ? Status::kInvalidArgument : Status::kOk;  // the machine is what it is
 }

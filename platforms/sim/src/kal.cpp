@@ -244,6 +244,10 @@ bool cpu_available(int cpu) noexcept {
   return cpu >= 0 && cpu < sim::processor_count();
 }
 
+int available_cpu_count() noexcept {
+  return sim::processor_count();
+}
+
 Status provision_processors(int count) noexcept {
   if (count < 1) {
     return Status::kInvalidArgument;

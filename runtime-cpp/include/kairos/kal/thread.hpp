@@ -159,6 +159,9 @@ bool deadline_threads_pinned() noexcept;
 /// has that virtual processor (only CPU 0 until provision_processors asks for more).
 bool cpu_available(int cpu) noexcept;
 
+/// How many processors this process may run threads on: those cpu_available says yes to.
+int available_cpu_count() noexcept;
+
 /// Asks for a machine of at least `count` processors. A simulated machine starts with one
 /// virtual processor and grows to `count` (it never shrinks; kCapacityExceeded beyond its
 /// limit of 8). A real machine has the CPUs it has: kOk, and cpu_available says which of them
