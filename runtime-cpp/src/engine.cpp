@@ -40,6 +40,14 @@ void Engine::observe_services(ServiceObserver observer, void* context) noexcept 
   state_->service_observer_context = context;
 }
 
+void Engine::start_no_earlier_than(kal::TimePoint earliest) noexcept {
+  state_->earliest_epoch = earliest;
+}
+
+bool Engine::epoch_later_than_asked() const noexcept {
+  return state_->earliest_epoch != kal::TimePoint::min() && state_->epoch > state_->earliest_epoch;
+}
+
 kal::TimePoint Engine::epoch() const noexcept {
   return state_->epoch;
 }
@@ -212,6 +220,7 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
   if (const kal::Status status = place_cores(); status != kal::Status::kOk) {
     return status;
   }
+  move_ceilings_to_host_bands();
   kal::lock_memory();  // a refusal is said once, and the node runs on
   state_->releases_done.store(false);
   state_->dispatch_ahead =
@@ -245,7 +254,7 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
   }
   if (status == kal::Status::kOk) {
     // Every thread exists before the epoch is fixed: creating them never delays a release.
-    state_->epoch = kal::MonotonicClock::now() + kStartupLead;
+    state_->epoch = std::max(kal::MonotonicClock::now() + kStartupLead, state_->earliest_epoch);
     state_->end = state_->epoch + duration;
     state_->accepting_requests.store(true, std::memory_order_release);
   } else {
@@ -505,25 +514,31 @@ void Engine::execute(Lane& lane, const Activation& activation) noexcept {
 
 void Engine::record(SpscRing<ActivationRecord, kTraceCapacity>& trace,
                     const ActivationRecord& result) noexcept {
-  // Counted from the record itself: the summary and the records agree by construction.
+  // Counted from the record itself: the summary, each method's timings and the records agree by
+  // construction. The lane and the time trigger may both record a row's outcomes: atomic adds.
   if (result.service) {
     state_->requests_served.fetch_add(1, std::memory_order_relaxed);
     if (result.outcome == ActivationOutcome::kDeadlineMissed) {
       state_->gct_misses.fetch_add(1, std::memory_order_relaxed);
+      state_->svm_timings[result.spm].deadline_misses.fetch_add(1, std::memory_order_relaxed);
     }
   } else {
     state_->activations.fetch_add(1, std::memory_order_relaxed);
+    MethodTimings& method = state_->spm_timings[result.spm];
     switch (result.outcome) {
       case ActivationOutcome::kMet:
         break;
       case ActivationOutcome::kDeadlineMissed:
         state_->deadline_misses.fetch_add(1, std::memory_order_relaxed);
+        method.deadline_misses.fetch_add(1, std::memory_order_relaxed);
         break;
       case ActivationOutcome::kStartWindowMissed:
         state_->start_window_misses.fetch_add(1, std::memory_order_relaxed);
+        method.start_window_misses.fetch_add(1, std::memory_order_relaxed);
         break;
       case ActivationOutcome::kOverrun:
         state_->overruns.fetch_add(1, std::memory_order_relaxed);
+        method.overruns.fetch_add(1, std::memory_order_relaxed);
         break;
     }
   }

@@ -144,6 +144,9 @@ struct Engine::State {
   std::size_t lane_count = 0;
   kal::Thread time_trigger;
   kal::TimePoint epoch{};
+  /// The epoch no earlier than this (Engine::start_no_earlier_than): nodes started together agree
+  /// on one instant; the default lets a run begin as soon as its threads exist.
+  kal::TimePoint earliest_epoch = kal::TimePoint::min();
   kal::Duration dispatch_ahead{};
   kal::TimePoint end{};
   /// Set by request_stop: the time trigger ends the run the next time it wakes.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <limits>
 
@@ -101,6 +102,13 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
   // standing where its lane runs may serve a request at once on the lane's behalf
   // (Engine::serve_here), saving two thread wake-ups per request.
   options.orb_cpu = options.cpu_count > 0 ? options.cpus[0] : options.cpu;
+  // Host bands before any thread starts: each lane, reader and ceiling on a shared CPU then runs
+  // where kairos run ranked it among the other nodes'.
+  for (std::size_t k = 0; k < options.band_map_count; ++k) {
+    const NodeOptions::BandMapping& mapping = options.band_map[k];
+    kal::map_band(options.cpu_count > 0 ? options.cpus[mapping.core] : options.cpu, mapping.band,
+                  mapping.host);
+  }
   // Before set_up starts any thread: they inherit the mask that keeps SIGINT, SIGTERM and
   // SIGUSR1 for the watcher.
   NodeSignals signals;
@@ -143,8 +151,22 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
   if (!set_up.ready) {
     return 1;
   }
+  Engine* const engine = program.engine != nullptr ? program.engine() : nullptr;
+  if (options.start_at_unix_ns > 0 && engine != nullptr && !kal::kSimulatedTime) {
+    // One instant for every node started together: the Unix time, read on this host's clock.
+    const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+    engine->start_no_earlier_than(kal::MonotonicClock::now() +
+                                  kal::Duration{options.start_at_unix_ns - wall});
+  }
   const kal::Status status =
       program.run(options.duration, options.quiet ? nullptr : &print_activation, nullptr);
+  if (engine != nullptr && engine->epoch_later_than_asked()) {
+    kal::report(kal::Severity::kWarning, program.name,
+                "the run began after the --start-at instant (set-up and meeting the peers took "
+                "longer): its epoch differs from its peers'");
+  }
   if (signals.stop_asked()) {
     kal::report(kal::Severity::kInfo, program.name,
                 "SIGINT or SIGTERM came: the run ended at the first clean point after it");

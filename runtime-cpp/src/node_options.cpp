@@ -22,7 +22,7 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       stream,
       "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--peer-wait <time>]\n"
       "       [--clock-skew <time>] [--clock-log] [--probe <file>] [--timings <file>]\n"
-      "       [--quiet]\n"
+      "       [--band-map <list>] [--start-at <unix-ns>] [--quiet]\n"
       "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s);\n"
       "                     forever: until SIGINT or SIGTERM, which end a run early too\n"
       "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
@@ -44,8 +44,74 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "                     hardware names (kairos probe)\n"
       "  --timings <file>   write each method's measured execution and response times\n"
       "                     (JSON) to <file> at the end of the run and on SIGUSR1\n"
+      "  --band-map <list>  where cores of several nodes share a CPU: the host band of\n"
+      "                     each band of a core, e.g. 0:1=2,0:2=4 (core:band=host band;\n"
+      "                     kairos run computes it); needs --cpu or --cpus\n"
+      "  --start-at <unix-ns> release from this Unix time in nanoseconds (CLOCK_REALTIME),\n"
+      "                     after set-up and meeting the peers: the nodes of a system\n"
+      "                     started together share one epoch (kairos run gives it)\n"
       "  --quiet            print only the summary line\n",
       static_cast<int>(node_name.size()), node_name.data());
+}
+
+/// Reads `--band-map core:band=host,...` into `options`: each core of the node, each band once,
+/// host bands below the time trigger's, and on each core in the order of its bands (the node's
+/// own analysis and its ceilings rest on that order).
+bool parse_band_map(std::string_view node_name, std::string_view value, NodeOptions& options) {
+  auto fail = [&](const char* why) {
+    std::fprintf(stderr,
+                 "%.*s: error: --band-map '%.*s': %s (expected core:band=host band entries, "
+                 "e.g. 0:1=2,0:2=4)\n",
+                 static_cast<int>(node_name.size()), node_name.data(),
+                 static_cast<int>(value.size()), value.data(), why);
+    return false;
+  };
+  auto number = [](std::string_view text, int& out) {
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return error == std::errc{} && end == text.data() + text.size() && !text.empty();
+  };
+  if (value.empty()) {
+    return fail("no entries");
+  }
+  std::size_t count = 0;
+  for (std::size_t at = 0; at <= value.size();) {
+    const std::size_t comma = std::min(value.find(',', at), value.size());
+    const std::string_view entry = value.substr(at, comma - at);
+    at = comma + 1;
+    const std::size_t colon = entry.find(':');
+    const std::size_t equals = entry.find('=');
+    int core = -1;
+    int band = -1;
+    int host = -1;
+    if (colon == std::string_view::npos || equals == std::string_view::npos || equals < colon ||
+        !number(entry.substr(0, colon), core) ||
+        !number(entry.substr(colon + 1, equals - colon - 1), band) ||
+        !number(entry.substr(equals + 1), host)) {
+      return fail("an entry is not core:band=host band");
+    }
+    if (core < 0 || core >= options.cores) {
+      return fail("a core the node does not have");
+    }
+    if (band < kal::kLowestBand || band > kal::kHighestBand || host < kal::kLowestBand ||
+        host >= kal::kHighestBand) {
+      return fail("a band out of range (host bands 0 to 62: 63 is the time trigger's)");
+    }
+    if (count == options.band_map.size()) {
+      return fail("too many entries");
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      const NodeOptions::BandMapping& other = options.band_map[k];
+      if (other.core == core && other.band == band) {
+        return fail("a band is given twice");
+      }
+      if (other.core == core && (other.band < band) != (other.host < host)) {
+        return fail("a core's bands must keep their order");
+      }
+    }
+    options.band_map[count++] = {static_cast<std::uint8_t>(core), band, host};
+  }
+  options.band_map_count = count;
+  return true;
 }
 
 /// Writes the CPUs this process may use as ranges, e.g. "0-3,6", into `out` (cut to fit).
@@ -316,6 +382,25 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
                      static_cast<int>(value.size()), value.data());
         return NodeCommand::kUsageError;
       }
+    } else if (arg == "--start-at") {
+      const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
+      std::int64_t at = 0;
+      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), at);
+      if (value.empty() || error != std::errc{} || end != value.data() + value.size() || at <= 0) {
+        std::fprintf(stderr,
+                     "%.*s: error: --start-at needs a Unix time in nanoseconds, e.g. --start-at "
+                     "1764410000000000000\n",
+                     static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      options.start_at_unix_ns = at;
+      ++i;
+    } else if (arg == "--band-map") {
+      const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
+      if (!parse_band_map(node_name, value, options)) {
+        return NodeCommand::kUsageError;
+      }
+      ++i;
     } else if (arg == "--timings") {
       const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
       if (value == nullptr || value[0] == '\0' || value[0] == '-') {
@@ -339,6 +424,13 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
   }
   if (options.cpu >= 0 && options.cpu_count > 0) {
     std::fprintf(stderr, "%.*s: error: give --cpu or --cpus, not both\n",
+                 static_cast<int>(node_name.size()), node_name.data());
+    return NodeCommand::kUsageError;
+  }
+  if (options.band_map_count > 0 && options.cpu < 0 && options.cpu_count == 0) {
+    std::fprintf(stderr,
+                 "%.*s: error: --band-map gives host bands on the node's CPUs: give them with "
+                 "--cpu or --cpus\n",
                  static_cast<int>(node_name.size()), node_name.data());
     return NodeCommand::kUsageError;
   }

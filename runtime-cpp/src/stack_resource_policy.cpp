@@ -108,6 +108,36 @@ kal::Status Engine::add_segment(const SegmentEntry& entry) noexcept {
   return status;
 }
 
+void Engine::move_ceilings_to_host_bands() noexcept {
+  // Every user of a segment runs on its TMO's core: the ceiling takes the host band of that
+  // core's CPU (the same band where the CPU has no host bands).
+  auto core_of = [&](std::size_t segment) -> int {
+    for (std::size_t i = 0; i < state_->binding_count; ++i) {
+      if ((state_->bindings[i].entry->segments >> segment & 1U) != 0) {
+        return state_->bindings[i].entry->core;
+      }
+    }
+    for (std::size_t i = 0; i < state_->service_count; ++i) {
+      if ((state_->services[i].entry->segments >> segment & 1U) != 0) {
+        return state_->services[i].entry->core;
+      }
+    }
+    return -1;
+  };
+  for (std::size_t k = 0; k < state_->segment_count; ++k) {
+    const int core = core_of(k);
+    if (core < 0) {
+      continue;
+    }
+    kal::CeilingMutex& lock = state_->segment_locks[k];
+    const kal::PriorityBand host =
+        kal::host_band(state_->core_cpu[static_cast<std::size_t>(core)], lock.ceiling());
+    if (host != lock.ceiling()) {
+      lock.move_ceiling(host);
+    }
+  }
+}
+
 void Engine::lock_segments(std::uint64_t segments) noexcept {
   // Always in ascending order, so that two methods can never wait for each other.
   for (std::size_t k = 0; k < state_->segment_count; ++k) {

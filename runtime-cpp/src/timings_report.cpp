@@ -59,10 +59,16 @@ void write_method(std::FILE* out, const MethodRow& row, bool last) noexcept {
   std::fprintf(
       out,
       ",\n      \"core\": %u,\n      \"criticality\": \"%s\",\n      \"wcet_ns\": %lld,\n"
-      "      \"deadline_ns\": %lld,\n      \"wcet_overruns\": %llu,\n",
+      "      \"deadline_ns\": %lld,\n      \"wcet_overruns\": %llu,\n"
+      "      \"start_window_misses\": %llu,\n      \"deadline_misses\": %llu,\n"
+      "      \"overruns\": %llu,\n",
       row.core, row.criticality == Criticality::kHard ? "hard" : "soft",
       static_cast<long long>(row.wcet.count()), static_cast<long long>(row.deadline.count()),
-      static_cast<unsigned long long>(row.timings.wcet_overruns.load(std::memory_order_relaxed)));
+      static_cast<unsigned long long>(row.timings.wcet_overruns.load(std::memory_order_relaxed)),
+      static_cast<unsigned long long>(
+          row.timings.start_window_misses.load(std::memory_order_relaxed)),
+      static_cast<unsigned long long>(row.timings.deadline_misses.load(std::memory_order_relaxed)),
+      static_cast<unsigned long long>(row.timings.overruns.load(std::memory_order_relaxed)));
   write_histogram(out, "execution", row.timings.execution);
   std::fputs(",\n", out);
   write_histogram(out, "response", row.timings.response);

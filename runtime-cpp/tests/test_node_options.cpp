@@ -269,3 +269,43 @@ TEST_CASE("a gate's late calls and a round trip beyond its bound are said, not l
   REQUIRE(kairos::format_gate_warning(line, "planner.sensors", beyond, microseconds{-1},
                                       microseconds{5000}) == 0);
 }
+
+TEST_CASE("the band map gives each band of a core its host band, in the core's order",
+          "[unit][node]") {
+  auto parse = [](std::initializer_list<const char*> args, kairos::NodeOptions& options) {
+    std::vector<const char*> argv{"node"};
+    argv.insert(argv.end(), args);
+    return kairos::parse_node_options(static_cast<int>(argv.size()), argv.data(), "node", options);
+  };
+  kairos::NodeOptions options;
+  options.cores = 2;
+  REQUIRE(parse({"--cpus", "0,1", "--band-map", "0:1=2,0:2=4,1:1=1"}, options) ==
+          kairos::NodeCommand::kRun);
+  REQUIRE(options.band_map_count == 3);
+  REQUIRE(options.band_map[1].core == 0);
+  REQUIRE(options.band_map[1].band == 2);
+  REQUIRE(options.band_map[1].host == 4);
+
+  for (const char* bad :
+       {"", "0:1", "0:1=", "x:1=2", "2:1=2", "0:1=63", "0:1=2,0:1=3", "0:1=4,0:2=3", "0:1=2,"}) {
+    kairos::NodeOptions other;
+    other.cores = 2;
+    CAPTURE(bad);
+    REQUIRE(parse({"--cpus", "0,1", "--band-map", bad}, other) == kairos::NodeCommand::kUsageError);
+  }
+  kairos::NodeOptions unpinned;
+  unpinned.cores = 2;
+  REQUIRE(parse({"--band-map", "0:1=2"}, unpinned) == kairos::NodeCommand::kUsageError);
+}
+
+TEST_CASE("a host band applies on its CPU only, to the band it maps", "[unit][kal]") {
+  // CPU 900: far from any this test's threads use, so the map changes nothing else here.
+  REQUIRE(kairos::kal::host_band(900, 3) == 3);
+  REQUIRE(kairos::kal::map_band(900, 3, 7));
+  REQUIRE(kairos::kal::host_band(900, 3) == 7);
+  REQUIRE(kairos::kal::host_band(900, 4) == 4);
+  REQUIRE(kairos::kal::host_band(901, 3) == 3);
+  REQUIRE(kairos::kal::host_band(-1, 3) == 3);
+  REQUIRE_FALSE(kairos::kal::map_band(5000, 3, 7));
+  REQUIRE_FALSE(kairos::kal::map_band(900, 64, 7));
+}

@@ -35,6 +35,17 @@ Status CeilingMutex::init(PriorityBand ceiling) noexcept {
   return Status::kOk;
 }
 
+Status CeilingMutex::move_ceiling(PriorityBand ceiling) noexcept {
+  if (!native_.initialised) {
+    return Status::kInvalidArgument;
+  }
+  ceiling_ = ceiling;
+  int old = 0;
+  // A lock made without the protocol (no real-time permission) has no ceiling to move: EINVAL.
+  const int rc = pthread_mutex_setprioceiling(&native_.mutex, fifo_priority(ceiling), &old);
+  return rc == 0 || rc == EINVAL ? Status::kOk : Status::kUnavailable;
+}
+
 void CeilingMutex::lock() noexcept {
   if (pthread_mutex_lock(&native_.mutex) != 0) {
     // A caller above the ceiling: a configuration error that the analysis rules out.

@@ -134,7 +134,7 @@ Status Thread::start(const ThreadAttributes& attributes, Entry entry, void* cont
                                : attributes.stack_bytes;
   pthread_attr_setstacksize(&attr, stack_bytes);
   sched_param param{};
-  param.sched_priority = fifo_priority(attributes.band);
+  param.sched_priority = fifo_priority(host_band(attributes.cpu, attributes.band));
   if (attributes.real_time) {
     pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
     pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
@@ -193,7 +193,7 @@ void run_as_band(PriorityBand band, int cpu, void (*entry)(void* context) noexce
     pin(pthread_self(), cpu);
   }
   sched_param param{};
-  param.sched_priority = fifo_priority(band);
+  param.sched_priority = fifo_priority(host_band(cpu, band));
   const bool raised = scheduled && pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
   entry(context);
   if (raised) {

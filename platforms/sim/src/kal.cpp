@@ -86,6 +86,11 @@ Status CeilingMutex::init(PriorityBand ceiling) noexcept {
   return Status::kOk;
 }
 
+Status CeilingMutex::move_ceiling(PriorityBand ceiling) noexcept {
+  ceiling_ = ceiling;
+  return Status::kOk;
+}
+
 void CeilingMutex::lock() noexcept {
   auto lock = sim::enter();
   sim::SimThread* self = sim::current(lock);

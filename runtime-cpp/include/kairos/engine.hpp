@@ -287,6 +287,13 @@ class Engine {
   /// with its time trigger): known once its rows are added.
   bool schedules_by_deadline() const noexcept;
 
+  /// Before run_for: its epoch is no earlier than `earliest`, so that nodes started together
+  /// release from one instant (the start barrier of `kairos run`, NodeOptions::start_at). A run
+  /// whose threads exist only after it begins at once, as without it (epoch_later_than_asked).
+  void start_no_earlier_than(kal::TimePoint earliest) noexcept;
+  /// After run_for began: whether the epoch came later than start_no_earlier_than asked.
+  bool epoch_later_than_asked() const noexcept;
+
   /// The instant the run's releases count from (an SpM's first window opens at epoch + its
   /// offset). run_for fixes it before any lane runs, so a method body may read it.
   kal::TimePoint epoch() const noexcept;
@@ -376,6 +383,8 @@ class Engine {
   bool shares_across_cores(std::string_view instance, std::uint64_t segments,
                            std::uint8_t core) const noexcept;
   kal::Status place_cores() noexcept;
+  /// Each segment's ceiling at the host band of its core's CPU (kal::map_band).
+  void move_ceilings_to_host_bands() noexcept;
   void serve(Lane& lane) noexcept;
   ReadyKey key_of(const Lane& lane, const Activation& activation) const noexcept;
   void execute(Lane& lane, const Activation& activation) noexcept;

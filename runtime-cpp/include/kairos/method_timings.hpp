@@ -136,6 +136,12 @@ struct MethodTimings {
   TimingHistogram response;
   /// Executions longer than the row's declared WCET.
   std::atomic<std::uint64_t> wcet_overruns{0};
+  /// Activations not started inside their start window (an SpM's; none for an SvM).
+  std::atomic<std::uint64_t> start_window_misses{0};
+  /// Runs that finished after their deadline (an SpM's completion deadline, an SvM's GCT).
+  std::atomic<std::uint64_t> deadline_misses{0};
+  /// Activations still running past their deadline when it came (an SpM's).
+  std::atomic<std::uint64_t> overruns{0};
 
   /// Records one run of the method (by the thread running it, see TimingHistogram).
   void record(kal::Duration execution_time, kal::Duration response_time,

@@ -54,6 +54,24 @@ struct NodeOptions {
   /// run and on SIGUSR1); nullptr when not asked for. Points into the command line.
   const char* timings = nullptr;
 
+  /// `--start-at`: the Unix time (CLOCK_REALTIME, nanoseconds) the run's epoch is at, for nodes
+  /// started together (`kairos run`): each sets up and meets its peers, then waits for it. 0: as
+  /// soon as the node is set up. Ignored on `os sim`, whose clock is virtual.
+  std::int64_t start_at_unix_ns = 0;
+
+  /// One entry of `--band-map`: band `band` of core `core` runs at host band `host` on that
+  /// core's CPU, which other nodes' cores share (`kairos run` ranks them all; docs/deploy.md).
+  struct BandMapping {
+    std::uint8_t core = 0;
+    kal::PriorityBand band = 0;
+    kal::PriorityBand host = 0;
+  };
+  static constexpr std::size_t kMaxBandMappings = std::size_t{Engine::kMaxCores} * 16;
+  /// `--band-map`: applied with kal::map_band on the CPUs of `--cpu`/`--cpus` before any thread
+  /// starts; `band_map_count` is 0 when the option was not given.
+  std::array<BandMapping, kMaxBandMappings> band_map{};
+  std::size_t band_map_count = 0;
+
   std::span<const int> core_cpus() const noexcept { return {cpus.data(), cpu_count}; }
 };
 

@@ -19,6 +19,10 @@ class CeilingMutex {
   /// Prepares the lock with its ceiling; at start-up, before any thread uses it.
   Status init(PriorityBand ceiling) noexcept;
 
+  /// Moves the ceiling of an initialised lock that no thread holds (to its host band, once the
+  /// engine knows its CPU).
+  Status move_ceiling(PriorityBand ceiling) noexcept;
+
   void lock() noexcept;
   void unlock() noexcept;
 

@@ -15,6 +15,17 @@ using PriorityBand = int;
 inline constexpr PriorityBand kLowestBand = 0;
 inline constexpr PriorityBand kHighestBand = 63;
 
+/// Host bands: where lanes of several nodes share a CPU, `kairos run` ranks the bands of all of
+/// them in one order (the system as deployed, docs/deploy.md) and gives each process the host band
+/// each of its bands runs at on that CPU. Set before the first thread starts; a thread started on
+/// `cpu` at `band` then runs at host_band(cpu, band), and so does a ceiling moved there. Bands
+/// without a host band, and threads on no CPU of their own, keep their band. Returns false for a
+/// CPU or band out of range.
+bool map_band(int cpu, PriorityBand band, PriorityBand host) noexcept;
+
+/// The band a thread on `cpu` at `band` runs at: its host band where one was mapped, else `band`.
+PriorityBand host_band(int cpu, PriorityBand band) noexcept;
+
 /// How the platform could honour priority bands.
 enum class SchedulingMode {
   kRealTime,    ///< strict fixed priorities (SCHED_FIFO on Linux)

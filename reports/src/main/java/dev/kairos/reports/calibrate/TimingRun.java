@@ -37,6 +37,19 @@ public record TimingRun(
   }
 
   /**
+   * How often a method did not keep its timing: activations not started in their start window, runs
+   * finished after their deadline (an SvM's GCT), activations still running at their deadline.
+   * Files written before these counts were kept read as none.
+   */
+  public record Misses(long startWindow, long deadline, long overruns) {
+    public static final Misses NONE = new Misses(0, 0, 0);
+
+    public long total() {
+      return startWindow + deadline + overruns;
+    }
+  }
+
+  /**
    * One method's measurements on the node, with the line of the file that holds them.
    *
    * @param wcetNs the WCET the node ran with (the model's, scaled to the node's hardware)
@@ -50,6 +63,7 @@ public record TimingRun(
       long wcetOverruns,
       Figures execution,
       Figures response,
+      Misses misses,
       int line) {
     public String name() {
       return instance + "." + method;
@@ -105,6 +119,10 @@ public record TimingRun(
               nonNegative(method, "wcet_overruns"),
               figures(method, "execution"),
               figures(method, "response"),
+              new Misses(
+                  optionalNonNegative(method, "start_window_misses"),
+                  optionalNonNegative(method, "deadline_misses"),
+                  optionalNonNegative(method, "overruns")),
               method.line()));
     }
     return new TimingRun(file, node, root.lineOf("node"), complete, clock, List.copyOf(methods));
@@ -150,6 +168,10 @@ public record TimingRun(
       throw new JsonText.Malformed(owner.lineOf(name), "\"" + name + "\" must not be negative");
     }
     return value;
+  }
+
+  private static long optionalNonNegative(JsonObject owner, String name) throws JsonText.Malformed {
+    return owner.members().containsKey(name) ? nonNegative(owner, name) : 0;
   }
 
   private static JsonText.Malformed missingOr(JsonObject owner, String name, String what) {
