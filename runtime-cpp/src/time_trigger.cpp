@@ -43,7 +43,15 @@ void Engine::release_all() noexcept {
           releasing ? wake : kal::MonotonicClock::now() + kTracePollInterval);
     }
     const kal::TimePoint now = kal::MonotonicClock::now();
+    const bool was_stopping = trigger.stopping;
     trigger.take_stop(*state_, now);
+    if (trigger.stopping && !was_stopping) {
+      // Nothing is released from here on: a request waiting for BCC admission must not wait for
+      // a conflicting SpM's next window, which will never come (it would keep the run going).
+      for (std::size_t i = 0; i < state_->binding_count; ++i) {
+        publish_release_state(i, trigger.cursor.released(i), trigger.cursor.next_opening(i));
+      }
+    }
     // Deadlines first: an activation still running at its deadline has missed it, and nobody
     // else may notice (its lane is busy running it). Then requests, then new releases.
     pass_watches(trigger, now);

@@ -628,3 +628,43 @@ TEST_CASE("requests beyond a service method's max-rate and its jitter are refuse
   REQUIRE(free_engine->admit_arrival(1) == Status::kInvalidArgument);
   REQUIRE(free_engine->counters().requests_over_rate == 0);
 }
+
+namespace {
+void stop_engine(void* servant) {
+  static_cast<Client*>(servant)->engine->request_stop();
+}
+}  // namespace
+
+TEST_CASE("a stop lets a request that waits for a conflicting window run, and the run end",
+          "[conformance][services][bcc][stop]") {
+  // A request for 'read' at 8.5 waits for 'update''s window at 10 (8.5 + 3 > 10). A stop at 8.6
+  // means that window never comes: the request is admitted then, served, and the run ends (it
+  // used to wait for the window for ever, and the node never finished its run).
+  static const kairos::SpmEntry update = store_update();
+  static const kairos::SpmEntry ask = one_shot("ask", 85);
+  static const kairos::SpmEntry stop = one_shot("stop", 86);
+  static const kairos::SvmEntry read = store_read();
+
+  auto engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  conformance::Worker writer;
+  writer.work = unit() * 2;
+  Client client;
+  client.engine = engine.get();
+  Service service;
+  REQUIRE(engine->add_spm(update, &writer, &conformance::work, &conformance::count_miss) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(ask, &client, &submit, nullptr) == kairos::kal::Status::kOk);
+  REQUIRE(engine->add_spm(stop, &client, &stop_engine, nullptr) == kairos::kal::Status::kOk);
+  REQUIRE(engine->add_svm(read, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
+  conformance::Outcome outcome;
+  outcome.records.reserve(16);
+  REQUIRE(engine->run_for(unit() * 1000, &conformance::collect, &outcome) ==
+          kairos::kal::Status::kOk);
+  REQUIRE(client.refused == 0);
+  REQUIRE(service.served == 1);
+  REQUIRE(engine->counters().requests_served == 1);
+  if (kSimulatedTime) {
+    REQUIRE(outcome.of(0).size() == 1);  // 'update' at 0 only
+  }
+}
