@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
       DiagramCommand.class,
       CalibrateCommand.class,
       ProbeCommand.class,
+      RunCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class KairosCli implements Callable<Integer> {

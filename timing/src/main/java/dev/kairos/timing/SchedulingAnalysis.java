@@ -9,7 +9,6 @@ import dev.kairos.ir.Tmos.Gate;
 import dev.kairos.ir.Tmos.Method;
 import dev.kairos.ir.Tmos.Spm;
 import dev.kairos.ir.Tmos.Svm;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -168,6 +167,39 @@ public final class SchedulingAnalysis {
     return wait;
   }
 
+  /**
+   * A method as the response-time analysis takes it, before its band, blocking and jitter: its WCET
+   * scaled to the node's hardware with its gates' waits, and what the platform charges a job.
+   */
+  static TaskDraft draft(
+      Node node,
+      PlatformOverheads overheads,
+      Deployment deployment,
+      Method method,
+      List<Finding> notes) {
+    final long wait = gateWait(deployment, method.name(), method.calls(), notes);
+    final Set<String> segments = Resources.segmentsOf(deployment.instance(), method.uses());
+    final long wcet = Resources.scale(method.wcetNs(), node.hardware().speed());
+    final TaskDraft draft =
+        new TaskDraft(
+            deployment.instance(),
+            method.name(),
+            method.service() ? TaskReport.Kind.SVM : TaskReport.Kind.SPM,
+            method.criticality(),
+            method.periodNs(),
+            wcet + wait,
+            overheads.chargedNs(
+                    wcet,
+                    segments.size(),
+                    PlatformOverheads.messages(method.service(), method.calls().size()))
+                + wait,
+            method.relativeDeadlineNs(),
+            method.source(),
+            segments);
+    draft.replyWaitNs = wait;
+    return draft;
+  }
+
   /** One processor: every deployment of the node shares it; no release jitter. */
   static ProcessorReport analyseProcessor(Node node) {
     return analyseProcessor(node, java.util.Map.of());
@@ -180,7 +212,6 @@ public final class SchedulingAnalysis {
    * (Tindell and Clark). Methods without an entry have none.
    */
   static ProcessorReport analyseProcessor(Node node, java.util.Map<String, Long> arrivalJitterNs) {
-    final BigDecimal speed = node.hardware().speed();
     final PlatformOverheads overheads = PlatformOverheads.of(node);
     final List<TaskDraft> drafts = new ArrayList<>();
     final List<Finding> notes = new ArrayList<>();
@@ -190,26 +221,7 @@ public final class SchedulingAnalysis {
         if (method.service() && method.periodNs() == 0) {
           notes.add(new Finding.UnboundedServiceLoad(name));
         }
-        final long wait = gateWait(deployment, method.name(), method.calls(), notes);
-        final Set<String> segments = Resources.segmentsOf(deployment.instance(), method.uses());
-        final long wcet = Resources.scale(method.wcetNs(), speed);
-        final TaskDraft draft =
-            new TaskDraft(
-                deployment.instance(),
-                method.name(),
-                method.service() ? TaskReport.Kind.SVM : TaskReport.Kind.SPM,
-                method.criticality(),
-                method.periodNs(),
-                wcet + wait,
-                overheads.chargedNs(
-                        wcet,
-                        segments.size(),
-                        PlatformOverheads.messages(method.service(), method.calls().size()))
-                    + wait,
-                method.relativeDeadlineNs(),
-                method.source(),
-                segments);
-        draft.replyWaitNs = wait;
+        final TaskDraft draft = draft(node, overheads, deployment, method, notes);
         draft.jitterNs =
             method.service()
                 ? overheads.requestJitterNs(arrivalJitterNs.getOrDefault(name, 0L))

@@ -61,6 +61,25 @@ class RunLogTest {
   }
 
   @Test
+  void gateLinesAreKeptPerNodeInTheirOrder() throws MalformedLine {
+    final RunLog.Parsed parsed =
+        RunLog.parse(
+            List.of(
+                "gate node=mission1 gate=planner.sensors callee=sensors.sample calls=20"
+                    + " answered=19 late=1 failed=0 max_round_trip_us=229.4"
+                    + " analysed_bound_us=3450.0 deadline_us=5000.0",
+                "gate gate=hud.tracking callee=tracker.tracks calls=3 answered=3 late=0 failed=0"
+                    + " max_round_trip_us=60.1 analysed_bound_us=28200.0 deadline_us=40000.0"),
+            "mission1",
+            NODES);
+    final List<java.util.Map<String, String>> gates = parsed.gates().get("mission1");
+    assertEquals(2, gates.size());
+    assertEquals("planner.sensors", gates.get(0).get("gate"));
+    assertEquals("1", gates.get(0).get("late"));
+    assertEquals("hud.tracking", gates.get(1).get("gate"));
+  }
+
+  @Test
   void otherLinesAreSkippedAndCounted() throws MalformedLine {
     final RunLog.Parsed parsed =
         RunLog.parse(

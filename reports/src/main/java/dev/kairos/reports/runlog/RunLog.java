@@ -66,11 +66,13 @@ public final class RunLog {
 
   /**
    * A log read: its activations per node (in the order of the log), the fields of each node's
-   * summary line, and the lines that were not a node's (how many, and the first one's number).
+   * summary line and of its gate lines (in their order), and the lines that were not a node's (how
+   * many, and the first one's number).
    */
   public record Parsed(
       Map<String, List<MeasuredActivation>> activations,
       Map<String, Map<String, String>> summaries,
+      Map<String, List<Map<String, String>>> gates,
       int skippedLines,
       int firstSkippedLine) {}
 
@@ -123,6 +125,7 @@ public final class RunLog {
       throws MalformedLine {
     final Map<String, List<MeasuredActivation>> activations = new LinkedHashMap<>();
     final Map<String, Map<String, String>> summaries = new LinkedHashMap<>();
+    final Map<String, List<Map<String, String>>> gates = new LinkedHashMap<>();
     int skipped = 0;
     int firstSkipped = 0;
     int count = 0;
@@ -147,7 +150,12 @@ public final class RunLog {
           final Map<String, String> fields = fields(number, text.substring(space + 1));
           summaries.put(node(number, fields, defaultNode, nodes), fields);
         }
-        case "gate" -> fields(number, text.substring(space + 1));
+        case "gate" -> {
+          final Map<String, String> fields = fields(number, text.substring(space + 1));
+          gates
+              .computeIfAbsent(node(number, fields, defaultNode, nodes), n -> new ArrayList<>())
+              .add(fields);
+        }
         default -> {
           if (!text.isEmpty()) {
             skipped++;
@@ -156,7 +164,7 @@ public final class RunLog {
         }
       }
     }
-    return new Parsed(activations, summaries, skipped, firstSkipped);
+    return new Parsed(activations, summaries, gates, skipped, firstSkipped);
   }
 
   /** `key=value` words, each key once. */

@@ -1,0 +1,293 @@
+package dev.kairos.cli;
+
+import dev.kairos.reports.calibrate.JsonText;
+import dev.kairos.reports.calibrate.TimingRun;
+import dev.kairos.reports.runlog.RunLog;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The nodes of a run as processes of this host: each started with its CPUs, its duration, a timings
+ * file and one epoch for all ({@code --start-at}, two seconds after they start, so that no node
+ * releases anything before every node has set up and met its peers), its standard output and errors
+ * in DIR/NODE.log. SIGINT and SIGTERM to kairos stop every node at a clean point (each prints its
+ * summary and writes its timings, as on its own); kairos waits for them and still reads what they
+ * wrote. A node that does not end within a minute of its duration (or of being asked to stop) is
+ * killed, and the run says so.
+ */
+final class NodeProcesses {
+  /** What a finished run left: each node's timings and gate lines, and whether all ended well. */
+  record Outcome(
+      Map<String, TimingRun> timings,
+      Map<String, List<Map<String, String>>> gateLines,
+      boolean clean) {}
+
+  private static final long GRACE_SECONDS = 60;
+
+  /**
+   * From starting the nodes to their common epoch: time for every process to start, lock its
+   * memory, connect its routes and meet its peers (tens of milliseconds on an idle machine).
+   */
+  static final long START_LEAD_NANOS = 2_000_000_000L;
+
+  private static final long KILL_AFTER_SECONDS = 10;
+
+  private final Path runDirectory;
+  private final Map<String, Path> binaries;
+  private final String duration;
+  private final String peerWait;
+  private final PrintWriter out;
+  private final PrintWriter err;
+  private final Map<String, Process> running = new LinkedHashMap<>();
+  private volatile boolean stopping;
+
+  NodeProcesses(
+      Path runDirectory,
+      Map<String, Path> binaries,
+      String duration,
+      String peerWait,
+      PrintWriter out,
+      PrintWriter err) {
+    this.runDirectory = runDirectory;
+    this.binaries = binaries;
+    this.duration = duration;
+    this.peerWait = peerWait;
+    this.out = out;
+    this.err = err;
+  }
+
+  private Path log(String node) {
+    return runDirectory.resolve(node + ".log");
+  }
+
+  private Path timingsFile(String node) {
+    return runDirectory.resolve(node + ".timings.json");
+  }
+
+  /** Runs every node with its CPU options until all have ended. */
+  Outcome run(Map<String, List<String>> cpuOptions) throws IOException {
+    boolean clean = true;
+    final List<Object> previousHandlers = forwardStopSignals();
+    final java.time.Instant now = java.time.Instant.now();
+    final long startAt = now.getEpochSecond() * 1_000_000_000L + now.getNano() + START_LEAD_NANOS;
+    try {
+      for (Map.Entry<String, Path> node : binaries.entrySet()) {
+        Files.deleteIfExists(timingsFile(node.getKey()));
+        final List<String> command = new ArrayList<>(List.of(node.getValue().toString()));
+        command.addAll(cpuOptions.getOrDefault(node.getKey(), List.of()));
+        command.addAll(
+            List.of(
+                "--duration",
+                duration,
+                "--peer-wait",
+                peerWait,
+                "--start-at",
+                Long.toString(startAt),
+                "--quiet",
+                "--timings",
+                timingsFile(node.getKey()).toString()));
+        final Process process;
+        try {
+          process =
+              new ProcessBuilder(command)
+                  .redirectErrorStream(true)
+                  .redirectOutput(log(node.getKey()).toFile())
+                  .start();
+        } catch (IOException e) {
+          err.println("kairos: error: cannot start node " + node.getKey() + ": " + e.getMessage());
+          clean = false;
+          break;
+        }
+        synchronized (running) {
+          running.put(node.getKey(), process);
+        }
+        out.println(
+            "start: "
+                + node.getKey()
+                + " (pid "
+                + process.pid()
+                + ") "
+                + String.join(" ", command.subList(1, command.size())));
+        out.flush();
+      }
+      if (!clean) {
+        stopAll();
+      }
+      out.println(
+          duration.equals("forever")
+              ? "run: until Ctrl+C or SIGTERM"
+              : "run: for " + duration + " (Ctrl+C or SIGTERM stops it sooner)");
+      out.flush();
+      clean &= awaitAll();
+    } finally {
+      restoreSignals(previousHandlers);
+    }
+    return collect(clean);
+  }
+
+  /** Waits for every node; true when each ended by itself with exit code 0. */
+  private boolean awaitAll() {
+    final long limitNanos = runLimitNanos();
+    final long started = System.nanoTime();
+    long stopAskedAt = 0;
+    boolean clean = true;
+    for (Map.Entry<String, Process> node : snapshot().entrySet()) {
+      final Process process = node.getValue();
+      try {
+        while (!process.waitFor(200, TimeUnit.MILLISECONDS)) {
+          final long now = System.nanoTime();
+          if (stopping && stopAskedAt == 0) {
+            stopAskedAt = now;
+          }
+          final boolean overdue =
+              limitNanos > 0 && now - started > limitNanos
+                  || stopAskedAt != 0
+                      && now - stopAskedAt > TimeUnit.SECONDS.toNanos(GRACE_SECONDS);
+          if (overdue && !stopping) {
+            err.println("kairos: warning: the nodes run past their duration; asking them to stop");
+            stopAll();
+            stopAskedAt = now;
+          } else if (overdue
+              && now - stopAskedAt > TimeUnit.SECONDS.toNanos(GRACE_SECONDS + KILL_AFTER_SECONDS)) {
+            err.println("kairos: error: node " + node.getKey() + " did not stop: killed");
+            process.destroyForcibly();
+            process.waitFor();
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        stopAll();
+        return false;
+      }
+      if (process.exitValue() != 0) {
+        err.println(
+            "kairos: error: node "
+                + node.getKey()
+                + " ended with exit code "
+                + process.exitValue()
+                + " (its log: "
+                + log(node.getKey())
+                + ")");
+        clean = false;
+      }
+    }
+    return clean;
+  }
+
+  /** The duration plus the start, the peers' wait and a minute, in nanoseconds; 0 for forever. */
+  private long runLimitNanos() {
+    if (duration.equals("forever")) {
+      return 0;
+    }
+    return nanos(duration)
+        + START_LEAD_NANOS
+        + nanos(peerWait)
+        + TimeUnit.SECONDS.toNanos(GRACE_SECONDS);
+  }
+
+  /** A time as the nodes take it (RunCommand checked its form). */
+  static long nanos(String time) {
+    final String digits = time.replaceAll("[a-z]+$", "");
+    final String unit = time.substring(digits.length());
+    final long scale =
+        switch (unit) {
+          case "ns" -> 1L;
+          case "us" -> 1_000L;
+          case "ms" -> 1_000_000L;
+          case "s" -> 1_000_000_000L;
+          default -> 60_000_000_000L;
+        };
+    return Math.multiplyExact(Long.parseLong(digits), scale);
+  }
+
+  private Map<String, Process> snapshot() {
+    synchronized (running) {
+      return new LinkedHashMap<>(running);
+    }
+  }
+
+  /** SIGTERM to every node still running: each stops at a clean point. */
+  private void stopAll() {
+    stopping = true;
+    snapshot().values().forEach(Process::destroy);
+  }
+
+  /**
+   * SIGINT and SIGTERM to kairos stop the nodes instead of kairos: the handlers ask each node to
+   * stop, and kairos goes on to read what they wrote. The previous handlers come back after the
+   * run. (A terminal's Ctrl+C reaches the nodes too, in the same process group; asking twice does
+   * no harm.)
+   */
+  private List<Object> forwardStopSignals() {
+    final List<Object> previous = new ArrayList<>();
+    for (String name : List.of("INT", "TERM")) {
+      try {
+        final sun.misc.Signal signal = new sun.misc.Signal(name);
+        previous.add(signal);
+        previous.add(
+            sun.misc.Signal.handle(
+                signal,
+                received -> {
+                  if (!stopping) {
+                    err.println("kairos: SIG" + received.getName() + ": stopping the nodes");
+                    err.flush();
+                  }
+                  stopAll();
+                }));
+      } catch (IllegalArgumentException | UnsupportedOperationException notHere) {
+        // The JVM keeps this signal (or the platform has none): its default action stays.
+      }
+    }
+    return previous;
+  }
+
+  private static void restoreSignals(List<Object> previous) {
+    for (int i = 0; i + 1 < previous.size(); i += 2) {
+      sun.misc.Signal.handle(
+          (sun.misc.Signal) previous.get(i), (sun.misc.SignalHandler) previous.get(i + 1));
+    }
+  }
+
+  /** Reads each node's timings file and its log's gate lines, saying what could not be read. */
+  private Outcome collect(boolean clean) {
+    final Map<String, TimingRun> timings = new LinkedHashMap<>();
+    final Map<String, List<Map<String, String>>> gateLines = new LinkedHashMap<>();
+    boolean readable = clean;
+    for (String node : binaries.keySet()) {
+      final Path file = timingsFile(node);
+      try {
+        timings.put(node, TimingRun.parse(file.toString(), Files.readString(file)));
+      } catch (IOException | JsonText.Malformed e) {
+        err.println("kairos: warning: node " + node + " wrote no readable timings (" + file + ")");
+        readable = false;
+      }
+      final List<String> lines;
+      try {
+        lines = Files.readAllLines(log(node), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        continue;
+      }
+      lines.stream()
+          .filter(l -> l.startsWith("kairos: warning") || l.contains(": error:"))
+          .forEach(l -> err.println(node + ": " + l));
+      try {
+        final RunLog.Parsed parsed = RunLog.parse(lines, node, Set.of(node));
+        gateLines.put(node, parsed.gates().getOrDefault(node, List.of()));
+      } catch (RunLog.MalformedLine e) {
+        err.println("kairos: warning: " + log(node) + ": " + e.getMessage());
+        readable = false;
+      }
+    }
+    err.flush();
+    return new Outcome(timings, gateLines, readable);
+  }
+}

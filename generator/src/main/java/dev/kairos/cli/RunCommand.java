@@ -1,0 +1,354 @@
+package dev.kairos.cli;
+
+import static dev.kairos.cli.KairosCli.MODEL_ERRORS;
+import static dev.kairos.cli.KairosCli.OK;
+import static dev.kairos.cli.KairosCli.USAGE;
+
+import dev.kairos.generator.pipeline.CheckPipeline;
+import dev.kairos.ir.Platform;
+import dev.kairos.ir.SystemModel;
+import dev.kairos.reports.RunTable;
+import dev.kairos.timing.DeployedAnalysis;
+import dev.kairos.timing.NodePlan;
+import dev.kairos.timing.TimingPlan;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * `kairos run`: the nodes of a system started on this host as the analysis assumed them, each core
+ * pinned to a host CPU, and afterwards one table of what they measured beside their bounds as
+ * deployed. Building is {@link NodeBuild}'s, starting and stopping {@link NodeProcesses}'s.
+ */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description =
+        "Checks the system as deployed on this host's CPUs, builds its nodes, runs each pinned to"
+            + " its CPUs, and prints every method's and gate's measured maximum beside its bound.")
+final class RunCommand extends ModelCommand {
+  private static final Pattern DURATION = Pattern.compile("forever|[0-9]{1,12}(ns|us|ms|s|min)");
+
+  @Option(
+      names = "--system",
+      paramLabel = "SYSTEM",
+      description = "the system to run (default: the model's only system)")
+  String systemName;
+
+  @Option(
+      names = "--nodes",
+      split = ",",
+      paramLabel = "NODE",
+      description = "run only these nodes of the system, e.g. --nodes mission1,mission2")
+  List<String> onlyNodes;
+
+  @Option(
+      names = "--duration",
+      paramLabel = "TIME",
+      defaultValue = "forever",
+      description =
+          "how long the nodes run, e.g. 2s, 1500ms, 10min (default: ${DEFAULT-VALUE}, until"
+              + " Ctrl+C or SIGTERM, which stop every node at a clean point)")
+  String duration;
+
+  @Option(
+      names = "--share-cpus",
+      description =
+          "where this host has fewer CPUs than the system has cores, let cores of different nodes"
+              + " share a CPU, analysed together on it (the system as deployed)")
+  boolean shareCpus;
+
+  @Option(
+      names = "--host-cpus",
+      paramLabel = "LIST",
+      description =
+          "the host CPUs the nodes may use, e.g. 0-3 or 2,3 (default: every CPU this process may"
+              + " use)")
+  String hostCpuList;
+
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "DIR",
+      description =
+          "the run's directory: generated code in DIR/src, the build in DIR/build, each node's"
+              + " log and timings beside them (default: kairos-run/SYSTEM)")
+  Path output;
+
+  @Option(
+      names = "--impl",
+      paramLabel = "DIR",
+      description =
+          "hand-written method bodies, as for kairos generate (default: src/ beside the first model)")
+  Path impl;
+
+  @Option(
+      names = "--clang-format",
+      paramLabel = "COMMAND",
+      description = "clang-format for the generated C++, as for kairos generate")
+  String clangFormat;
+
+  @Option(
+      names = "--peer-wait",
+      paramLabel = "TIME",
+      defaultValue = "5s",
+      description = "how long each node waits for the nodes it calls (default: ${DEFAULT-VALUE})")
+  String peerWait;
+
+  @Override
+  public Integer call() throws IOException {
+    for (String[] option : new String[][] {{"--duration", duration}, {"--peer-wait", peerWait}}) {
+      if (!DURATION.matcher(option[1]).matches()
+          || option[0].equals("--peer-wait") && option[1].equals("forever")) {
+        err()
+            .println(
+                "kairos: error: "
+                    + option[0]
+                    + " "
+                    + option[1]
+                    + ": expected a time such as 2s, 1500ms or 10min"
+                    + (option[0].equals("--duration") ? ", or forever" : ""));
+        return USAGE;
+      }
+    }
+    final List<Integer> hostCpus;
+    try {
+      hostCpus = hostCpuList != null ? HostCpus.parse(hostCpuList) : HostCpus.available();
+    } catch (IllegalArgumentException e) {
+      err().println("kairos: error: --host-cpus " + hostCpuList + ": " + e.getMessage());
+      return USAGE;
+    }
+    final int[] exit = {OK};
+    final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, true);
+    if (loaded.isEmpty() || exit[0] != OK) {
+      return exit[0];
+    }
+    final Optional<CheckPipeline.Analysed> analysed =
+        analysed(loaded.get(), true, "kairos: nothing run");
+    if (analysed.isEmpty()) {
+      return MODEL_ERRORS;
+    }
+    final SystemModel system = analysed.get().system();
+    final TimingPlan plan = analysed.get().report();
+    final Optional<List<NodePlan>> chosen = chosenNodes(system, plan);
+    if (chosen.isEmpty()) {
+      return USAGE;
+    }
+    final List<NodePlan> nodes = chosen.get();
+    for (NodePlan node : nodes) {
+      if (node.node().os() != Platform.OperatingSystem.LINUX) {
+        err()
+            .println(
+                "kairos: error: node "
+                    + node.node().name()
+                    + " is os sim: kairos run starts Linux nodes; the nodes of an os sim system run"
+                    + " in one simulated process, the executable kairos generate builds for it");
+        return USAGE;
+      }
+    }
+    if (!plan.schedulable()) {
+      err().println("kairos: error: the model is not schedulable (see kairos check); nothing run");
+      return MODEL_ERRORS;
+    }
+    final Optional<DeployedAnalysis.AsDeployed> deployment = deploy(system, plan, nodes, hostCpus);
+    if (deployment.isEmpty()) {
+      return MODEL_ERRORS;
+    }
+    final Path runDirectory =
+        (output != null ? output : Path.of("kairos-run", runName(system)))
+            .toAbsolutePath()
+            .normalize();
+    final NodeBuild build = new NodeBuild(runDirectory, out(), err());
+    if (!build.generate(files, impl, clangFormat) || !build.build(nodes)) {
+      return MODEL_ERRORS;
+    }
+    final NodeProcesses processes =
+        new NodeProcesses(runDirectory, build.binaries(), duration, peerWait, out(), err());
+    final NodeProcesses.Outcome outcome = processes.run(cpuArguments(deployment.get(), hostCpus));
+    final List<RunTable.Row> rows =
+        RunTable.rows(deployment.get(), outcome.timings(), outcome.gateLines());
+    out().print(RunTable.text(rows, deployment.get()));
+    out().println("run directory: " + shownPath(runDirectory));
+    out().flush();
+    return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() ? MODEL_ERRORS : OK;
+  }
+
+  /** The nodes to run: the chosen system's, or the one --nodes names; empty after an error. */
+  private Optional<List<NodePlan>> chosenNodes(SystemModel system, TimingPlan plan) {
+    final List<String> names;
+    if (systemName != null) {
+      final Optional<Platform.DistributedSystem> named =
+          system.systems().stream().filter(s -> s.name().equals(systemName)).findFirst();
+      if (named.isEmpty()) {
+        err()
+            .println(
+                "kairos: error: --system "
+                    + systemName
+                    + ": no such system in the model"
+                    + systemsClause(system));
+        return Optional.empty();
+      }
+      names = named.get().nodes();
+    } else if (system.systems().size() == 1) {
+      names = system.systems().get(0).nodes();
+    } else if (system.systems().isEmpty()) {
+      names = system.nodes().stream().map(Platform.Node::name).toList();
+    } else {
+      err()
+          .println(
+              "kairos: error: the model has several systems: name one with --system"
+                  + systemsClause(system));
+      return Optional.empty();
+    }
+    final List<String> wanted = onlyNodes != null ? onlyNodes : names;
+    final List<NodePlan> chosen = new ArrayList<>();
+    for (String name : wanted) {
+      final Optional<NodePlan> node =
+          plan.nodes().stream().filter(n -> n.node().name().equals(name)).findFirst();
+      if (!names.contains(name) || node.isEmpty()) {
+        err()
+            .println(
+                "kairos: error: --nodes: "
+                    + name
+                    + " is not a node of the system (its nodes: "
+                    + String.join(", ", names)
+                    + ")");
+        return Optional.empty();
+      }
+      chosen.add(node.get());
+    }
+    if (chosen.isEmpty()) {
+      err().println("kairos: error: the model has no node to run");
+      return Optional.empty();
+    }
+    return Optional.of(chosen);
+  }
+
+  private static String systemsClause(SystemModel system) {
+    return system.systems().isEmpty()
+        ? ""
+        : " (its systems: "
+            + String.join(
+                ", ", system.systems().stream().map(Platform.DistributedSystem::name).toList())
+            + ")";
+  }
+
+  private String runName(SystemModel system) {
+    if (systemName != null) {
+      return systemName;
+    }
+    return system.systems().size() == 1 ? system.systems().get(0).name() : system.modelName();
+  }
+
+  /**
+   * Every core on a host CPU, analysed as deployed; empty after saying why the system cannot run so
+   * on this host (too few CPUs, or not schedulable with the cores that share one).
+   */
+  private Optional<DeployedAnalysis.AsDeployed> deploy(
+      SystemModel system, TimingPlan plan, List<NodePlan> nodes, List<Integer> hostCpus) {
+    final int cores = nodes.stream().mapToInt(n -> n.node().hardware().cores()).sum();
+    if (cores > hostCpus.size() && !shareCpus) {
+      err()
+          .println(
+              "kairos: error: the system's nodes have "
+                  + cores
+                  + " cores and this host gives them "
+                  + hostCpus.size()
+                  + " CPU"
+                  + (hostCpus.size() == 1 ? "" : "s")
+                  + " ("
+                  + HostCpus.describe(hostCpus)
+                  + "): each core needs a CPU of its own, as kairos check assumed; give"
+                  + " --share-cpus to let cores of different nodes share a CPU, analysed together"
+                  + " on it; nothing run");
+      return Optional.empty();
+    }
+    final Optional<Map<DeployedAnalysis.NodeCore, Integer>> placed =
+        DeployedAnalysis.placeSchedulable(system, plan, nodes, hostCpus.size());
+    if (placed.isEmpty()) {
+      final NodePlan widest =
+          nodes.stream()
+              .max(java.util.Comparator.comparingInt(n -> n.node().hardware().cores()))
+              .orElseThrow();
+      err()
+          .println(
+              "kairos: error: node "
+                  + widest.node().name()
+                  + " has "
+                  + widest.node().hardware().cores()
+                  + " cores and this host gives it "
+                  + hostCpus.size()
+                  + " CPU"
+                  + (hostCpus.size() == 1 ? "" : "s")
+                  + ": two cores of one node never share a CPU; nothing run");
+      return Optional.empty();
+    }
+    final DeployedAnalysis.AsDeployed deployment =
+        DeployedAnalysis.analyse(system, plan, placed.get());
+    out().print(RunTable.deploymentText(deployment, hostCpus));
+    out().flush();
+    if (!deployment.schedulable()) {
+      err()
+          .println(
+              "kairos: error: the system is not schedulable as deployed on "
+                  + hostCpus.size()
+                  + " CPU"
+                  + (hostCpus.size() == 1 ? "" : "s")
+                  + " (above); nothing run");
+      return Optional.empty();
+    }
+    return Optional.of(deployment);
+  }
+
+  /**
+   * Each node's options for where it runs: --cpu for one core, --cpus with a CPU per core
+   * otherwise, and --band-map with the host band of each of its bands on a shared CPU.
+   */
+  private static Map<String, List<String>> cpuArguments(
+      DeployedAnalysis.AsDeployed deployment, List<Integer> hostCpus) {
+    final Map<String, java.util.TreeMap<Integer, Integer>> byNode = new LinkedHashMap<>();
+    for (DeployedAnalysis.HostCpu cpu : deployment.cpus()) {
+      for (DeployedAnalysis.NodeCore core : cpu.cores()) {
+        byNode
+            .computeIfAbsent(core.node(), n -> new java.util.TreeMap<>())
+            .put(core.core(), hostCpus.get(cpu.cpu()));
+      }
+    }
+    final Map<String, List<String>> arguments = new LinkedHashMap<>();
+    byNode.forEach(
+        (node, cores) -> {
+          final List<String> options = new ArrayList<>();
+          if (cores.size() == 1) {
+            options.addAll(List.of("--cpu", Integer.toString(cores.firstEntry().getValue())));
+          } else {
+            options.addAll(
+                List.of(
+                    "--cpus",
+                    String.join(",", cores.values().stream().map(String::valueOf).toList())));
+          }
+          final List<String> bands =
+              deployment.hostBands().stream()
+                  .filter(b -> b.node().equals(node))
+                  .map(b -> b.core() + ":" + b.band() + "=" + b.hostBand())
+                  .toList();
+          if (!bands.isEmpty()) {
+            options.addAll(List.of("--band-map", String.join(",", bands)));
+          }
+          arguments.put(node, options);
+        });
+    return arguments;
+  }
+
+  private static String shownPath(Path path) {
+    final Path workingDirectory = Path.of("").toAbsolutePath();
+    return path.startsWith(workingDirectory)
+        ? workingDirectory.relativize(path).toString()
+        : path.toString();
+  }
+}

@@ -1,0 +1,338 @@
+package dev.kairos.reports;
+
+import dev.kairos.reports.calibrate.TimingRun;
+import dev.kairos.timing.DeployedAnalysis;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The table `kairos run` prints after a run: every method and gate of the system with its measured
+ * maximum beside its bound as deployed and its deadline. A method's figures come from its node's
+ * timings file (from its release, or a request's arrival, to its return), a gate's from the node's
+ * gate line. A late call's round trip is at least the gate's deadline, so a gate with late calls
+ * has its deadline as the maximum, not the longest answered call.
+ */
+public final class RunTable {
+  private RunTable() {}
+
+  /** What a row's measurements say against its bound. */
+  public enum Verdict {
+    /** Every measured time within the bound as deployed. */
+    WITHIN("within"),
+    /** A measured time above the bound as deployed (and perhaps above the deadline). */
+    ABOVE_BOUND("ABOVE BOUND"),
+    /** An activation missed its start window or deadline, or a call was late or failed. */
+    MISSED("MISSED"),
+    /** Measured, but the analysis bounds it by nothing (a soft method it does not guarantee). */
+    NO_BOUND("no bound"),
+    /** Nothing measured: never released or called in the run, or its node wrote nothing. */
+    NOT_MEASURED("not measured");
+
+    private final String text;
+
+    Verdict(String text) {
+      this.text = text;
+    }
+
+    public String text() {
+      return text;
+    }
+  }
+
+  /**
+   * One row: a method or a gate, measured ({@code count} runs or calls, {@code maxNs} the longest,
+   * {@code misses} those that missed), with its bound as deployed and its deadline, both from the
+   * same instant as the measurement (-1: no bound).
+   */
+  public record Row(
+      String node,
+      String item,
+      String kind,
+      boolean hard,
+      int cpu,
+      long count,
+      long maxNs,
+      long misses,
+      long boundNs,
+      long deadlineNs,
+      Verdict verdict) {
+    /**
+     * Whether this row fails the run: a hard item that missed, went above its bound, or has none
+     * (which a schedulable deployment never leaves a hard item).
+     */
+    public boolean fails() {
+      return hard
+          && (verdict == Verdict.ABOVE_BOUND
+              || verdict == Verdict.MISSED
+              || verdict == Verdict.NO_BOUND);
+    }
+  }
+
+  /**
+   * The rows of a run: for each node in the deployment's order its methods, then its gates.
+   *
+   * @param timings each node's timings file, where it wrote one
+   * @param gateLines each node's gate lines, as its log has them
+   */
+  public static List<Row> rows(
+      DeployedAnalysis.AsDeployed deployment,
+      Map<String, TimingRun> timings,
+      Map<String, List<Map<String, String>>> gateLines) {
+    final List<Row> rows = new ArrayList<>();
+    final List<String> nodes =
+        deployment.tasks().stream().map(DeployedAnalysis.DeployedTask::node).distinct().toList();
+    for (String node : nodes) {
+      final TimingRun run = timings.get(node);
+      for (DeployedAnalysis.DeployedTask task : deployment.tasks()) {
+        if (task.node().equals(node)) {
+          rows.add(methodRow(task, run));
+        }
+      }
+      for (DeployedAnalysis.DeployedGate gate : deployment.gates()) {
+        if (gate.node().equals(node)) {
+          rows.add(gateRow(gate, gateLines.getOrDefault(node, List.of())));
+        }
+      }
+    }
+    return rows;
+  }
+
+  private static Row methodRow(DeployedAnalysis.DeployedTask task, TimingRun run) {
+    final TimingRun.Method measured =
+        run == null
+            ? null
+            : run.methods().stream()
+                .filter(
+                    m ->
+                        m.instance().equals(task.task().instance())
+                            && m.method().equals(task.task().method()))
+                .findFirst()
+                .orElse(null);
+    final long offset = task.windowOpenNs();
+    final long bound = task.boundNs() < 0 ? -1 : offset + task.boundNs();
+    final long deadline = offset + task.task().deadlineNs();
+    final long count = measured == null ? 0 : measured.response().count();
+    final long max = measured == null ? 0 : measured.response().maxNs();
+    final long misses = measured == null ? 0 : measured.misses().total();
+    return new Row(
+        task.node(),
+        task.task().name(),
+        task.task().kind().name().toLowerCase(Locale.ROOT),
+        task.counts(),
+        task.cpu(),
+        count,
+        max,
+        misses,
+        bound,
+        deadline,
+        verdict(count, max, misses, bound, measured != null));
+  }
+
+  private static Row gateRow(DeployedAnalysis.DeployedGate gate, List<Map<String, String>> lines) {
+    final String name = gate.gate().caller() + "." + gate.gate().gate();
+    final Map<String, String> line =
+        lines.stream().filter(l -> name.equals(l.get("gate"))).findFirst().orElse(null);
+    final long deadline = gate.gate().deadlineNs();
+    if (line == null) {
+      return new Row(
+          gate.node(),
+          name,
+          "gate",
+          gate.hard(),
+          -1,
+          0,
+          0,
+          0,
+          gate.boundNs(),
+          deadline,
+          Verdict.NOT_MEASURED);
+    }
+    final long calls = count(line, "calls");
+    final long late = count(line, "late");
+    final long failed = count(line, "failed");
+    final long answeredMax = micros(line.get("max_round_trip_us"));
+    // A late call had no reply by the deadline: its round trip is the deadline at least.
+    final long max = late > 0 ? Math.max(answeredMax, deadline) : answeredMax;
+    return new Row(
+        gate.node(),
+        name,
+        "gate",
+        gate.hard(),
+        -1,
+        calls,
+        max,
+        late + failed,
+        gate.boundNs(),
+        deadline,
+        verdict(calls, max, late + failed, gate.boundNs(), true));
+  }
+
+  private static Verdict verdict(
+      long count, long maxNs, long misses, long boundNs, boolean measured) {
+    if (misses > 0) {
+      return Verdict.MISSED;
+    }
+    if (!measured || count == 0) {
+      return Verdict.NOT_MEASURED;
+    }
+    if (boundNs < 0) {
+      return Verdict.NO_BOUND;
+    }
+    return maxNs > boundNs ? Verdict.ABOVE_BOUND : Verdict.WITHIN;
+  }
+
+  private static long count(Map<String, String> line, String key) {
+    try {
+      return Long.parseLong(line.getOrDefault(key, "0"));
+    } catch (NumberFormatException notACount) {
+      return 0;
+    }
+  }
+
+  /** A gate line's microseconds ({@code 229.4}) in nanoseconds; 0 for a word (unmeasured). */
+  private static long micros(String text) {
+    if (text == null) {
+      return 0;
+    }
+    try {
+      return Math.round(Double.parseDouble(text) * 1000.0);
+    } catch (NumberFormatException word) {
+      return 0;
+    }
+  }
+
+  /** The table as text: a header, a line per row, and a closing verdict line. */
+  public static String text(List<Row> rows, DeployedAnalysis.AsDeployed deployment) {
+    final StringBuilder out = new StringBuilder();
+    final String format = "%-10s %-28s %-4s %-4s %4s %7s %12s %12s %12s  %s%n";
+    out.append(
+        String.format(
+            Locale.ROOT,
+            format,
+            "node",
+            "method or gate",
+            "kind",
+            "crit",
+            "cpu",
+            "count",
+            "max",
+            "bound",
+            "deadline",
+            "verdict"));
+    for (Row row : rows) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              format,
+              row.node(),
+              row.item(),
+              row.kind(),
+              row.hard() ? "hard" : "soft",
+              row.cpu() < 0 ? "-" : Integer.toString(row.cpu()),
+              Long.toString(row.count()),
+              row.count() == 0 ? "-" : Figures.duration(row.maxNs()),
+              row.boundNs() < 0 ? "none" : Figures.duration(row.boundNs()),
+              Figures.duration(row.deadlineNs()),
+              row.verdict().text() + (row.misses() > 0 ? " (" + row.misses() + ")" : "")));
+    }
+    final long failing = rows.stream().filter(Row::fails).count();
+    final long unmeasured =
+        rows.stream().filter(r -> r.hard() && r.verdict() == Verdict.NOT_MEASURED).count();
+    final String notMeasured =
+        unmeasured == 0
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                " (%d hard item%s not measured: never released or called)",
+                unmeasured,
+                unmeasured == 1 ? "" : "s");
+    out.append(
+        failing == 0
+            ? String.format(
+                Locale.ROOT,
+                "run: every hard method and gate measured within its bound%s%s%n",
+                deployment.sharesCpus() ? " as deployed" : "",
+                notMeasured)
+            : String.format(
+                Locale.ROOT,
+                "run: %d hard item%s missed or measured above %s bound%s%n",
+                failing,
+                failing == 1 ? "" : "s",
+                failing == 1 ? "its" : "their",
+                notMeasured));
+    return out.toString();
+  }
+
+  /**
+   * Where the system runs before it starts: each host CPU and the node cores on it; where cores
+   * share a CPU, the verdict as deployed and each method or gate whose bound sharing raised, or
+   * that misses as deployed.
+   *
+   * @param hostCpus the host's CPU numbers, in the order the deployment numbers its CPUs
+   */
+  public static String deploymentText(
+      DeployedAnalysis.AsDeployed deployment, List<Integer> hostCpus) {
+    final StringBuilder out = new StringBuilder();
+    for (DeployedAnalysis.HostCpu cpu : deployment.cpus()) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "deploy: CPU %d runs %s (utilization %s)%n",
+              hostCpus.get(cpu.cpu()),
+              String.join(
+                  ", ", cpu.cores().stream().map(c -> c.node() + " core " + c.core()).toList()),
+              Figures.percent(cpu.utilization())));
+    }
+    if (!deployment.sharesCpus()) {
+      out.append("deploy: every core on a CPU of its own, as kairos check analysed it\n");
+      return out.toString();
+    }
+    for (DeployedAnalysis.DeployedTask task : deployment.tasks()) {
+      if (!task.meets()) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "deploy: %s %s.%s (%s) MISSES as deployed: bound %s, deadline %s%n",
+                task.node(),
+                task.task().instance(),
+                task.task().method(),
+                task.counts() ? "hard" : "soft",
+                task.boundNs() < 0 ? "none" : Figures.duration(task.boundNs()),
+                Figures.duration(task.task().deadlineNs())));
+      } else if (task.boundNs() > task.task().responseTimeNs()) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "deploy: %s %s.%s: bound %s as deployed (%s alone), deadline %s%n",
+                task.node(),
+                task.task().instance(),
+                task.task().method(),
+                Figures.duration(task.boundNs()),
+                Figures.duration(task.task().responseTimeNs()),
+                Figures.duration(task.task().deadlineNs())));
+      }
+    }
+    for (DeployedAnalysis.DeployedGate gate : deployment.gates()) {
+      if (!gate.meets() || gate.boundNs() > gate.aloneBoundNs()) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "deploy: %s gate %s.%s: round trip %s as deployed (%s alone), deadline %s%s%n",
+                gate.node(),
+                gate.gate().caller(),
+                gate.gate().gate(),
+                gate.boundNs() < 0 ? "unbounded" : Figures.duration(gate.boundNs()),
+                gate.aloneBoundNs() < 0 ? "unbounded" : Figures.duration(gate.aloneBoundNs()),
+                Figures.duration(gate.gate().deadlineNs()),
+                gate.meets() ? "" : ": MISSES"));
+      }
+    }
+    out.append(
+        deployment.schedulable()
+            ? "deploy: cores share CPUs; every deadline holds as deployed\n"
+            : "deploy: cores share CPUs; NOT schedulable as deployed\n");
+    return out.toString();
+  }
+}

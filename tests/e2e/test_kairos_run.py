@@ -1,0 +1,120 @@
+"""kairos run end to end: the demo system on two CPUs as deployed, run after run within its bounds,
+and a run stopped by SIGTERM that still stops every node cleanly and prints its table."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import ROOT, kairos
+
+DEMO = ROOT / "examples" / "avionics" / "avionics.tmo"
+# node, method or gate, kind, criticality, cpu, count, max, bound, deadline, verdict
+ROW = re.compile(
+    r"^(mission[12])\s+(\S+)\s+(spm|svm|gate)\s+(hard|soft)\s+(\S+)\s+(\d+)\s+(-|\S+ \S+)\s+"
+    r"(none|\S+ \S+)\s+(\S+ \S+)\s+(within|ABOVE BOUND|MISSED.*|no bound|not measured)$",
+    re.M,
+)
+ITEMS = 20  # the demo's methods and gates
+
+pytestmark = pytest.mark.skipif(
+    len(os.sched_getaffinity(0)) < 2, reason="the demo needs two CPUs for its two nodes' cores"
+)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """One run directory for the module: the nodes are built once."""
+    return tmp_path_factory.mktemp("kairos-run") / "run"
+
+
+def rows(stdout: str) -> dict[str, tuple]:
+    return {f"{m[0]}/{m[1]}": m for m in ROW.findall(stdout)}
+
+
+def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bounds_in_ten_runs(
+    workdir, run_dir,
+):
+    refused = kairos("run", DEMO, "--host-cpus", "0-1", "--duration", "1s", "-o", workdir / "r")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "4 cores and this host gives them 2 CPUs (0-1)" in refused.stderr
+    assert "--share-cpus" in refused.stderr
+    assert not (workdir / "r").exists(), "nothing is built when nothing runs"
+    out = run_dir
+
+    for attempt in range(10):
+        done = kairos("run", DEMO, "--share-cpus", "--host-cpus", "0-1", "--duration", "1s",
+                      "-o", out)
+        context = f"run {attempt}:\n{done.stdout}\n{done.stderr}"
+        assert done.returncode == 0, context
+        # Both nodes on both CPUs, each band at a host band of its own, one epoch for both.
+        starts = re.findall(r"^start: (mission[12]) \(pid \d+\) (.*)$", done.stdout, re.M)
+        assert [name for name, _ in starts] == ["mission1", "mission2"], context
+        for _, options in starts:
+            assert "--cpus 0,1" in options and "--band-map " in options, context
+        epochs = {re.search(r"--start-at (\d+)", options)[1] for _, options in starts}
+        assert len(epochs) == 1, context
+        assert "deploy: cores share CPUs; every deadline holds as deployed" in done.stdout
+        table = rows(done.stdout)
+        assert len(table) == ITEMS, context
+        # No late, failed or missed call or activation, hard or soft, first calls included; no
+        # measured maximum above its bound as deployed.
+        for key, row in table.items():
+            assert row[-1] in ("within", "no bound", "not measured"), (key, context)
+        for key in ["mission2/tracker.navigation", "mission1/planner.sensors",
+                    "mission1/hud.tracking", "mission1/nav.update", "mission2/sensors.poll"]:
+            assert table[key][-1] == "within" and int(table[key][5]) > 0, (key, context)
+        assert "run: every hard method and gate measured within its bound as deployed\n" in done.stdout
+        assert "warning" not in done.stderr, context
+
+    for node in ["mission1", "mission2"]:
+        timings = json.loads((out / f"{node}.timings.json").read_text())
+        assert timings["complete"] is True
+        assert all(m["start_window_misses"] == 0 for m in timings["methods"]), timings
+        assert re.search(r"^summary node=%s .*start_window_misses=0 deadline_misses=0" % node,
+                         (out / f"{node}.log").read_text(), re.M)
+
+
+def test_sigterm_stops_every_node_at_a_clean_point_and_the_table_is_still_printed(run_dir):
+    out = run_dir
+    process = subprocess.Popen(
+        [str(ROOT / "kairos"), "run", str(DEMO), "--share-cpus", "--host-cpus", "0-1", "-o",
+         str(out)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )
+    try:
+        started = time.monotonic()
+        seen = ""
+        while "run: until Ctrl+C or SIGTERM" not in seen:
+            line = process.stdout.readline()
+            assert line, "kairos run ended before its nodes ran: " + seen + process.stderr.read()
+            seen += line
+            assert time.monotonic() - started < 300, seen
+        time.sleep(4)  # the common epoch is two seconds after the start; then a run of two
+        process.send_signal(signal.SIGTERM)
+        rest, errors = process.communicate(timeout=90)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    stdout = seen + rest
+    assert "kairos: SIGTERM: stopping the nodes" in errors
+    table = rows(stdout)
+    assert len(table) == ITEMS, stdout
+    # What the stop is held to: every node stopped by itself and wrote its figures, and the exit
+    # code is the table's verdict (the ten timed runs above hold the bounds themselves).
+    failing = [key for key, row in table.items()
+               if row[3] == "hard" and row[-1].startswith(("MISSED", "ABOVE"))]
+    assert process.returncode == (1 if failing else 0), stdout + errors
+    assert "killed" not in errors and "ended with exit code" not in errors, errors
+    assert int(table["mission1/nav.update"][5]) > 0, stdout
+    for node in ["mission1", "mission2"]:
+        log = (out / f"{node}.log").read_text()
+        assert "SIGINT or SIGTERM came: the run ended at the first clean point" in log, log
+        assert re.search(r"^summary node=%s " % node, log, re.M), log
+        assert json.loads((out / f"{node}.timings.json").read_text())["complete"] is True
