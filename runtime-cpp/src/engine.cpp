@@ -220,7 +220,9 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
   if (const kal::Status status = place_cores(); status != kal::Status::kOk) {
     return status;
   }
-  move_ceilings_to_host_bands();
+  if (const kal::Status status = move_ceilings_to_host_bands(); status != kal::Status::kOk) {
+    return status;
+  }
   kal::lock_memory();  // a refusal is said once, and the node runs on
   state_->releases_done.store(false);
   state_->dispatch_ahead =

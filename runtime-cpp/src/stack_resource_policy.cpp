@@ -108,7 +108,7 @@ kal::Status Engine::add_segment(const SegmentEntry& entry) noexcept {
   return status;
 }
 
-void Engine::move_ceilings_to_host_bands() noexcept {
+kal::Status Engine::move_ceilings_to_host_bands() noexcept {
   // Every user of a segment runs on its TMO's core: the ceiling takes the host band of that
   // core's CPU (the same band where the CPU has no host bands).
   auto core_of = [&](std::size_t segment) -> int {
@@ -133,9 +133,15 @@ void Engine::move_ceilings_to_host_bands() noexcept {
     const kal::PriorityBand host =
         kal::host_band(state_->core_cpu[static_cast<std::size_t>(core)], lock.ceiling());
     if (host != lock.ceiling()) {
-      lock.move_ceiling(host);
+      // A ceiling left where it was would refuse the lanes above it: the run must not start.
+      if (const kal::Status status = lock.move_ceiling(host); status != kal::Status::kOk) {
+        kal::report(kal::Severity::kError, "engine",
+                    "a segment's ceiling lock could not take its host band (--band-map)");
+        return status;
+      }
     }
   }
+  return kal::Status::kOk;
 }
 
 void Engine::lock_segments(std::uint64_t segments) noexcept {

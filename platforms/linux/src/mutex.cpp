@@ -1,7 +1,5 @@
 #include <kairos/kal/mutex.hpp>
 
-#include <cerrno>
-
 #include "priority.hpp"
 
 namespace kairos::kal {
@@ -27,6 +25,7 @@ Status CeilingMutex::init(PriorityBand ceiling) noexcept {
   }
   const int rc = pthread_mutex_init(&native_.mutex, &attr);
   pthread_mutexattr_destroy(&attr);
+  native_.ceiling_protocol = rc == 0 && real_time_permitted();
   if (rc != 0) {
     // Where ceilings are refused, a plain mutex still gives mutual exclusion.
     pthread_mutex_init(&native_.mutex, nullptr);
@@ -40,10 +39,13 @@ Status CeilingMutex::move_ceiling(PriorityBand ceiling) noexcept {
     return Status::kInvalidArgument;
   }
   ceiling_ = ceiling;
+  if (!native_.ceiling_protocol) {
+    return Status::kOk;  // a plain mutex (no real-time permission): no ceiling to move
+  }
   int old = 0;
-  // A lock made without the protocol (no real-time permission) has no ceiling to move: EINVAL.
-  const int rc = pthread_mutex_setprioceiling(&native_.mutex, fifo_priority(ceiling), &old);
-  return rc == 0 || rc == EINVAL ? Status::kOk : Status::kUnavailable;
+  return pthread_mutex_setprioceiling(&native_.mutex, fifo_priority(ceiling), &old) == 0
+             ? Status::kOk
+             : Status::kUnavailable;
 }
 
 void CeilingMutex::lock() noexcept {

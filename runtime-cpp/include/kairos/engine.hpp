@@ -384,7 +384,7 @@ class Engine {
                            std::uint8_t core) const noexcept;
   kal::Status place_cores() noexcept;
   /// Each segment's ceiling at the host band of its core's CPU (kal::map_band).
-  void move_ceilings_to_host_bands() noexcept;
+  kal::Status move_ceilings_to_host_bands() noexcept;
   void serve(Lane& lane) noexcept;
   ReadyKey key_of(const Lane& lane, const Activation& activation) const noexcept;
   void execute(Lane& lane, const Activation& activation) noexcept;

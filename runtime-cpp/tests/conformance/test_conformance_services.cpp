@@ -99,6 +99,29 @@ kairos::SvmEntry store_read() {
           /*conflicts=*/0b1,
           /*admission_slot=*/unit() * 3};
 }
+
+/// 'update' (row 0, a writer of 2 units) and 'read' on one engine, with a client for one-shot
+/// methods that ask for 'read' (submit) or stop the engine, and the service that serves it.
+struct StoreScenario {
+  StoreScenario() {
+    static const kairos::SpmEntry update = store_update();
+    static const kairos::SvmEntry read = store_read();
+    writer.work = unit() * 2;
+    client.engine = engine.get();
+    REQUIRE(engine->add_spm(update, &writer, &conformance::work, &conformance::count_miss) ==
+            kairos::kal::Status::kOk);
+    REQUIRE(engine->add_svm(read, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
+  }
+  void add_client(const kairos::SpmEntry& entry, void (*method)(void*)) {
+    REQUIRE(engine->add_spm(entry, &client, method, nullptr) == kairos::kal::Status::kOk);
+  }
+
+  std::unique_ptr<kairos::Engine> engine = std::make_unique<kairos::Engine>(
+      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
+  conformance::Worker writer;
+  Client client;
+  Service service;
+};
 }  // namespace
 
 TEST_CASE("service requests are admitted only between conflicting SpMs",
@@ -106,23 +129,14 @@ TEST_CASE("service requests are admitted only between conflicting SpMs",
   // 'update' (row 0) writes the segment every 10 units for 2 units, window (t, t + 1),
   // deadline t + 4. The SvM 'read' (GCT 3, WCET 1) conflicts with it. Two one-shot clients ask
   // for 'read' at 1 (while 'update' runs) and at 8.5 (too close to the next window at 10).
-  static const kairos::SpmEntry update = store_update();
   static const kairos::SpmEntry early = one_shot("early", 10);
   static const kairos::SpmEntry late = one_shot("late", 85);
-  static const kairos::SvmEntry read = store_read();
-
-  auto engine = std::make_unique<kairos::Engine>(
-      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
-  conformance::Worker writer;
-  writer.work = unit() * 2;
-  Client client;
-  client.engine = engine.get();
-  Service service;
-  REQUIRE(engine->add_spm(update, &writer, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  REQUIRE(engine->add_spm(early, &client, &submit, nullptr) == kairos::kal::Status::kOk);
-  REQUIRE(engine->add_spm(late, &client, &submit, nullptr) == kairos::kal::Status::kOk);
-  REQUIRE(engine->add_svm(read, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
+  StoreScenario store;
+  store.add_client(early, &submit);
+  store.add_client(late, &submit);
+  auto& engine = store.engine;
+  auto& client = store.client;
+  auto& service = store.service;
   Services services;
   services.records.reserve(16);
   engine->observe_services(&collect_service, &services);
@@ -640,23 +654,14 @@ TEST_CASE("a stop lets a request that waits for a conflicting window run, and th
   // A request for 'read' at 8.5 waits for 'update''s window at 10 (8.5 + 3 > 10). A stop at 8.6
   // means that window never comes: the request is admitted then, served, and the run ends (it
   // used to wait for the window for ever, and the node never finished its run).
-  static const kairos::SpmEntry update = store_update();
   static const kairos::SpmEntry ask = one_shot("ask", 85);
   static const kairos::SpmEntry stop = one_shot("stop", 86);
-  static const kairos::SvmEntry read = store_read();
-
-  auto engine = std::make_unique<kairos::Engine>(
-      kairos::EngineOptions{kairos::Strategy::kRms, conformance::kOneCpu, false});
-  conformance::Worker writer;
-  writer.work = unit() * 2;
-  Client client;
-  client.engine = engine.get();
-  Service service;
-  REQUIRE(engine->add_spm(update, &writer, &conformance::work, &conformance::count_miss) ==
-          kairos::kal::Status::kOk);
-  REQUIRE(engine->add_spm(ask, &client, &submit, nullptr) == kairos::kal::Status::kOk);
-  REQUIRE(engine->add_spm(stop, &client, &stop_engine, nullptr) == kairos::kal::Status::kOk);
-  REQUIRE(engine->add_svm(read, &service, &serve, &service_miss) == kairos::kal::Status::kOk);
+  StoreScenario store;
+  store.add_client(ask, &submit);
+  store.add_client(stop, &stop_engine);
+  auto& engine = store.engine;
+  auto& client = store.client;
+  auto& service = store.service;
   conformance::Outcome outcome;
   outcome.records.reserve(16);
   REQUIRE(engine->run_for(unit() * 1000, &conformance::collect, &outcome) ==

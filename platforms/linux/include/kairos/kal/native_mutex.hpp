@@ -8,6 +8,8 @@ namespace kairos::kal {
 struct NativeMutex {
   pthread_mutex_t mutex{};
   bool initialised = false;
+  /// Made with the priority-ceiling protocol (PTHREAD_PRIO_PROTECT): it has a ceiling to move.
+  bool ceiling_protocol = false;
 };
 
 }  // namespace kairos::kal
