@@ -34,19 +34,7 @@ class DeployedAnalysisTest {
   private static final SourceRef HERE = new SourceRef("deployed.tmo", 1);
 
   private static Tmos.Spm spm(String name, long wcetMs, long periodMs) {
-    return new Tmos.Spm(
-        name,
-        0,
-        Tmos.FOREVER,
-        periodMs * MS,
-        0,
-        periodMs * MS,
-        periodMs * MS,
-        wcetMs * MS,
-        Tmos.Criticality.HARD,
-        0,
-        List.of(),
-        HERE);
+    return SchedulingAnalysisTest.spm(name, wcetMs, periodMs);
   }
 
   private static Platform.Node node(String name, int cores, Tmos.Spm... spms) {

@@ -237,7 +237,7 @@ public final class DeployedAnalysis {
         utilization += coreUtilization(plans.get(core.node()), core.core());
       }
       cpus.add(new HostCpu(entry.getKey(), List.copyOf(entry.getValue()), utilization));
-      final SharedCpu.Result shared = SharedCpu.analyse(here);
+      final SharedCpu.Result shared = SharedCpu.analyse(here, entry.getValue().size());
       for (Map.Entry<SharedCpu.Job, Long> bound : shared.bounds().entrySet()) {
         boundOf.put(bound.getKey().key(), bound.getValue());
         cpuOfTask.put(bound.getKey().key(), entry.getKey());

@@ -27,11 +27,18 @@ import java.util.stream.Collectors;
  * order above it), and the CPU is reported with its bands merged as they are.
  *
  * <p>Deadline-scheduled lanes (SCHED_DEADLINE) run above every fixed-priority one and are left out
- * of the order; another node's method that waits for gate replies interferes only with the
- * processor time it computes, its wait taken as release jitter (a self-suspending task).
+ * of the order; where several node cores' such lanes share a CPU, the processor-demand test of all
+ * of them decides, and each is bounded by its deadline. A method that waits for gate replies counts
+ * its wait as execution wherever it interferes, as its own node's analysis counts it (the
+ * suspension-oblivious bound: a wait taken as mere release jitter would not be safe). A service
+ * method under BCC waits for admission as its node's rule says, against the conflicting SpMs'
+ * bounds on this CPU, not their bounds alone.
  */
 final class SharedCpu {
   private SharedCpu() {}
+
+  /** The highest host band a lane may take: the time trigger's, 63, is above it. */
+  static final int HIGHEST_HOST_BAND = 62;
 
   /** The band unplaced groups have while a level is tested: above every level. */
   private static final int ABOVE_EVERY_LEVEL = 500;
@@ -50,6 +57,13 @@ final class SharedCpu {
 
     /** What the node's own analysis adds on top of response-time analysis on its core. */
     long ownDelayNs;
+
+    /**
+     * For a service method under BCC: the slot the node admits it with (the runtime's), and the
+     * SpMs of its TMO it conflicts with, each with its first window opening and period; null
+     * otherwise.
+     */
+    Bcc bcc;
 
     /** What comes after the busy period in its response: release lateness or a handoff. */
     long finishJitterNs;
@@ -77,6 +91,12 @@ final class SharedCpu {
       return new NodeCoreBand(node, report.core(), report.band());
     }
   }
+
+  /** What BCC admission of a service method depends on (BccAdmission's rule). */
+  record Bcc(long slotNs, List<Conflict> conflicts) {}
+
+  /** A conflicting SpM: its job (for its bound here), first window opening and period. */
+  record Conflict(String key, long firstOpenNs, long periodNs) {}
 
   /** A band of a node core: the methods of one lane. */
   record NodeCoreBand(String node, int core, int band) {}
@@ -128,6 +148,32 @@ final class SharedCpu {
         byCore.computeIfAbsent(report.core(), c -> new ArrayList<>()).add(job);
       }
     }
+    for (NodePlan.ServiceAdmission admission : plan.admissions()) {
+      if (!admission.conflicts()) {
+        continue;
+      }
+      final Deployment owner =
+          node.deployments().stream()
+              .filter(d -> d.instance().equals(admission.instance()))
+              .findFirst()
+              .orElseThrow();
+      final dev.kairos.ir.Tmos.Svm svm = BccAdmission.svmOf(owner, admission.svm());
+      final List<Conflict> conflicts = new ArrayList<>();
+      for (dev.kairos.ir.Tmos.Spm spm : owner.tmo().spms()) {
+        if (BccAdmission.conflicts(svm.uses(), spm.uses())) {
+          conflicts.add(
+              new Conflict(
+                  node.name() + "/" + owner.instance() + "." + spm.name(),
+                  spm.firstReleaseNs() + spm.windowOpenNs(),
+                  spm.periodNs()));
+        }
+      }
+      final String key = node.name() + "/" + admission.instance() + "." + admission.svm();
+      byCore.values().stream()
+          .flatMap(List::stream)
+          .filter(j -> j.key().equals(key))
+          .forEach(j -> j.bcc = new Bcc(admission.admission().slotNs(), List.copyOf(conflicts)));
+    }
     final List<Job> jobs = new ArrayList<>();
     for (List<Job> core : byCore.values()) {
       // The core alone, as its node's analysis saw it: what that analysis found beyond this
@@ -139,8 +185,11 @@ final class SharedCpu {
       for (Job job : core) {
         final long rta = alone.responseTime(job.draft);
         final long reported = job.report.responseTimeNs();
+        // Under BCC the admission wait is worked out again on the shared CPU (bound below).
         job.ownDelayNs =
-            rta < 0 || reported < 0 ? 0 : Math.max(0, reported - (rta + job.finishJitterNs));
+            job.bcc != null || rta < 0 || reported < 0
+                ? 0
+                : Math.max(0, reported - (rta + job.finishJitterNs));
       }
       jobs.addAll(core);
     }
@@ -148,17 +197,25 @@ final class SharedCpu {
   }
 
   /** The CPU's groups in host levels, and every job's bound; see the class comment. */
-  static Result analyse(List<Job> jobs) {
+  static Result analyse(List<Job> jobs, int nodeCoresOnCpu) {
     final Map<Job, Long> bounds = new LinkedHashMap<>();
-    if (jobs.stream().map(j -> j.node + "/" + j.report.core()).distinct().count() <= 1) {
+    if (nodeCoresOnCpu <= 1) {
       // A node core alone on its CPU: as its node's analysis found, at its own bands.
       jobs.forEach(job -> bounds.put(job, job.report.responseTimeNs()));
       return new Result(Map.of(), bounds);
     }
     final List<Job> byDeadline = jobs.stream().filter(j -> j.byDeadline).toList();
     final boolean deadlinesHold = byDeadline.isEmpty() || demandHolds(byDeadline);
+    // Sharing the CPU with another node core's deadline-scheduled lanes, a job completes by its
+    // deadline where the demand test of all of them holds; alone, as its node found.
+    final boolean sharedByDeadline =
+        byDeadline.stream().map(j -> j.node + "/" + j.report.core()).distinct().count() > 1;
     for (Job job : byDeadline) {
-      bounds.put(job, deadlinesHold ? job.report.responseTimeNs() : -1);
+      bounds.put(
+          job,
+          !deadlinesHold || job.report.responseTimeNs() < 0
+              ? -1
+              : sharedByDeadline ? job.report.deadlineNs() : job.report.responseTimeNs());
     }
     final Map<NodeCoreBand, Integer> levels = levels(jobs);
     for (Job job : jobs) {
@@ -185,6 +242,9 @@ final class SharedCpu {
             g -> chains.computeIfAbsent(g.node() + "/" + g.core(), k -> new ArrayList<>()).add(g));
     final Map<NodeCoreBand, Integer> levels = new LinkedHashMap<>();
     final int groups = chains.values().stream().mapToInt(List::size).sum();
+    if (groups > HIGHEST_HOST_BAND) {
+      return Map.of(); // more lanes than host bands below the time trigger's
+    }
     for (int level = 1; level <= groups; level++) {
       NodeCoreBand placed = null;
       for (List<NodeCoreBand> chain : chains.values()) {
@@ -243,22 +303,47 @@ final class SharedCpu {
       if (other == job) {
         copy = copy(job.draft, job.draft.wcetNs + job.ownDelayNs, band, job.draft.jitterNs);
         self = copy;
-      } else if (other.node.equals(job.node)) {
-        copy = copy(other.draft, other.draft.wcetNs, band, other.draft.jitterNs);
       } else {
-        // Another node's method: what it computes, its wait for gate replies as release jitter.
-        copy =
-            copy(
-                other.draft,
-                other.draft.wcetNs - other.draft.replyWaitNs,
-                band,
-                other.draft.jitterNs + other.draft.replyWaitNs);
+        // Its wait for gate replies counted as execution, as its own node's analysis counts it.
+        copy = copy(other.draft, other.draft.wcetNs, band, other.draft.jitterNs);
       }
       seen.add(copy);
     }
     PriorityBands.assignBlocking(seen);
     final long busy = new Interference(seen).responseTime(self);
-    return busy < 0 ? -1 : busy + job.finishJitterNs;
+    if (busy < 0) {
+      return -1;
+    }
+    final long admitted = busy + job.finishJitterNs;
+    return job.bcc == null ? admitted : admittedAfterWait(job, jobs, levels, admitted);
+  }
+
+  /**
+   * A BCC service method's bound: the longest wait for admission (BccAdmission's rule with its
+   * node's slot, against the conflicting SpMs' bounds on this CPU) plus its response once admitted
+   * here; -1 where either is unbounded, or the bound passes its minimum inter-arrival time (a
+   * request could then queue behind the one before it).
+   */
+  private static long admittedAfterWait(
+      Job job, List<Job> jobs, Map<NodeCoreBand, Integer> levels, long admitted) {
+    final List<BccAdmission.Blocker> blockers = new ArrayList<>();
+    for (Conflict conflict : job.bcc.conflicts()) {
+      final Job spm =
+          jobs.stream().filter(j -> j.key().equals(conflict.key())).findFirst().orElse(null);
+      final long response = spm == null ? -1 : bound(spm, jobs, levels);
+      blockers.add(
+          new BccAdmission.Blocker(
+              conflict.firstOpenNs(),
+              conflict.periodNs(),
+              response >= 0 && response <= spm.report.deadlineNs() ? response : -1));
+    }
+    final BccAdmission.Admission admission = BccAdmission.analyse(job.bcc.slotNs(), blockers);
+    if (!admission.bounded()) {
+      return -1;
+    }
+    final long response = admission.longestWaitNs() + admitted;
+    final long minInterArrival = job.report.periodNs();
+    return minInterArrival > 0 && response > minInterArrival ? -1 : response;
   }
 
   private static TaskDraft copy(TaskDraft draft, long chargedNs, int band, long jitterNs) {
