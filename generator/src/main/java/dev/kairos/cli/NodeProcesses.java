@@ -81,6 +81,10 @@ final class NodeProcesses {
     final long startAt = now.getEpochSecond() * 1_000_000_000L + now.getNano() + START_LEAD_NANOS;
     try {
       for (Map.Entry<String, Path> node : binaries.entrySet()) {
+        if (stopping) {
+          clean = false; // asked to stop while starting: the nodes not started yet never are
+          break;
+        }
         Files.deleteIfExists(timingsFile(node.getKey()));
         final List<String> command = new ArrayList<>(List.of(node.getValue().toString()));
         command.addAll(cpuOptions.getOrDefault(node.getKey(), List.of()));
@@ -134,50 +138,74 @@ final class NodeProcesses {
     return collect(clean);
   }
 
-  /** Waits for every node; true when each ended by itself with exit code 0. */
+  /**
+   * Waits for every node; true when each ended by itself with exit code 0. A node that ends with an
+   * error stops the others; nodes still running a minute after their duration, or after being asked
+   * to stop, are asked again, and killed ten seconds later.
+   */
   private boolean awaitAll() {
     final long limitNanos = runLimitNanos();
     final long started = System.nanoTime();
+    final Map<String, Process> nodes = snapshot();
+    final Map<String, Integer> exits = new LinkedHashMap<>();
     long stopAskedAt = 0;
+    long askedAgainAt = 0;
     boolean clean = true;
-    for (Map.Entry<String, Process> node : snapshot().entrySet()) {
-      final Process process = node.getValue();
-      try {
-        while (!process.waitFor(200, TimeUnit.MILLISECONDS)) {
-          final long now = System.nanoTime();
-          if (stopping && stopAskedAt == 0) {
-            stopAskedAt = now;
-          }
-          final boolean overdue =
-              limitNanos > 0 && now - started > limitNanos
-                  || stopAskedAt != 0
-                      && now - stopAskedAt > TimeUnit.SECONDS.toNanos(GRACE_SECONDS);
-          if (overdue && !stopping) {
-            err.println("kairos: warning: the nodes run past their duration; asking them to stop");
-            stopAll();
-            stopAskedAt = now;
-          } else if (overdue
-              && now - stopAskedAt > TimeUnit.SECONDS.toNanos(GRACE_SECONDS + KILL_AFTER_SECONDS)) {
+    while (exits.size() < nodes.size()) {
+      for (Map.Entry<String, Process> node : nodes.entrySet()) {
+        if (exits.containsKey(node.getKey()) || node.getValue().isAlive()) {
+          continue;
+        }
+        final int exit = node.getValue().exitValue();
+        exits.put(node.getKey(), exit);
+        if (exit != 0) {
+          err.println(
+              "kairos: error: node "
+                  + node.getKey()
+                  + " ended with exit code "
+                  + exit
+                  + " (its log: "
+                  + log(node.getKey())
+                  + ")"
+                  + (stopping || exits.size() == nodes.size() ? "" : ": stopping the others"));
+          clean = false;
+          stopAll();
+        }
+      }
+      if (exits.size() == nodes.size()) {
+        break;
+      }
+      final long now = System.nanoTime();
+      if (stopping && stopAskedAt == 0) {
+        stopAskedAt = now;
+      }
+      if (!stopping && limitNanos > 0 && now - started > limitNanos) {
+        err.println("kairos: warning: the nodes run past their duration; asking them to stop");
+        stopAll();
+        stopAskedAt = now;
+      } else if (stopAskedAt != 0
+          && askedAgainAt == 0
+          && now - stopAskedAt > TimeUnit.SECONDS.toNanos(GRACE_SECONDS)) {
+        err.println(
+            "kairos: warning: nodes still run a minute after being asked to stop; asking again");
+        stopAll();
+        askedAgainAt = now;
+      } else if (askedAgainAt != 0
+          && now - askedAgainAt > TimeUnit.SECONDS.toNanos(KILL_AFTER_SECONDS)) {
+        for (Map.Entry<String, Process> node : nodes.entrySet()) {
+          if (node.getValue().isAlive()) {
             err.println("kairos: error: node " + node.getKey() + " did not stop: killed");
-            process.destroyForcibly();
-            process.waitFor();
+            node.getValue().destroyForcibly();
           }
         }
+        askedAgainAt = now; // killed ones end at once; the loop collects their exits
+      }
+      try {
+        Thread.sleep(100);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         stopAll();
         return false;
-      }
-      if (process.exitValue() != 0) {
-        err.println(
-            "kairos: error: node "
-                + node.getKey()
-                + " ended with exit code "
-                + process.exitValue()
-                + " (its log: "
-                + log(node.getKey())
-                + ")");
-        clean = false;
       }
     }
     return clean;
@@ -194,7 +222,7 @@ final class NodeProcesses {
         + TimeUnit.SECONDS.toNanos(GRACE_SECONDS);
   }
 
-  /** A time as the nodes take it (RunCommand checked its form). */
+  /** A time as the nodes take it (RunCommand checked its form), Long.MAX_VALUE past 64 bits. */
   static long nanos(String time) {
     final String digits = time.replaceAll("[a-z]+$", "");
     final String unit = time.substring(digits.length());
@@ -206,7 +234,11 @@ final class NodeProcesses {
           case "s" -> 1_000_000_000L;
           default -> 60_000_000_000L;
         };
-    return Math.multiplyExact(Long.parseLong(digits), scale);
+    try {
+      return Math.multiplyExact(Long.parseLong(digits), scale);
+    } catch (ArithmeticException beyond64Bits) {
+      return Long.MAX_VALUE;
+    }
   }
 
   private Map<String, Process> snapshot() {

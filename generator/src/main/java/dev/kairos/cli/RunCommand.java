@@ -36,6 +36,14 @@ import picocli.CommandLine.Option;
 final class RunCommand extends ModelCommand {
   private static final Pattern DURATION = Pattern.compile("forever|[0-9]{1,12}(ns|us|ms|s|min)");
 
+  /** The longest run that is not `forever`: a year, far within what the nodes' clocks hold. */
+  private static final long LONGEST_RUN_NANOS = 366L * 24 * 3600 * 1_000_000_000L;
+
+  /** A run of more than nothing and at most a year; a peer wait of at most a year. */
+  private static boolean reasonable(String option, long nanos) {
+    return nanos <= LONGEST_RUN_NANOS && (nanos > 0 || option.equals("--peer-wait"));
+  }
+
   @Option(
       names = "--system",
       paramLabel = "SYSTEM",
@@ -95,6 +103,13 @@ final class RunCommand extends ModelCommand {
   String clangFormat;
 
   @Option(
+      names = "--dry-run",
+      description =
+          "check the system as deployed on this host and the kernel settings, print them, and stop:"
+              + " nothing is generated, built or started")
+  boolean dryRun;
+
+  @Option(
       names = "--peer-wait",
       paramLabel = "TIME",
       defaultValue = "5s",
@@ -105,14 +120,17 @@ final class RunCommand extends ModelCommand {
   public Integer call() throws IOException {
     for (String[] option : new String[][] {{"--duration", duration}, {"--peer-wait", peerWait}}) {
       if (!DURATION.matcher(option[1]).matches()
-          || option[0].equals("--peer-wait") && option[1].equals("forever")) {
+          || option[1].equals("forever") && option[0].equals("--peer-wait")
+          || !option[1].equals("forever")
+              && !reasonable(option[0], NodeProcesses.nanos(option[1]))) {
         err()
             .println(
                 "kairos: error: "
                     + option[0]
                     + " "
                     + option[1]
-                    + ": expected a time such as 2s, 1500ms or 10min"
+                    + ": expected a time such as 2s, 1500ms or 10min, more than nothing and at"
+                    + " most a year"
                     + (option[0].equals("--duration") ? ", or forever" : ""));
         return USAGE;
       }
@@ -159,6 +177,13 @@ final class RunCommand extends ModelCommand {
     final Optional<DeployedAnalysis.AsDeployed> deployment = deploy(system, plan, nodes, hostCpus);
     if (deployment.isEmpty()) {
       return MODEL_ERRORS;
+    }
+    if (!kernelHolds(nodes, deployment.get(), hostCpus)) {
+      return MODEL_ERRORS;
+    }
+    if (dryRun) {
+      out().println("dry run: nothing built or started");
+      return OK;
     }
     final Path runDirectory =
         (output != null ? output : Path.of("kairos-run", runName(system)))
@@ -304,6 +329,45 @@ final class RunCommand extends ModelCommand {
       return Optional.empty();
     }
     return Optional.of(deployment);
+  }
+
+  /**
+   * The kernel settings the run relies on, printed one a line; false after saying that one breaks
+   * what the analysis assumes.
+   */
+  private boolean kernelHolds(
+      List<NodePlan> nodes, DeployedAnalysis.AsDeployed deployment, List<Integer> hostCpus) {
+    final List<String> deadlineNodes =
+        nodes.stream()
+            .filter(n -> n.node().strategy().preemptsByDeadline())
+            .map(n -> n.node().name())
+            .toList();
+    final int available = HostCpus.available().size();
+    final boolean pinsFewer =
+        nodes.stream()
+            .filter(n -> n.node().strategy().preemptsByDeadline())
+            .anyMatch(n -> n.node().hardware().cores() < available);
+    final List<KernelSettings.Finding> findings =
+        new KernelSettings(Path.of("/"))
+            .check(
+                new KernelSettings.Needs(
+                    deployment.cpus().stream().map(c -> hostCpus.get(c.cpu())).toList(),
+                    deployment.cpus().stream()
+                        .mapToDouble(DeployedAnalysis.HostCpu::utilization)
+                        .max()
+                        .orElse(0),
+                    deadlineNodes,
+                    pinsFewer));
+    findings.forEach(f -> out().println(f.line()));
+    out().flush();
+    if (findings.stream().anyMatch(f -> f.level() == KernelSettings.Level.ERROR)) {
+      err()
+          .println(
+              "kairos: error: a kernel setting above breaks what the analysis assumes; nothing"
+                  + " run");
+      return false;
+    }
+    return true;
   }
 
   /**

@@ -80,6 +80,50 @@ class RunCommandTest {
   }
 
   @Test
+  void aDryRunAnalysesTheDemoAsDeployedOnTwoCpusAndOnFourAndStartsNothing() {
+    final String demo =
+        Path.of("")
+            .toAbsolutePath()
+            .getParent()
+            .resolve("examples/avionics/avionics.tmo")
+            .toString();
+    final Path out = temp.resolve("run");
+    final CliRun shared =
+        CliRun.kairos(
+            "run", demo, "--share-cpus", "--host-cpus", "0-1", "--dry-run", "-o", out.toString());
+    // Each CPU runs a core of each node; every deadline holds with their bands in one order.
+    assertTrue(
+        shared.out().contains("deploy: CPU 0 runs mission1 core 0, mission2 core "), shared.out());
+    assertTrue(
+        shared.out().contains("deploy: CPU 1 runs mission1 core 1, mission2 core "), shared.out());
+    assertTrue(
+        shared.out().contains("deploy: cores share CPUs; every deadline holds as deployed"),
+        shared.out());
+    assertTrue(shared.out().contains("as deployed (63.5 ms alone)"), shared.out());
+    assertTrue(shared.out().contains("kernel: "), shared.out());
+    assertTrue(shared.out().contains("dry run: nothing built or started") || shared.exit() == 1);
+    assertFalse(Files.exists(out), "a dry run builds nothing");
+
+    final CliRun own =
+        CliRun.kairos("run", demo, "--host-cpus", "0-3", "--dry-run", "-o", out.toString());
+    assertTrue(
+        own.out().contains("deploy: every core on a CPU of its own, as kairos check analysed it"),
+        own.out());
+    assertFalse(own.out().contains("as deployed ("), own.out());
+    assertFalse(Files.exists(out));
+  }
+
+  @Test
+  void durationsAreMoreThanNothingAndAtMostAYear() throws IOException {
+    final String model = twoBusyNodes().toString();
+    for (String bad : List.of("0s", "400d", "999999999999min", "367000000s")) {
+      final CliRun run = CliRun.kairos("run", "--duration", bad, "--dry-run", model);
+      assertEquals(2, run.exit(), bad + ": " + run.all());
+      assertTrue(run.err().contains("--duration " + bad + ": expected a time"), run.err());
+    }
+  }
+
+  @Test
   void badArgumentsAreUsageErrors() throws IOException {
     final String model = twoBusyNodes().toString();
     final CliRun duration = CliRun.kairos("run", "--duration", "2 s", model);

@@ -44,12 +44,16 @@ public final class RunTable {
   /**
    * One row: a method or a gate, measured ({@code count} runs or calls, {@code maxNs} the longest,
    * {@code misses} those that missed), with its bound as deployed and its deadline, both from the
-   * same instant as the measurement (-1: no bound).
+   * same instant as the measurement (-1: no bound). {@code criticality} is the model's ("hard" or
+   * "soft"); {@code hard} says whether the row's verdict counts for the run's (every method under a
+   * strategy that guarantees all, hard ones under MUF, MLF and RMS+MLF; a gate a hard method
+   * calls).
    */
   public record Row(
       String node,
       String item,
       String kind,
+      String criticality,
       boolean hard,
       int cpu,
       long count,
@@ -120,6 +124,7 @@ public final class RunTable {
         task.node(),
         task.task().name(),
         task.task().kind().name().toLowerCase(Locale.ROOT),
+        task.task().criticality().name().toLowerCase(Locale.ROOT),
         task.counts(),
         task.cpu(),
         count,
@@ -140,6 +145,7 @@ public final class RunTable {
           gate.node(),
           name,
           "gate",
+          gate.hard() ? "hard" : "soft",
           gate.hard(),
           -1,
           0,
@@ -155,10 +161,13 @@ public final class RunTable {
     final long answeredMax = micros(line.get("max_round_trip_us"));
     // A late call had no reply by the deadline: its round trip is the deadline at least.
     final long max = late > 0 ? Math.max(answeredMax, deadline) : answeredMax;
+    // A non-blocking gate's round trip is not measured (its reply waits for the method to poll).
+    final boolean measured = !"unmeasured".equals(line.get("max_round_trip_us"));
     return new Row(
         gate.node(),
         name,
         "gate",
+        gate.hard() ? "hard" : "soft",
         gate.hard(),
         -1,
         calls,
@@ -166,7 +175,7 @@ public final class RunTable {
         late + failed,
         gate.boundNs(),
         deadline,
-        verdict(calls, max, late + failed, gate.boundNs(), true));
+        verdict(calls, max, late + failed, gate.boundNs(), measured));
   }
 
   private static Verdict verdict(
@@ -229,7 +238,7 @@ public final class RunTable {
               row.node(),
               row.item(),
               row.kind(),
-              row.hard() ? "hard" : "soft",
+              row.criticality(),
               row.cpu() < 0 ? "-" : Integer.toString(row.cpu()),
               Long.toString(row.count()),
               row.count() == 0 ? "-" : Figures.duration(row.maxNs()),
