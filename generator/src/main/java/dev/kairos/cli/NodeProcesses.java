@@ -34,6 +34,23 @@ final class NodeProcesses {
   private static final long GRACE_SECONDS = 60;
 
   /**
+   * setsid(1), which starts each node in a session of its own: a signal to kairos's process group
+   * (a terminal's Ctrl+C, timeout(1), a service manager stopping a control group) then reaches
+   * kairos alone, which asks each node to stop exactly once. A node that got it twice, from the
+   * group and from kairos, would take the second as "end at once" and leave no summary.
+   */
+  private static final java.util.Optional<String> SETSID =
+      java.util.stream.Stream.of("/usr/bin/setsid", "/bin/setsid")
+          .filter(p -> Files.isExecutable(Path.of(p)))
+          .findFirst();
+
+  private static List<String> concat(List<String> first, List<String> second) {
+    final List<String> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
+  }
+
+  /**
    * From starting the nodes to their common epoch: time for every process to start, lock its
    * memory, connect its routes and meet its peers (tens of milliseconds on an idle machine).
    */
@@ -49,6 +66,10 @@ final class NodeProcesses {
   private final PrintWriter err;
   private final Map<String, Process> running = new LinkedHashMap<>();
   private volatile boolean stopping;
+  private final java.util.concurrent.atomic.AtomicBoolean stopSaid =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicBoolean stopSent =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   NodeProcesses(
       Path runDirectory,
@@ -87,6 +108,7 @@ final class NodeProcesses {
         }
         Files.deleteIfExists(timingsFile(node.getKey()));
         final List<String> command = new ArrayList<>(List.of(node.getValue().toString()));
+        final List<String> launch = new ArrayList<>(SETSID.map(List::of).orElse(List.of()));
         command.addAll(cpuOptions.getOrDefault(node.getKey(), List.of()));
         command.addAll(
             List.of(
@@ -102,7 +124,7 @@ final class NodeProcesses {
         final Process process;
         try {
           process =
-              new ProcessBuilder(command)
+              new ProcessBuilder(concat(launch, command))
                   .redirectErrorStream(true)
                   .redirectOutput(log(node.getKey()).toFile())
                   .start();
@@ -188,7 +210,7 @@ final class NodeProcesses {
           && now - stopAskedAt > TimeUnit.SECONDS.toNanos(GRACE_SECONDS)) {
         err.println(
             "kairos: warning: nodes still run a minute after being asked to stop; asking again");
-        stopAll();
+        askAgain();
         askedAgainAt = now;
       } else if (askedAgainAt != 0
           && now - askedAgainAt > TimeUnit.SECONDS.toNanos(KILL_AFTER_SECONDS)) {
@@ -249,8 +271,16 @@ final class NodeProcesses {
 
   /** SIGTERM to every node still running: each stops at a clean point. */
   private void stopAll() {
-    stopping = true;
-    snapshot().values().forEach(Process::destroy);
+    // Once: a node takes a second SIGTERM as "end at once", without its summary and timings.
+    if (stopSent.compareAndSet(false, true)) {
+      stopping = true;
+      snapshot().values().forEach(Process::destroy);
+    }
+  }
+
+  /** SIGTERM again to the nodes still running long after the first: they end at once. */
+  private void askAgain() {
+    snapshot().values().stream().filter(Process::isAlive).forEach(Process::destroy);
   }
 
   /**
@@ -269,7 +299,8 @@ final class NodeProcesses {
             sun.misc.Signal.handle(
                 signal,
                 received -> {
-                  if (!stopping) {
+                  // Each signal's handler runs in a thread of its own: say it once.
+                  if (stopSaid.compareAndSet(false, true)) {
                     err.println("kairos: SIG" + received.getName() + ": stopping the nodes");
                     err.flush();
                   }
