@@ -28,8 +28,28 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    """One run directory for the module: the nodes are built once."""
-    return tmp_path_factory.mktemp("kairos-run") / "run"
+    """One run directory for the module: the nodes are built once; none is left running."""
+    directory = tmp_path_factory.mktemp("kairos-run") / "run"
+    yield directory
+    kill_nodes_of(directory)
+
+
+def kill_nodes_of(run_directory):
+    """Nodes kairos run started from `run_directory` and left behind (each has a session of its
+    own, so killing kairos's process group does not reach them)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                command = f.read().decode(errors="replace")
+        except OSError:
+            continue
+        if str(run_directory / "build") in command:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def rows(stdout: str) -> dict[str, tuple]:
@@ -102,6 +122,7 @@ def test_sigterm_stops_every_node_at_a_clean_point_and_the_table_is_still_printe
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+        kill_nodes_of(out)
     stdout = seen + rest
     assert "kairos: SIGTERM: stopping the nodes" in errors
     table = rows(stdout)

@@ -359,6 +359,21 @@ final class RunCommand extends ModelCommand {
                     deadlineNodes,
                     pinsFewer));
     findings.forEach(f -> out().println(f.line()));
+    // What the analysis knows of this machine: without a platform file, nothing.
+    nodes.stream()
+        .filter(n -> dev.kairos.timing.PlatformOverheads.measured(n.node()).isEmpty())
+        .map(n -> n.node().hardware().name())
+        .distinct()
+        .forEach(
+            hardware ->
+                out()
+                    .println(
+                        "platform: warning: hardware "
+                            + hardware
+                            + " names no platform file: the bounds assume an ideal processor (no"
+                            + " release lateness, no overheads), and a start window shorter than"
+                            + " this machine's release lateness can be missed; measure it with"
+                            + " kairos probe and name the file in the hardware (docs/cli.md#probe)"));
     out().flush();
     if (findings.stream().anyMatch(f -> f.level() == KernelSettings.Level.ERROR)) {
       err()
