@@ -140,29 +140,16 @@ public final class RunTable {
     final Map<String, String> line =
         lines.stream().filter(l -> name.equals(l.get("gate"))).findFirst().orElse(null);
     final long deadline = gate.gate().deadlineNs();
-    if (line == null) {
-      return new Row(
-          gate.node(),
-          name,
-          "gate",
-          gate.hard() ? "hard" : "soft",
-          gate.hard(),
-          -1,
-          0,
-          0,
-          0,
-          gate.boundNs(),
-          deadline,
-          Verdict.NOT_MEASURED);
-    }
-    final long calls = count(line, "calls");
-    final long late = count(line, "late");
-    final long failed = count(line, "failed");
-    final long answeredMax = micros(line.get("max_round_trip_us"));
+    // No line: its node printed none (it did not run to its end).
+    final Map<String, String> fields = line != null ? line : Map.of();
+    final long calls = count(fields, "calls");
+    final long late = count(fields, "late");
+    final long failed = count(fields, "failed");
+    final long answeredMax = micros(fields.get("max_round_trip_us"));
     // A late call had no reply by the deadline: its round trip is the deadline at least.
     final long max = late > 0 ? Math.max(answeredMax, deadline) : answeredMax;
     // A non-blocking gate's round trip is not measured (its reply waits for the method to poll).
-    final boolean measured = !"unmeasured".equals(line.get("max_round_trip_us"));
+    final boolean measured = line != null && !"unmeasured".equals(line.get("max_round_trip_us"));
     return new Row(
         gate.node(),
         name,
