@@ -200,6 +200,22 @@ public final class SchedulingAnalysis {
     return draft;
   }
 
+  /**
+   * What the processor-demand test takes of periodic methods: release jitter J takes J off the time
+   * a job has before its deadline (its demand is that of a job with deadline D - J).
+   */
+  static List<EdfDemandTest.Load> demandLoads(List<TaskDraft> drafts) {
+    final List<EdfDemandTest.Load> loads = new ArrayList<>();
+    for (TaskDraft d : drafts) {
+      if (d.periodNs > 0) {
+        loads.add(
+            new EdfDemandTest.Load(
+                d.wcetNs, d.periodNs, Math.max(1, d.deadlineNs - d.jitterNs), d.segments));
+      }
+    }
+    return loads;
+  }
+
   /** One processor: every deployment of the node shares it; no release jitter. */
   static ProcessorReport analyseProcessor(Node node) {
     return analyseProcessor(node, java.util.Map.of());
@@ -299,16 +315,7 @@ public final class SchedulingAnalysis {
     if (node.strategy().earliestDeadlineFirst()) {
       // One band ordered by deadline: the processor-demand test decides, and every method
       // that passes completes by its deadline, which is the response bound reported.
-      final List<EdfDemandTest.Load> loads = new ArrayList<>();
-      for (TaskDraft d : drafts) {
-        if (d.periodNs > 0) {
-          // Release jitter J takes J off the time a job has before its deadline (its demand is that
-          // of a job with deadline D - J).
-          loads.add(
-              new EdfDemandTest.Load(
-                  d.wcetNs, d.periodNs, Math.max(1, d.deadlineNs - d.jitterNs), d.segments));
-        }
-      }
+      final List<EdfDemandTest.Load> loads = demandLoads(drafts);
       final boolean preemptive = node.strategy().preemptsByDeadline();
       EdfDemandTest.Verdict verdict;
       try {

@@ -367,15 +367,8 @@ final class SharedCpu {
 
   /** The processor-demand test over the deadline-scheduled jobs of one CPU (preemptive EDF). */
   private static boolean demandHolds(List<Job> jobs) {
-    final List<EdfDemandTest.Load> loads = new ArrayList<>();
-    for (Job job : jobs) {
-      final TaskDraft d = job.draft;
-      if (d.periodNs > 0) {
-        loads.add(
-            new EdfDemandTest.Load(
-                d.wcetNs, d.periodNs, Math.max(1, d.deadlineNs - d.jitterNs), d.segments));
-      }
-    }
+    final List<EdfDemandTest.Load> loads =
+        SchedulingAnalysis.demandLoads(jobs.stream().map(j -> j.draft).toList());
     try {
       return EdfDemandTest.test(loads, EdfDemandTest.Dispatch.PREEMPTIVE).schedulable();
     } catch (ArithmeticException beyond64Bits) {
