@@ -12,8 +12,10 @@ cd "$(dirname "$0")/.."
 # downloaded from outside the registries; npm builds it from source against libsecret instead.
 # cyclonedds-dev, cyclonedds-tools: RMMC channels between Linux nodes run on Eclipse Cyclone DDS
 # (ddsc, and idlc, which the generated CMake runs on the channels' IDL).
+# openssh-server: the deployment test runs sshd in each host namespace of its LAN, over which
+# Ansible deploys (tests/e2e/test_kairos_deploy.py); systemd-analyze (systemd) verifies the units.
 packages=(catch2 clang libclang-rt-14-dev chromium fonts-dejavu-core python3-pip python3-pytest
-  libsecret-1-dev cyclonedds-dev cyclonedds-tools)
+  libsecret-1-dev cyclonedds-dev cyclonedds-tools openssh-server systemd)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -62,6 +64,17 @@ fi
 if ! python3 -c "import cyclonedds" >/dev/null 2>&1; then
   echo "setup: installing cyclonedds (Python) from PyPI"
   python3 -m pip install --quiet --only-binary=:all: "cyclonedds==11.0.1"
+fi
+
+# Ansible (ansible-core, from PyPI) runs kairos deploy's playbooks; kairos reads inventories with
+# its ansible-inventory. Pinned: the release its playbooks are tested with.
+ANSIBLE_CORE_VERSION=2.18.19
+if ! command -v ansible-playbook >/dev/null || ! command -v ansible-inventory >/dev/null \
+  || ! python3 -c "import ansible.release as r; assert r.__version__ == '$ANSIBLE_CORE_VERSION'" \
+    >/dev/null 2>&1; then
+  echo "setup: installing ansible-core $ANSIBLE_CORE_VERSION from PyPI"
+  python3 -m pip install --quiet "ansible-core==$ANSIBLE_CORE_VERSION"
+  command -v pyenv >/dev/null && pyenv rehash || true
 fi
 
 if ! python3 -c "import jsonschema" >/dev/null 2>&1; then

@@ -49,6 +49,10 @@ clock::ClockSyncOptions clock_sync_options(const NodeOptions& options,
 }
 
 namespace {
+/// How far ahead a rejoining node's first release is at least: more than the engine needs to start
+/// its threads, so that the epoch is the boundary itself and not a moment after it.
+constexpr kal::Duration kRejoinMargin = std::chrono::milliseconds{100};
+
 /// The analysis takes each node's cores as its own. A node placed on CPUs (--cpu, --cpus) keeps
 /// its threads there, except threads that run by deadline while the kernel's deadline admission
 /// control is on: the kernel admits those only with the affinity of every CPU, where they would
@@ -157,8 +161,18 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
     const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-    engine->start_no_earlier_than(kal::MonotonicClock::now() +
-                                  kal::Duration{options.start_at_unix_ns - wall});
+    const std::int64_t begin = rejoin_instant(options.start_at_unix_ns, wall,
+                                              options.rejoin_every.count(), kRejoinMargin.count());
+    if (begin != options.start_at_unix_ns) {
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "started %.3f s after the --start-at instant: rejoins its peers at the next "
+                    "--rejoin-every boundary, in %.3f s",
+                    static_cast<double>(wall - options.start_at_unix_ns) / 1e9,
+                    static_cast<double>(begin - wall) / 1e9);
+      kal::report(kal::Severity::kInfo, program.name, line);
+    }
+    engine->start_no_earlier_than(kal::MonotonicClock::now() + kal::Duration{begin - wall});
   }
   const kal::Status status =
       program.run(options.duration, options.quiet ? nullptr : &print_activation, nullptr);

@@ -22,7 +22,8 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       stream,
       "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--peer-wait <time>]\n"
       "       [--clock-skew <time>] [--clock-log] [--probe <file>] [--timings <file>]\n"
-      "       [--band-map <list>] [--start-at <unix-ns>] [--quiet]\n"
+      "       [--band-map <list>] [--start-at <unix-ns>]\n"
+      "       [--rejoin-every <time>] [--quiet]\n"
       "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s);\n"
       "                     forever: until SIGINT or SIGTERM, which end a run early too\n"
       "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
@@ -50,6 +51,10 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "  --start-at <unix-ns> release from this Unix time in nanoseconds (CLOCK_REALTIME),\n"
       "                     after set-up and meeting the peers: the nodes of a system\n"
       "                     started together share one epoch (kairos run gives it)\n"
+      "  --rejoin-every <time> with --start-at: a node that starts after that instant\n"
+      "                     begins at the next instant start-at + k x <time> (the\n"
+      "                     system's hyperperiod, which kairos deploy gives), in step\n"
+      "                     with its peers\n"
       "  --quiet            print only the summary line\n",
       static_cast<int>(node_name.size()), node_name.data());
 }
@@ -193,6 +198,16 @@ bool check_writable_path(std::string_view node_name, const char* path) noexcept 
   return true;
 }
 }  // namespace
+
+std::int64_t rejoin_instant(std::int64_t start_at, std::int64_t now, std::int64_t every,
+                            std::int64_t margin) noexcept {
+  if (start_at - now >= margin || every <= 0) {
+    return start_at;
+  }
+  const std::int64_t behind = now + margin - start_at;  // > 0
+  const std::int64_t periods = (behind + every - 1) / every;
+  return start_at + periods * every;
+}
 
 bool parse_duration(std::string_view text, kal::Duration& out) noexcept {
   std::uint64_t value = 0;
@@ -394,6 +409,17 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
         return NodeCommand::kUsageError;
       }
       options.start_at_unix_ns = at;
+      ++i;
+    } else if (arg == "--rejoin-every") {
+      const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
+      if (!parse_duration(value, options.rejoin_every) || options.rejoin_every.count() <= 0) {
+        std::fprintf(stderr,
+                     "%.*s: error: --rejoin-every '%.*s' is not a time with a unit "
+                     "(ns, us, ms, s, min), more than nothing\n",
+                     static_cast<int>(node_name.size()), node_name.data(),
+                     static_cast<int>(value.size()), value.data());
+        return NodeCommand::kUsageError;
+      }
       ++i;
     } else if (arg == "--band-map") {
       const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";

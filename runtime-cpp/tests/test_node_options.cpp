@@ -298,6 +298,36 @@ TEST_CASE("the band map gives each band of a core its host band, in the core's o
   REQUIRE(parse({"--band-map", "0:1=2"}, unpinned) == kairos::NodeCommand::kUsageError);
 }
 
+TEST_CASE("a node started after its --start-at instant rejoins at a --rejoin-every boundary",
+          "[unit][node]") {
+  auto parse = [](std::initializer_list<const char*> args, kairos::NodeOptions& options) {
+    std::vector<const char*> argv{"node"};
+    argv.insert(argv.end(), args);
+    return kairos::parse_node_options(static_cast<int>(argv.size()), argv.data(), "node", options);
+  };
+  kairos::NodeOptions options;
+  REQUIRE(parse({"--start-at", "1000000000", "--rejoin-every", "100ms"}, options) ==
+          kairos::NodeCommand::kRun);
+  REQUIRE(options.rejoin_every == std::chrono::milliseconds{100});
+  for (const char* bad : {"", "0ms", "100", "-1ms", "soon"}) {
+    kairos::NodeOptions other;
+    CAPTURE(bad);
+    REQUIRE(parse({"--rejoin-every", bad}, other) == kairos::NodeCommand::kUsageError);
+  }
+
+  constexpr std::int64_t kMs = 1'000'000;
+  // Ahead by at least the margin: the instant asked for.
+  REQUIRE(kairos::rejoin_instant(1000 * kMs, 800 * kMs, 100 * kMs, 50 * kMs) == 1000 * kMs);
+  // Past it (a restart 2.37 s later): the first boundary at least the margin ahead.
+  REQUIRE(kairos::rejoin_instant(1000 * kMs, 3370 * kMs, 100 * kMs, 50 * kMs) == 3500 * kMs);
+  REQUIRE(kairos::rejoin_instant(1000 * kMs, 3450 * kMs, 100 * kMs, 50 * kMs) == 3500 * kMs);
+  REQUIRE(kairos::rejoin_instant(1000 * kMs, 3451 * kMs, 100 * kMs, 50 * kMs) == 3600 * kMs);
+  // Too close to it to start in time: the next boundary.
+  REQUIRE(kairos::rejoin_instant(1000 * kMs, 990 * kMs, 100 * kMs, 50 * kMs) == 1100 * kMs);
+  // No period: the instant, past or not (the run begins as soon as it can).
+  REQUIRE(kairos::rejoin_instant(1000 * kMs, 3370 * kMs, 0, 50 * kMs) == 1000 * kMs);
+}
+
 TEST_CASE("a host band applies on its CPU only, to the band it maps", "[unit][kal]") {
   // CPU 900: far from any this test's threads use, so the map changes nothing else here.
   REQUIRE(kairos::kal::host_band(900, 3) == 3);

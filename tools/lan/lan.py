@@ -39,8 +39,9 @@ EMULATOR_CANDIDATES = (
 NODE_INTERFACE = "lan0"
 SUBNET = "10.231.0"
 # auto: netem where the kernel has it, else the emulator; direct: a bare veth pair between the
-# two nodes (no wire namespace, nothing added: the baseline).
-LINK_MODES = ("auto", "netem", "emulator", "direct")
+# two nodes (no wire namespace, nothing added: the baseline); bridge: any number of nodes on a
+# bridge in the wire namespace, nothing added to the link (a switched LAN of hosts).
+LINK_MODES = ("auto", "netem", "emulator", "direct", "bridge")
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,9 @@ class Lan:
         """One line saying what carries the link: say it beside every figure taken over it."""
         if self.mode == "direct":
             return "bare veth pair between the two namespaces: nothing added to the link"
+        if self.mode == "bridge":
+            return (f"{len(self.nodes)} namespaces on a bridge in the wire namespace: nothing "
+                    "added to the link")
         if self.mode == "netem":
             carrier = "tc netem in the wire namespace (a bridge between the two veth pairs)"
         else:
@@ -219,8 +223,9 @@ def make_lan(names: list[str], link: LinkSpec, mode: str = "auto",
     netem where the kernel has it and the link emulator otherwise; "netem" and "emulator" insist.
     `emulator_options` go to the link emulator as they are (e.g. ("--cpu", "0", "--spin",
     "20us")). The caller removes the LAN with remove_lan (in a finally)."""
-    if len(names) != 2 or names[0] == names[1]:
-        raise ValueError(f"a LAN here joins two different nodes, not {names}")
+    if len(set(names)) != len(names) or len(names) < 2 or (len(names) != 2 and mode != "bridge"):
+        raise ValueError(f"a LAN here joins two different nodes (any number on a bridge), "
+                         f"not {names}")
     if mode not in LINK_MODES:
         raise ValueError(f"link mode is one of {', '.join(LINK_MODES)}, not {mode}")
     tag = uuid.uuid4().hex[:6]
@@ -248,6 +253,9 @@ def make_lan(names: list[str], link: LinkSpec, mode: str = "auto",
             _ip("-n", node.namespace, "addr", "add", f"{node.address}/24", "dev", node.interface)
             _ip("-n", node.namespace, "link", "set", node.interface, "up")
             _ip("-n", node.namespace, "link", "set", "lo", "up")
+        if mode == "bridge":
+            _bridge(lan)
+            lan.mode = "bridge"
         if mode in ("auto", "netem"):
             _start_netem(lan)
             if not lan.mode and mode == "netem":
@@ -275,11 +283,16 @@ def _start_netem(lan: Lan) -> None:
                               node.wire_interface, "root", *_netem_arguments(lan.link))
         if added.returncode != 0:
             raise RuntimeError(f"tc netem on {node.wire_interface}: {added.stderr.strip()}")
+    _bridge(lan)
+    lan.mode = "netem"
+
+
+def _bridge(lan: Lan) -> None:
+    """Joins every wire end on one bridge in the wire namespace."""
     _ip("-n", lan.wire_namespace, "link", "add", "br0", "type", "bridge")
     for node in lan.nodes:
         _ip("-n", lan.wire_namespace, "link", "set", node.wire_interface, "master", "br0")
     _ip("-n", lan.wire_namespace, "link", "set", "br0", "up")
-    lan.mode = "netem"
 
 
 def _start_emulator(lan: Lan, options: tuple[str, ...]) -> None:
@@ -318,11 +331,100 @@ def _start_emulator(lan: Lan, options: tuple[str, ...]) -> None:
     raise RuntimeError(f"{EMULATOR_NAME} did not start: {error.strip()}")
 
 
+@dataclass
+class SshServer:
+    """An OpenSSH server in a node's namespace: root logs in with the LAN's key, nothing else."""
+    node: str
+    address: str
+    process: subprocess.Popen
+
+
+@dataclass
+class SshKeys:
+    """The LAN's client key and the host key its servers share, in a directory of the caller's."""
+    directory: Path
+    client_key: Path
+    host_key: Path
+    authorized_keys: Path
+
+
+def sshd_path() -> Path | None:
+    for candidate in ("/usr/sbin/sshd", shutil.which("sshd")):
+        if candidate and os.access(candidate, os.X_OK):
+            return Path(candidate)
+    return None
+
+
+def make_ssh_keys(directory: Path) -> SshKeys:
+    """A fresh client key (ed25519, no passphrase) and host key in `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    keys = SshKeys(directory, directory / "client_ed25519", directory / "host_ed25519",
+                   directory / "authorized_keys")
+    for key in (keys.client_key, keys.host_key):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "kairos-lan",
+                        "-f", str(key)], check=True, capture_output=True)
+    keys.authorized_keys.write_text(keys.client_key.with_suffix(".pub").read_text())
+    keys.authorized_keys.chmod(0o600)
+    return keys
+
+
+def start_sshd(lan: Lan, name: str, keys: SshKeys) -> SshServer:
+    """sshd in node `name`'s namespace, on its LAN address, port 22, in the foreground; the
+    caller stops it (stop_sshd). Its configuration is all on the command line: the machine's own
+    sshd_config is not read."""
+    sshd = sshd_path()
+    if sshd is None:
+        raise RuntimeError("sshd is not installed (Debian: apt-get install openssh-server)")
+    # sshd's privilege separation directory, as its package's service would make it.
+    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)
+    node = lan.node(name)
+    config = keys.directory / "sshd_config"
+    config.write_text("")
+    command = [str(sshd), "-D", "-e", "-f", str(config), "-h", str(keys.host_key),
+               "-o", f"ListenAddress={node.address}", "-o", "Port=22",
+               "-o", f"PidFile={keys.directory / (name + '.sshd.pid')}",
+               "-o", f"AuthorizedKeysFile={keys.authorized_keys}",
+               "-o", "PermitRootLogin=prohibit-password", "-o", "PasswordAuthentication=no",
+               "-o", "KbdInteractiveAuthentication=no", "-o", "UsePAM=no",
+               "-o", "StrictModes=no", "-o", "Subsystem=sftp internal-sftp"]
+    process = subprocess.Popen(lan.exec(name, *command), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    # Ready once it listens: bounded wait.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"sshd in {name} exited: {process.stderr.read().decode().strip()}")
+        listening = _in_namespace(node.namespace, "ss", "-Htln", f"sport = :22").stdout
+        if node.address in listening:
+            return SshServer(name, node.address, process)
+        time.sleep(0.05)
+    process.kill()
+    raise RuntimeError(f"sshd in {name} did not listen on {node.address}:22 in 10 s")
+
+
+def stop_sshd(server: SshServer) -> None:
+    if server.process.poll() is None:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+
+
 def remove_lan(lan: Lan) -> None:
     """Stops the link and deletes the namespaces (and with them every veth end)."""
     if lan.emulator is not None:
         lan.stop_link()
     for namespace in reversed(lan.made):
+        # What still runs there (a server, a connection it left) ends with it.
+        pids = subprocess.run(["ip", "netns", "pids", namespace], capture_output=True,
+                              text=True).stdout.split()
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
         subprocess.run(["ip", "netns", "del", namespace], capture_output=True)
     lan.made.clear()
 

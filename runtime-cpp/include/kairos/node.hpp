@@ -59,6 +59,12 @@ struct NodeOptions {
   /// soon as the node is set up. Ignored on `os sim`, whose clock is virtual.
   std::int64_t start_at_unix_ns = 0;
 
+  /// `--rejoin-every`: the system's hyperperiod, for a node that starts after the --start-at
+  /// instant (restarted by its service manager, or started late): it then begins at the next
+  /// instant start_at + k x rejoin_every that leaves it time to start, so that its releases fall
+  /// where its peers expect them. Zero: it begins as soon as it can (and warns).
+  kal::Duration rejoin_every{0};
+
   /// One entry of `--band-map`: band `band` of core `core` runs at host band `host` on that
   /// core's CPU, which other nodes' cores share (`kairos run` ranks them all; docs/deploy.md).
   struct BandMapping {
@@ -130,6 +136,13 @@ EngineOptions engine_options(const NodeOptions& options, Strategy strategy,
 
 /// Parses a duration with a unit: ns, us, ms, s or min. False on any malformed text.
 bool parse_duration(std::string_view text, kal::Duration& out) noexcept;
+
+/// The Unix time (ns) a node's run begins at when asked for `start_at` (--start-at) and it is now
+/// `now`: `start_at` itself while at least `margin` ahead; otherwise, with `every` (--rejoin-every)
+/// above zero, the first start_at + k x every at least `margin` ahead, and without it, `start_at`
+/// (already past: the run begins as soon as it can).
+std::int64_t rejoin_instant(std::int64_t start_at, std::int64_t now, std::int64_t every,
+                            std::int64_t margin) noexcept;
 
 /// parse_duration that also takes a leading `-` (an offset rather than a length of time).
 bool parse_signed_duration(std::string_view text, kal::Duration& out) noexcept;

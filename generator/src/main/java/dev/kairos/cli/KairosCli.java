@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
       CalibrateCommand.class,
       ProbeCommand.class,
       RunCommand.class,
+      DeployCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class KairosCli implements Callable<Integer> {

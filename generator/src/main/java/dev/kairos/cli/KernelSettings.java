@@ -35,6 +35,30 @@ final class KernelSettings {
     String line() {
       return "kernel: " + level.word + ": " + text;
     }
+
+    /** The line for a setting of another host. */
+    String lineOn(String host) {
+      return "kernel: " + host + ": " + level.word + ": " + text;
+    }
+  }
+
+  /** The share of each CPU real-time threads may use where the kernel's defaults stand (95%). */
+  private static final double DEFAULT_REAL_TIME_SHARE = 0.95;
+
+  /** The sysctl that turns real-time throttling, and with it deadline admission control, off. */
+  static final String THROTTLING_OFF = "kernel.sched_rt_runtime_us=-1";
+
+  /**
+   * The settings (sysctl key=value) a deployment applies before it starts the nodes, so that what
+   * {@link #check} would find breaking the analysis under the kernel's defaults does not: real-time
+   * throttling off where a CPU needs more than the default share, or where deadline-scheduled lanes
+   * must stay on their node's CPUs.
+   */
+  static List<String> fixes(Needs needs) {
+    final boolean throttled = needs.highestCpuUtilization() > DEFAULT_REAL_TIME_SHARE;
+    final boolean deadlinePinned =
+        !needs.deadlineNodes().isEmpty() && needs.pinsFewerCpusThanAvailable();
+    return throttled || deadlinePinned ? List.of(THROTTLING_OFF) : List.of();
   }
 
   /** What the run asks of the kernel. */

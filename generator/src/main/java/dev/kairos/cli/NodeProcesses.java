@@ -320,22 +320,31 @@ final class NodeProcesses {
     }
   }
 
-  /** Reads each node's timings file and its log's gate lines, saying what could not be read. */
   private Outcome collect(boolean clean) {
+    return collect(runDirectory, binaries.keySet(), clean, err);
+  }
+
+  /**
+   * Reads each node's timings file (DIR/NODE.timings.json) and its log's gate lines (DIR/NODE.log),
+   * saying what could not be read; {@code clean} stays only if every file could.
+   */
+  static Outcome collect(
+      Path runDirectory, java.util.Collection<String> nodes, boolean clean, PrintWriter err) {
     final Map<String, TimingRun> timings = new LinkedHashMap<>();
     final Map<String, List<Map<String, String>>> gateLines = new LinkedHashMap<>();
     boolean readable = clean;
-    for (String node : binaries.keySet()) {
-      final Path file = timingsFile(node);
+    for (String node : nodes) {
+      final Path file = runDirectory.resolve(node + ".timings.json");
       try {
         timings.put(node, TimingRun.parse(file.toString(), Files.readString(file)));
       } catch (IOException | JsonText.Malformed e) {
         err.println("kairos: warning: node " + node + " wrote no readable timings (" + file + ")");
         readable = false;
       }
+      final Path log = runDirectory.resolve(node + ".log");
       final List<String> lines;
       try {
-        lines = Files.readAllLines(log(node), StandardCharsets.UTF_8);
+        lines = Files.readAllLines(log, StandardCharsets.UTF_8);
       } catch (IOException e) {
         continue;
       }
@@ -346,7 +355,7 @@ final class NodeProcesses {
         final RunLog.Parsed parsed = RunLog.parse(lines, node, Set.of(node));
         gateLines.put(node, parsed.gates().getOrDefault(node, List.of()));
       } catch (RunLog.MalformedLine e) {
-        err.println("kairos: warning: " + log(node) + ": " + e.getMessage());
+        err.println("kairos: warning: " + log + ": " + e.getMessage());
         readable = false;
       }
     }

@@ -39,6 +39,26 @@ final class RunCommand extends ModelCommand {
   /** The longest run that is not `forever`: a year, far within what the nodes' clocks hold. */
   private static final long LONGEST_RUN_NANOS = 366L * 24 * 3600 * 1_000_000_000L;
 
+  /**
+   * Whether {@code value} is a time {@code option} takes (--duration: also forever); false after
+   * saying what it expected.
+   */
+  static boolean timeHolds(String option, String value, java.io.PrintWriter err) {
+    if (DURATION.matcher(value).matches()
+        && !(value.equals("forever") && !option.equals("--duration"))
+        && (value.equals("forever") || reasonable(option, NodeProcesses.nanos(value)))) {
+      return true;
+    }
+    err.println(
+        "kairos: error: "
+            + option
+            + " "
+            + value
+            + ": expected a time such as 2s, 1500ms or 10min, more than nothing and at most a year"
+            + (option.equals("--duration") ? ", or forever" : ""));
+    return false;
+  }
+
   /** A run of more than nothing and at most a year; a peer wait of at most a year. */
   private static boolean reasonable(String option, long nanos) {
     return nanos <= LONGEST_RUN_NANOS && (nanos > 0 || option.equals("--peer-wait"));
@@ -119,19 +139,7 @@ final class RunCommand extends ModelCommand {
   @Override
   public Integer call() throws IOException {
     for (String[] option : new String[][] {{"--duration", duration}, {"--peer-wait", peerWait}}) {
-      if (!DURATION.matcher(option[1]).matches()
-          || option[1].equals("forever") && option[0].equals("--peer-wait")
-          || !option[1].equals("forever")
-              && !reasonable(option[0], NodeProcesses.nanos(option[1]))) {
-        err()
-            .println(
-                "kairos: error: "
-                    + option[0]
-                    + " "
-                    + option[1]
-                    + ": expected a time such as 2s, 1500ms or 10min, more than nothing and at"
-                    + " most a year"
-                    + (option[0].equals("--duration") ? ", or forever" : ""));
+      if (!timeHolds(option[0], option[1], err())) {
         return USAGE;
       }
     }
@@ -154,7 +162,8 @@ final class RunCommand extends ModelCommand {
     }
     final SystemModel system = analysed.get().system();
     final TimingPlan plan = analysed.get().report();
-    final Optional<List<NodePlan>> chosen = chosenNodes(system, plan);
+    final Optional<List<NodePlan>> chosen =
+        SystemChoice.nodes(system, plan, systemName, onlyNodes, err());
     if (chosen.isEmpty()) {
       return USAGE;
     }
@@ -186,7 +195,7 @@ final class RunCommand extends ModelCommand {
       return OK;
     }
     final Path runDirectory =
-        (output != null ? output : Path.of("kairos-run", runName(system)))
+        (output != null ? output : Path.of("kairos-run", SystemChoice.name(system, systemName)))
             .toAbsolutePath()
             .normalize();
     final NodeBuild build = new NodeBuild(runDirectory, out(), err());
@@ -195,80 +204,14 @@ final class RunCommand extends ModelCommand {
     }
     final NodeProcesses processes =
         new NodeProcesses(runDirectory, build.binaries(), duration, peerWait, out(), err());
-    final NodeProcesses.Outcome outcome = processes.run(cpuArguments(deployment.get(), hostCpus));
+    final NodeProcesses.Outcome outcome =
+        processes.run(cpuArguments(deployment.get(), hostCpus::get));
     final List<RunTable.Row> rows =
         RunTable.rows(deployment.get(), outcome.timings(), outcome.gateLines());
     out().print(RunTable.text(rows, deployment.get()));
     out().println("run directory: " + shownPath(runDirectory));
     out().flush();
     return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() ? MODEL_ERRORS : OK;
-  }
-
-  /** The nodes to run: the chosen system's, or the one --nodes names; empty after an error. */
-  private Optional<List<NodePlan>> chosenNodes(SystemModel system, TimingPlan plan) {
-    final List<String> names;
-    if (systemName != null) {
-      final Optional<Platform.DistributedSystem> named =
-          system.systems().stream().filter(s -> s.name().equals(systemName)).findFirst();
-      if (named.isEmpty()) {
-        err()
-            .println(
-                "kairos: error: --system "
-                    + systemName
-                    + ": no such system in the model"
-                    + systemsClause(system));
-        return Optional.empty();
-      }
-      names = named.get().nodes();
-    } else if (system.systems().size() == 1) {
-      names = system.systems().get(0).nodes();
-    } else if (system.systems().isEmpty()) {
-      names = system.nodes().stream().map(Platform.Node::name).toList();
-    } else {
-      err()
-          .println(
-              "kairos: error: the model has several systems: name one with --system"
-                  + systemsClause(system));
-      return Optional.empty();
-    }
-    final List<String> wanted = onlyNodes != null ? onlyNodes : names;
-    final List<NodePlan> chosen = new ArrayList<>();
-    for (String name : wanted) {
-      final Optional<NodePlan> node =
-          plan.nodes().stream().filter(n -> n.node().name().equals(name)).findFirst();
-      if (!names.contains(name) || node.isEmpty()) {
-        err()
-            .println(
-                "kairos: error: --nodes: "
-                    + name
-                    + " is not a node of the system (its nodes: "
-                    + String.join(", ", names)
-                    + ")");
-        return Optional.empty();
-      }
-      chosen.add(node.get());
-    }
-    if (chosen.isEmpty()) {
-      err().println("kairos: error: the model has no node to run");
-      return Optional.empty();
-    }
-    return Optional.of(chosen);
-  }
-
-  private static String systemsClause(SystemModel system) {
-    return system.systems().isEmpty()
-        ? ""
-        : " (its systems: "
-            + String.join(
-                ", ", system.systems().stream().map(Platform.DistributedSystem::name).toList())
-            + ")";
-  }
-
-  private String runName(SystemModel system) {
-    if (systemName != null) {
-      return systemName;
-    }
-    return system.systems().size() == 1 ? system.systems().get(0).name() : system.modelName();
   }
 
   /**
@@ -359,21 +302,7 @@ final class RunCommand extends ModelCommand {
                     deadlineNodes,
                     pinsFewer));
     findings.forEach(f -> out().println(f.line()));
-    // What the analysis knows of this machine: without a platform file, nothing.
-    nodes.stream()
-        .filter(n -> dev.kairos.timing.PlatformOverheads.measured(n.node()).isEmpty())
-        .map(n -> n.node().hardware().name())
-        .distinct()
-        .forEach(
-            hardware ->
-                out()
-                    .println(
-                        "platform: warning: hardware "
-                            + hardware
-                            + " names no platform file: the bounds assume an ideal processor (no"
-                            + " release lateness, no overheads), and a start window shorter than"
-                            + " this machine's release lateness can be missed; measure it with"
-                            + " kairos probe and name the file in the hardware (docs/cli.md#probe)"));
+    warnIdealProcessors(nodes, out());
     out().flush();
     if (findings.stream().anyMatch(f -> f.level() == KernelSettings.Level.ERROR)) {
       err()
@@ -386,17 +315,38 @@ final class RunCommand extends ModelCommand {
   }
 
   /**
+   * Says, for each hardware of {@code nodes} that names no platform file, that its bounds assume an
+   * ideal processor.
+   */
+  static void warnIdealProcessors(List<NodePlan> nodes, java.io.PrintWriter out) {
+    // What the analysis knows of this machine: without a platform file, nothing.
+    nodes.stream()
+        .filter(n -> dev.kairos.timing.PlatformOverheads.measured(n.node()).isEmpty())
+        .map(n -> n.node().hardware().name())
+        .distinct()
+        .forEach(
+            hardware ->
+                out.println(
+                    "platform: warning: hardware "
+                        + hardware
+                        + " names no platform file: the bounds assume an ideal processor (no"
+                        + " release lateness, no overheads), and a start window shorter than"
+                        + " this machine's release lateness can be missed; measure it with"
+                        + " kairos probe and name the file in the hardware (docs/cli.md#probe)"));
+  }
+
+  /**
    * Each node's options for where it runs: --cpu for one core, --cpus with a CPU per core
    * otherwise, and --band-map with the host band of each of its bands on a shared CPU.
    */
-  private static Map<String, List<String>> cpuArguments(
-      DeployedAnalysis.AsDeployed deployment, List<Integer> hostCpus) {
+  static Map<String, List<String>> cpuArguments(
+      DeployedAnalysis.AsDeployed deployment, java.util.function.IntUnaryOperator hostCpu) {
     final Map<String, java.util.TreeMap<Integer, Integer>> byNode = new LinkedHashMap<>();
     for (DeployedAnalysis.HostCpu cpu : deployment.cpus()) {
       for (DeployedAnalysis.NodeCore core : cpu.cores()) {
         byNode
             .computeIfAbsent(core.node(), n -> new java.util.TreeMap<>())
-            .put(core.core(), hostCpus.get(cpu.cpu()));
+            .put(core.core(), hostCpu.applyAsInt(cpu.cpu()));
       }
     }
     final Map<String, List<String>> arguments = new LinkedHashMap<>();
@@ -424,7 +374,8 @@ final class RunCommand extends ModelCommand {
     return arguments;
   }
 
-  private static String shownPath(Path path) {
+  /** A path as output shows it: relative to the working directory where it lies below it. */
+  static String shownPath(Path path) {
     final Path workingDirectory = Path.of("").toAbsolutePath();
     return path.startsWith(workingDirectory)
         ? workingDirectory.relativize(path).toString()

@@ -145,17 +145,34 @@ public final class Platform {
    */
   public record ClockSync(String master, long periodNs, SourceRef source) {}
 
+  /**
+   * A node: {@code host} is the machine it runs on when deployed, a host of the deployment's
+   * inventory ("" where the model names none: kairos run starts it on this host).
+   */
   public record Node(
       String name,
       OperatingSystem os,
       Strategy strategy,
       Hardware hardware,
       String endpoint,
+      String host,
       List<Deployment> deployments,
       SourceRef source) {
+    /** A node the model places on no host. */
+    public Node(
+        String name,
+        OperatingSystem os,
+        Strategy strategy,
+        Hardware hardware,
+        String endpoint,
+        List<Deployment> deployments,
+        SourceRef source) {
+      this(name, os, strategy, hardware, endpoint, "", deployments, source);
+    }
+
     /** The same node with other deployments (a core's share of them, or changed classes). */
     public Node withDeployments(List<Deployment> replaced) {
-      return new Node(name, os, strategy, hardware, endpoint, List.copyOf(replaced), source);
+      return new Node(name, os, strategy, hardware, endpoint, host, List.copyOf(replaced), source);
     }
   }
 }

@@ -270,13 +270,22 @@ public final class RunTable {
    */
   public static String deploymentText(
       DeployedAnalysis.AsDeployed deployment, List<Integer> hostCpus) {
+    return deploymentText(deployment, cpu -> "CPU " + hostCpus.get(cpu));
+  }
+
+  /**
+   * The same, for CPUs of several machines: {@code cpuName} names the deployment's CPU number (e.g.
+   * "alpha CPU 1").
+   */
+  public static String deploymentText(
+      DeployedAnalysis.AsDeployed deployment, java.util.function.IntFunction<String> cpuName) {
     final StringBuilder out = new StringBuilder();
     for (DeployedAnalysis.HostCpu cpu : deployment.cpus()) {
       out.append(
           String.format(
               Locale.ROOT,
-              "deploy: CPU %d runs %s (utilization %s)%n",
-              hostCpus.get(cpu.cpu()),
+              "deploy: %s runs %s (utilization %s)%n",
+              cpuName.apply(cpu.cpu()),
               String.join(
                   ", ", cpu.cores().stream().map(c -> c.node() + " core " + c.core()).toList()),
               Figures.percent(cpu.utilization())));

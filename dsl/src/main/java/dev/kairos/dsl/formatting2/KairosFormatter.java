@@ -30,7 +30,7 @@ public class KairosFormatter extends AbstractJavaFormatter {
 
   /** Keywords that start a member line of a node (a node has no semicolons). */
   private static final Set<String> NODE_MEMBERS =
-      Set.of("hardware", "os", "scheduling", "endpoint", "deploy");
+      Set.of("hardware", "os", "scheduling", "endpoint", "host", "deploy");
 
   /** Two spaces per level and \n, whatever the editor prefers: there is one canonical layout. */
   @Override

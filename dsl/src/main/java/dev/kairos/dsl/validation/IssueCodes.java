@@ -84,6 +84,7 @@ public final class IssueCodes {
   public static final String EMPTY_NODE = PREFIX + "empty-node";
   public static final String INVALID_ENDPOINT = PREFIX + "invalid-endpoint";
   public static final String DUPLICATE_ENDPOINT = PREFIX + "duplicate-endpoint";
+  public static final String INVALID_HOST = PREFIX + "invalid-host";
   public static final String DUPLICATE_NODE = PREFIX + "duplicate-node";
   public static final String CLOCK_MASTER_NOT_IN_SYSTEM = PREFIX + "clock-master-not-in-system";
   public static final String CLOCK_MASTER_UNREACHABLE = PREFIX + "clock-master-unreachable";

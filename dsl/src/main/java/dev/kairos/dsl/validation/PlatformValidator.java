@@ -61,6 +61,23 @@ public class PlatformValidator extends ConcernValidator {
     }
   }
 
+  /** A host name as DNS and an Ansible inventory accept it. */
+  private static final Pattern HOST = Pattern.compile("[A-Za-z0-9](?:[A-Za-z0-9._-]{0,252})");
+
+  @Check
+  public void checkHost(Node node) {
+    final String host = node.getHost();
+    if (host != null && !HOST.matcher(host).matches()) {
+      error(
+          "host '"
+              + host
+              + "' is not a host name: letters, digits, '.', '-' and '_', starting with a letter"
+              + " or digit (the name of a host in the deployment's inventory)",
+          Literals.NODE__HOST,
+          IssueCodes.INVALID_HOST);
+    }
+  }
+
   @Check
   public void checkEndpoint(Node node) {
     final String endpoint = node.getEndpoint();

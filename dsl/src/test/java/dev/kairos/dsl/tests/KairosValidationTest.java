@@ -554,6 +554,20 @@ class KairosValidationTest {
   }
 
   @Test
+  void aNodesHostIsAHostName() throws Exception {
+    final String text =
+        "node a { os linux endpoint \"tcp:10.0.0.1:7001\" host \"alpha-1.lan\" }\n"
+            + "node b { os linux host \"-not a host\" }\n";
+    final Model model = parser.parse(text);
+    validation.assertError(
+        model,
+        Literals.NODE,
+        IssueCodes.INVALID_HOST,
+        text.indexOf("\"-not a host\""),
+        "\"-not a host\"".length());
+  }
+
+  @Test
   void endpointsWrittenDifferentlyOnOnePortAreTheSameSocket() throws Exception {
     final String text =
         "node a { os linux endpoint \"tcp:127.0.0.1:7001\" }\n"

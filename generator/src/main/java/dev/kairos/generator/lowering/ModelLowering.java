@@ -490,6 +490,7 @@ public final class ModelLowering {
         Platform.Strategy.valueOf(node.getScheduling().name()),
         hardware,
         node.getEndpoint(),
+        node.getHost() == null ? "" : node.getHost(),
         deployments,
         at(node));
   }

@@ -1,0 +1,183 @@
+"""kairos deploy end to end: the work cell (examples/cell) on a LAN of three hosts, each a network
+namespace running its own OpenSSH server with a key made for the test; Ansible, in a fourth
+namespace, reads each host's kernel settings, installs the nodes, starts them at one epoch and
+collects what they measured, and every hard method and gate is held to its bound as deployed.
+
+The three namespaces share this machine's two CPUs, which the inventory says (one kairos_machine,
+kairos_cpus 0-1), so the analysis places the three nodes' cores on two CPUs as kairos run would.
+There is no systemd here: the playbook runs the nodes in its process mode, with each unit's command
+line, and still has systemd-analyze verify every unit. Skips where namespaces, sshd or Ansible are
+not available; every namespace is removed in finally."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, copy_example
+
+sys.path.insert(0, str(ROOT / "tools" / "lan"))
+import lan as lans  # noqa: E402
+
+HOSTS = ("alpha", "beta", "gamma")
+NODES = {"sensor": "alpha", "controller": "beta", "panel": "gamma"}
+# node, method or gate, kind, criticality, cpu, count, max, bound, deadline, verdict
+ROW = re.compile(
+    r"^(sensor|controller|panel)\s+(\S+)\s+(spm|svm|gate)\s+(hard|soft)\s+(\S+)\s+(\d+)\s+"
+    r"(-|\S+ \S+)\s+(none|\S+ \S+)\s+(\S+ \S+)\s+(within|ABOVE BOUND|MISSED.*|no bound|"
+    r"not measured)$",
+    re.M,
+)
+ITEMS = 7  # the cell's methods and gates
+
+
+def require_lan_tools():
+    permitted, why = lans.namespaces_permitted()
+    if not permitted:
+        pytest.skip(f"network namespaces are not permitted here: {why}")
+    if lans.sshd_path() is None:
+        pytest.skip("sshd is not installed (make test installs openssh-server)")
+    for tool in ("ansible-playbook", "ansible-inventory"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (make test installs ansible-core)")
+
+
+@pytest.fixture
+def cell_lan(tmp_path):
+    """The LAN (three hosts and the controller's namespace), an sshd on each host, and an
+    inventory that reaches them with the test's key; the model copied with its code."""
+    require_lan_tools()
+    model = copy_example("cell", tmp_path / "cell") / "cell.tmo"
+    lan = lans.make_lan([*HOSTS, "control"], lans.LinkSpec(0), mode="bridge")
+    servers = []
+    try:
+        keys = lans.make_ssh_keys(tmp_path / "ssh")
+        servers = [lans.start_sshd(lan, host, keys) for host in HOSTS]
+        inventory = tmp_path / "hosts.yml"
+        inventory.write_text("\n".join([
+            "all:",
+            "  vars:",
+            "    ansible_user: root",
+            f"    ansible_ssh_private_key_file: {keys.client_key}",
+            "    ansible_ssh_common_args: >-",
+            "      -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null",
+            "    ansible_python_interpreter: /usr/bin/python3",
+            "    kairos_machine: this-machine",
+            "    kairos_cpus: \"0-1\"",
+            f"    kairos_root: {tmp_path}/hosts",
+            "  hosts:",
+            *(f"    {host}: {{ansible_host: {lan.node(host).address}}}" for host in HOSTS),
+        ]) + "\n")
+        yield lan, model, inventory, tmp_path
+    finally:
+        for server in servers:
+            lans.stop_sshd(server)
+        lans.remove_lan(lan)
+        assert lans.leftover_namespaces(lan) == []
+
+
+def deploy(lan, model, inventory, out, *options, timeout=300):
+    return subprocess.run(
+        lan.exec("control", ROOT / "kairos", "deploy", model, "-i", inventory, "-o", out,
+                 "--share-cpus", "--apply", *options),
+        capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def assert_every_item_within(stdout: str):
+    rows = {f"{m[0]}/{m[1]}": m for m in ROW.findall(stdout)}
+    assert len(rows) == ITEMS, stdout
+    for name, row in rows.items():
+        assert row[9] == "within", f"{name}: {row}\n{stdout}"
+        assert int(row[5]) > 0, f"{name} never ran or was never called\n{stdout}"
+    return rows
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the inventory gives two CPUs")
+def test_the_cell_deployed_on_three_hosts_over_ssh_keeps_every_bound(cell_lan):
+    lan, model, inventory, work = cell_lan
+    out = work / "deployment"
+    result = deploy(lan, model, inventory, out, "--duration", "4s")
+    assert result.returncode == 0, result.stdout + result.stderr
+    # The machine's three nodes on its two CPUs, analysed together, kernel settings of each host.
+    assert "deploy: machine this-machine (alpha, beta, gamma) CPU 0 runs" in result.stdout
+    for host in HOSTS:
+        assert f"kernel: {host}: ok: real-time priorities (SCHED_FIFO) permitted" in result.stdout
+    assert "ansible: site.yml: done" in result.stdout
+    rows = assert_every_item_within(result.stdout)
+    # Every gate call crossed hosts: each measured over TCP between namespaces.
+    assert int(rows["controller/loop.probe"][5]) >= 150
+    assert "run: every hard method and gate measured within its bound as deployed" in result.stdout
+
+    # Each node ran on its own host, from its own home there, and wrote its summary and timings,
+    # which came back into the run directory.
+    for node, host in NODES.items():
+        home = work / "hosts" / "Cell" / node
+        assert (home / "bin" / node).is_file()
+        log = (out / "run" / f"{node}.log").read_text()
+        assert re.search(rf"^summary node={node} activations=\d+ start_window_misses=0 "
+                         r"deadline_misses=0 overruns=0", log, re.M), log
+        assert (out / "run" / f"{node}.timings.json").is_file()
+        # The unit as installed passes systemd-analyze verify without a word.
+        unit = home / f"kairos-cell-{node}.service"
+        verified = subprocess.run(["systemd-analyze", "verify", str(unit)],
+                                  capture_output=True, text=True)
+        assert (verified.returncode, verified.stdout, verified.stderr) == (0, "", ""), unit
+        text = unit.read_text()
+        for setting in ("CPUAffinity=", "CPUSchedulingPolicy=other", "LimitRTPRIO=99",
+                        "LimitMEMLOCK=infinity", "Restart=on-failure", "KillSignal=SIGTERM",
+                        "EnvironmentFile=", "--start-at ${KAIROS_START_AT}",
+                        "--rejoin-every 100000000ns"):
+            assert setting in text, f"{setting} not in {unit}:\n{text}"
+
+    # A node started after the run's epoch rejoins at the next hyperperiod boundary: the sensor
+    # again, on its host, asked for an epoch 2.37 s ago with the cell's 100 ms hyperperiod.
+    past = time.time_ns() - 2_370_000_000
+    late = subprocess.run(
+        lan.exec("alpha", work / "hosts" / "Cell" / "sensor" / "bin" / "sensor",
+                 "--duration", "300ms", "--peer-wait", "1s", "--start-at", past,
+                 "--rejoin-every", "100ms", "--quiet"),
+        capture_output=True, text=True, timeout=60)
+    assert late.returncode == 0, late.stdout + late.stderr
+    said = late.stdout + late.stderr
+    assert "rejoins its peers at the next --rejoin-every boundary" in said, said
+    assert "after the --start-at instant (set-up" not in said, said
+    assert re.search(r"summary node=sensor activations=30 start_window_misses=0", said), said
+
+
+def test_a_deployment_until_stopped_stops_at_sigterm_collects_and_prints_its_table(cell_lan):
+    lan, model, inventory, work = cell_lan
+    out = work / "deployment"
+    process = subprocess.Popen(
+        lan.exec("control", ROOT / "kairos", "deploy", model, "-i", inventory, "-o", out,
+                 "--share-cpus", "--apply"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        seen = ""
+        deadline = time.monotonic() + 240
+        while "deploy: the nodes run until Ctrl+C or SIGTERM" not in seen:
+            assert time.monotonic() < deadline and process.poll() is None, seen
+            seen += process.stdout.readline()
+        time.sleep(DEPLOY_LEAD_S + 1)  # past the epoch, and a second of running
+        process.send_signal(signal.SIGTERM)
+        rest, errors = process.communicate(timeout=180)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    stdout = seen + rest
+    assert process.returncode == 0, stdout + errors
+    assert "SIGTERM: stopping the nodes" in errors
+    assert "ansible: stop.yml: done" in stdout
+    assert_every_item_within(stdout)
+    for node in NODES:
+        log = (out / "run" / f"{node}.log").read_text()
+        assert "SIGINT or SIGTERM came: the run ended at the first clean point" in log, log
+        assert f"summary node={node}" in log
+
+
+# kairos deploy's epoch is this far after it starts the nodes (DeployCommand.START_LEAD_SECONDS).
+DEPLOY_LEAD_S = 10
