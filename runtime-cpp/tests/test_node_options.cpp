@@ -13,6 +13,16 @@
 
 using kairos::kal::Duration;
 
+namespace {
+/// The options of a node named "node" started with `args`.
+kairos::NodeCommand parse_args(std::initializer_list<const char*> args,
+                               kairos::NodeOptions& options) {
+  std::vector<const char*> argv{"node"};
+  argv.insert(argv.end(), args);
+  return kairos::parse_node_options(static_cast<int>(argv.size()), argv.data(), "node", options);
+}
+}  // namespace
+
 TEST_CASE("durations need a unit and fit in 64-bit nanoseconds", "[unit][node]") {
   Duration d{};
   REQUIRE(kairos::parse_duration("2s", d));
@@ -272,14 +282,9 @@ TEST_CASE("a gate's late calls and a round trip beyond its bound are said, not l
 
 TEST_CASE("the band map gives each band of a core its host band, in the core's order",
           "[unit][node]") {
-  auto parse = [](std::initializer_list<const char*> args, kairos::NodeOptions& options) {
-    std::vector<const char*> argv{"node"};
-    argv.insert(argv.end(), args);
-    return kairos::parse_node_options(static_cast<int>(argv.size()), argv.data(), "node", options);
-  };
   kairos::NodeOptions options;
   options.cores = 2;
-  REQUIRE(parse({"--cpus", "0,1", "--band-map", "0:1=2,0:2=4,1:1=1"}, options) ==
+  REQUIRE(parse_args({"--cpus", "0,1", "--band-map", "0:1=2,0:2=4,1:1=1"}, options) ==
           kairos::NodeCommand::kRun);
   REQUIRE(options.band_map_count == 3);
   REQUIRE(options.band_map[1].core == 0);
@@ -291,28 +296,24 @@ TEST_CASE("the band map gives each band of a core its host band, in the core's o
     kairos::NodeOptions other;
     other.cores = 2;
     CAPTURE(bad);
-    REQUIRE(parse({"--cpus", "0,1", "--band-map", bad}, other) == kairos::NodeCommand::kUsageError);
+    REQUIRE(parse_args({"--cpus", "0,1", "--band-map", bad}, other) ==
+            kairos::NodeCommand::kUsageError);
   }
   kairos::NodeOptions unpinned;
   unpinned.cores = 2;
-  REQUIRE(parse({"--band-map", "0:1=2"}, unpinned) == kairos::NodeCommand::kUsageError);
+  REQUIRE(parse_args({"--band-map", "0:1=2"}, unpinned) == kairos::NodeCommand::kUsageError);
 }
 
 TEST_CASE("a node started after its --start-at instant rejoins at a --rejoin-every boundary",
           "[unit][node]") {
-  auto parse = [](std::initializer_list<const char*> args, kairos::NodeOptions& options) {
-    std::vector<const char*> argv{"node"};
-    argv.insert(argv.end(), args);
-    return kairos::parse_node_options(static_cast<int>(argv.size()), argv.data(), "node", options);
-  };
   kairos::NodeOptions options;
-  REQUIRE(parse({"--start-at", "1000000000", "--rejoin-every", "100ms"}, options) ==
+  REQUIRE(parse_args({"--start-at", "1000000000", "--rejoin-every", "100ms"}, options) ==
           kairos::NodeCommand::kRun);
   REQUIRE(options.rejoin_every == std::chrono::milliseconds{100});
   for (const char* bad : {"", "0ms", "100", "-1ms", "soon"}) {
     kairos::NodeOptions other;
     CAPTURE(bad);
-    REQUIRE(parse({"--rejoin-every", bad}, other) == kairos::NodeCommand::kUsageError);
+    REQUIRE(parse_args({"--rejoin-every", bad}, other) == kairos::NodeCommand::kUsageError);
   }
 
   constexpr std::int64_t kMs = 1'000'000;

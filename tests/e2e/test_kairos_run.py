@@ -61,7 +61,7 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
 ):
     refused = kairos("run", DEMO, "--host-cpus", "0-1", "--duration", "1s", "-o", workdir / "r")
     assert refused.returncode == 1, refused.stdout + refused.stderr
-    assert "4 cores and this host gives them 2 CPUs (0-1)" in refused.stderr
+    assert "the nodes on this host have 4 cores and it gives them 2 CPUs (0-1)" in refused.stderr
     assert "--share-cpus" in refused.stderr
     assert not (workdir / "r").exists(), "nothing is built when nothing runs"
     out = run_dir

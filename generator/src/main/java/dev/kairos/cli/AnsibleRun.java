@@ -25,37 +25,37 @@ final class AnsibleRun implements AutoCloseable {
   private final PrintWriter out;
   private final PrintWriter err;
   private final CountDownLatch stop = new CountDownLatch(1);
-  private final List<Object> previousHandlers = new ArrayList<>();
+  private final StopSignals signals;
 
   AnsibleRun(Path directory, Path inventory, PrintWriter out, PrintWriter err) {
     this.directory = directory;
     this.inventory = inventory.toAbsolutePath();
     this.out = out;
     this.err = err;
-    for (String name : List.of("INT", "TERM")) {
-      try {
-        final sun.misc.Signal signal = new sun.misc.Signal(name);
-        previousHandlers.add(signal);
-        previousHandlers.add(
-            sun.misc.Signal.handle(
-                signal,
-                received -> {
-                  if (stop.getCount() > 0) {
-                    err.println("kairos: SIG" + received.getName() + ": stopping the nodes");
-                    err.flush();
-                  }
-                  stop.countDown();
-                  // A playbook that installs, starts or runs the nodes ends here; stop.yml
-                  // follows (never a stop.yml itself: it is what stopping runs).
-                  final Process playing = current;
-                  if (playing != null && !playingStop) {
-                    playing.destroy();
-                  }
-                }));
-      } catch (IllegalArgumentException | UnsupportedOperationException notHere) {
-        // The JVM keeps this signal: its default action stays.
-      }
-    }
+    this.signals =
+        new StopSignals(
+            name -> {
+              if (stop.getCount() > 0) {
+                err.println("kairos: SIG" + name + ": stopping the nodes");
+                err.flush();
+              }
+              stop.countDown();
+              // A playbook that installs, starts or runs the nodes ends here; stop.yml follows
+              // (never a stop.yml itself: it is what stopping runs).
+              final Process playing = current;
+              if (playing != null && !playingStop) {
+                end(playing);
+              }
+            });
+  }
+
+  /**
+   * SIGTERM to a playbook and every process it started (its workers, their SSH clients), so that
+   * none is left to start a node after stop.yml has stopped them.
+   */
+  private static void end(Process playbook) {
+    playbook.descendants().forEach(ProcessHandle::destroy);
+    playbook.destroy();
   }
 
   /** The playbook running now, which a stop ends (unless it is stop.yml). */
@@ -116,7 +116,7 @@ final class AnsibleRun implements AutoCloseable {
       playingStop = playbook.equals("stop.yml");
       current = process;
       if (stopAsked() && !playingStop) {
-        process.destroy(); // the signal came while it started
+        end(process); // the signal came while it started
       }
       exit = process.waitFor();
       current = null;
@@ -240,10 +240,6 @@ final class AnsibleRun implements AutoCloseable {
   @Override
   public void close() {
     endConnections();
-    for (int i = 0; i + 1 < previousHandlers.size(); i += 2) {
-      sun.misc.Signal.handle(
-          (sun.misc.Signal) previousHandlers.get(i),
-          (sun.misc.SignalHandler) previousHandlers.get(i + 1));
-    }
+    signals.close();
   }
 }

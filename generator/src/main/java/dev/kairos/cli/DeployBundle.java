@@ -30,6 +30,10 @@ final class DeployBundle {
     }
 
     String timings() {
+      return timingsOf(home, node);
+    }
+
+    static String timingsOf(String home, String node) {
       return home + "/run/" + node + ".timings.json";
     }
   }
@@ -106,10 +110,11 @@ final class DeployBundle {
         "# SIGTERM stops it at a clean point: it prints its summary and writes its timings.",
         "KillSignal=SIGTERM",
         "TimeoutStopSec=" + STOP_TIMEOUT_SECONDS + "s",
-        "# A node that fails is restarted and rejoins its peers at the next hyperperiod boundary",
-        "# (--rejoin-every).",
-        "Restart=on-failure",
-        "RestartSec=1s",
+        deployment.durationNanos() == 0
+            ? "# A node that fails is restarted and rejoins its peers at the next hyperperiod"
+                + " boundary\n# (--rejoin-every).\nRestart=on-failure\nRestartSec=1s"
+            : "# A run of a set length is not restarted: a node restarted after a failure would"
+                + " run its\n# whole length again, past its peers' end.\nRestart=no",
         "",
         "[Install]",
         "WantedBy=multi-user.target",
@@ -142,7 +147,7 @@ final class DeployBundle {
         .append(STOP_TIMEOUT_SECONDS)
         .append("\n  hosts:\n");
     for (String host : deployment.hosts()) {
-      out.append("    ").append(host).append(":\n");
+      out.append("    ").append(quoted(host)).append(":\n");
       out.append("      kairos_sysctl: ")
           .append(flowList(deployment.sysctlOf().getOrDefault(host, List.of())))
           .append('\n');

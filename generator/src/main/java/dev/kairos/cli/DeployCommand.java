@@ -4,7 +4,6 @@ import static dev.kairos.cli.KairosCli.MODEL_ERRORS;
 import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
-import dev.kairos.generator.pipeline.CheckPipeline;
 import dev.kairos.ir.Platform;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.RunTable;
@@ -24,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -71,7 +71,7 @@ final class DeployCommand extends ModelCommand {
       paramLabel = "TIME",
       defaultValue = "forever",
       description =
-          "how long the nodes run, e.g. 10s or 8h (default: ${DEFAULT-VALUE}: until stop.yml, or"
+          "how long the nodes run, e.g. 10s or 480min (default: ${DEFAULT-VALUE}: until stop.yml, or"
               + " with --apply until Ctrl+C or SIGTERM)")
   String duration;
 
@@ -91,18 +91,7 @@ final class DeployCommand extends ModelCommand {
               + " (default: kairos-deploy/SYSTEM)")
   Path output;
 
-  @Option(
-      names = "--impl",
-      paramLabel = "DIR",
-      description =
-          "hand-written method bodies, as for kairos generate (default: src/ beside the first model)")
-  Path impl;
-
-  @Option(
-      names = "--clang-format",
-      paramLabel = "COMMAND",
-      description = "clang-format for the generated C++, as for kairos generate")
-  String clangFormat;
+  @Mixin NodeSourceOptions sources;
 
   @Option(
       names = "--apply",
@@ -125,29 +114,14 @@ final class DeployCommand extends ModelCommand {
       return USAGE;
     }
     final int[] exit = {OK};
-    final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, true);
-    if (loaded.isEmpty() || exit[0] != OK) {
+    final Optional<SystemChoice.Chosen> chosen =
+        chosenSystem(systemName, null, "nothing deployed", exit);
+    if (chosen.isEmpty()) {
       return exit[0];
     }
-    final Optional<CheckPipeline.Analysed> analysed =
-        analysed(loaded.get(), true, "kairos: nothing deployed");
-    if (analysed.isEmpty()) {
-      return MODEL_ERRORS;
-    }
-    final SystemModel system = analysed.get().system();
-    final TimingPlan plan = analysed.get().report();
-    final Optional<List<NodePlan>> chosen =
-        SystemChoice.nodes(system, plan, systemName, null, err());
-    if (chosen.isEmpty()) {
-      return USAGE;
-    }
-    final List<NodePlan> nodes = chosen.get();
-    if (!plan.schedulable()) {
-      err()
-          .println(
-              "kairos: error: the model is not schedulable (see kairos check); nothing deployed");
-      return MODEL_ERRORS;
-    }
+    final SystemModel system = chosen.get().system();
+    final TimingPlan plan = chosen.get().plan();
+    final List<NodePlan> nodes = chosen.get().nodes();
     final Optional<Hosts> hosts = hosts(system, nodes, inventory);
     if (hosts.isEmpty()) {
       return MODEL_ERRORS;
@@ -162,7 +136,7 @@ final class DeployCommand extends ModelCommand {
     final Path directory =
         (output != null ? output : Path.of("kairos-deploy", name)).toAbsolutePath().normalize();
     final NodeBuild build = new NodeBuild(directory, out(), err());
-    if (!build.generate(files, impl, clangFormat) || !build.build(nodes)) {
+    if (!build.generate(files, sources.impl, sources.clangFormat) || !build.build(nodes)) {
       return MODEL_ERRORS;
     }
     final DeployBundle.Deployment bundle = bundle(name, nodes, hosts.get(), deployment.get());
@@ -391,7 +365,8 @@ final class DeployCommand extends ModelCommand {
           final boolean local =
               endpoint.startsWith("uds:")
                   || endpoint.startsWith("shm:")
-                  || endpoint.matches("(tcp|udp):(127\\.[0-9.]+|localhost|\\[?::1\\]?):[0-9]+");
+                  || endpoint.matches(
+                      "(tcp|udp):(127\\.[0-9.]+|localhost|0\\.0\\.0\\.0|\\[?::1?\\]?):[0-9]+");
           if (local && !from.equals(to)) {
             err()
                 .println(
@@ -408,7 +383,8 @@ final class DeployCommand extends ModelCommand {
                         + from
                         + " cannot reach on machine "
                         + to
-                        + ": give it a tcp: or udp: endpoint on its host's address");
+                        + ": give it a tcp: or udp: endpoint on its host's address (0.0.0.0 names no host a caller"
+                        + " can reach)");
             fine = false;
           }
         }
@@ -433,36 +409,11 @@ final class DeployCommand extends ModelCommand {
               .filter(n -> hosts.machineOf(n.node().name()).equals(machine.getKey()))
               .toList();
       final List<Integer> cpus = machine.getValue();
-      final int cores = here.stream().mapToInt(n -> n.node().hardware().cores()).sum();
       final String where = machineName(machine.getKey(), hosts);
-      if (cores > cpus.size() && !shareCpus) {
-        err()
-            .println(
-                "kairos: error: the nodes on "
-                    + where
-                    + " have "
-                    + cores
-                    + " cores and it gives them "
-                    + cpus.size()
-                    + " CPU"
-                    + (cpus.size() == 1 ? "" : "s")
-                    + " (kairos_cpus "
-                    + HostCpus.describe(cpus)
-                    + "): each core needs a CPU of its own, as kairos check assumed; give"
-                    + " --share-cpus to let cores of different nodes share a CPU, analysed"
-                    + " together on it; nothing deployed");
-        return Optional.empty();
-      }
       final Optional<Map<DeployedAnalysis.NodeCore, Integer>> placed =
-          DeployedAnalysis.placeSchedulable(system, plan, here, cpus.size());
+          RunCommand.placeOnCpus(
+              system, plan, here, cpus, shareCpus, where, "nothing deployed", err());
       if (placed.isEmpty()) {
-        err()
-            .println(
-                "kairos: error: a node on "
-                    + where
-                    + " has more cores than its "
-                    + cpus.size()
-                    + " CPUs: two cores of one node never share a CPU; nothing deployed");
         return Optional.empty();
       }
       final int offset = cpuNumbers.size();
@@ -498,21 +449,20 @@ final class DeployCommand extends ModelCommand {
         : "machine " + machine + " (" + String.join(", ", on) + ")";
   }
 
-  /** The system's hyperperiod: the least common multiple of its time-triggered periods. */
+  /**
+   * The system's hyperperiod: the least common multiple of its time-triggered periods; 0 where it
+   * has none, or one beyond 64 bits of nanoseconds (a restarted node then begins at once).
+   */
   private static long hyperperiodNanos(List<NodePlan> nodes) {
-    long hyperperiod = 1;
-    for (NodePlan plan : nodes) {
-      for (TaskReport task : plan.tasks()) {
-        if (task.kind() == TaskReport.Kind.SPM && task.periodNs() > 0) {
-          final long gcd =
-              java.math.BigInteger.valueOf(hyperperiod)
-                  .gcd(java.math.BigInteger.valueOf(task.periodNs()))
-                  .longValue();
-          hyperperiod = Math.multiplyExact(hyperperiod / gcd, task.periodNs());
-        }
-      }
-    }
-    return hyperperiod;
+    final dev.kairos.timing.ReleaseGrid grid =
+        dev.kairos.timing.ReleaseGrid.of(
+            nodes.stream()
+                .flatMap(n -> n.tasks().stream())
+                .filter(t -> t.kind() == TaskReport.Kind.SPM && t.periodNs() > 0)
+                .mapToLong(TaskReport::periodNs));
+    return grid.size() == dev.kairos.timing.ReleaseGrid.Size.NONE || grid.beyond64Bits()
+        ? 0
+        : grid.hyperperiodNs();
   }
 
   /** The deployment's files, as data: each node's unit, home, CPUs and command line. */
@@ -546,12 +496,12 @@ final class DeployCommand extends ModelCommand {
               "--peer-wait",
               PEER_WAIT,
               "--start-at",
-              "${KAIROS_START_AT}",
-              "--rejoin-every",
-              hyperperiod + "ns",
-              "--quiet",
-              "--timings",
-              home + "/run/" + node.name() + ".timings.json"));
+              "${KAIROS_START_AT}"));
+      if (hyperperiod > 0) {
+        command.addAll(List.of("--rejoin-every", hyperperiod + "ns"));
+      }
+      command.addAll(
+          List.of("--quiet", "--timings", DeployBundle.NodeUnit.timingsOf(home, node.name())));
       final String cpus =
           String.join(",", cpusOfNode.get(node.name()).stream().map(String::valueOf).toList());
       units.add(
@@ -570,6 +520,9 @@ final class DeployCommand extends ModelCommand {
         }
       }
     }
+    // Not knowing how many CPUs a host has until kernel.yml reads it, a deployment turns deadline
+    // admission control off wherever a node schedules by deadline on fewer CPUs than some host
+    // might have: with it on, the kernel would run that node's lanes on every CPU.
     for (Map.Entry<String, List<String>> machine : hosts.hostsOfMachine().entrySet()) {
       final List<String> fixes =
           KernelSettings.fixes(
@@ -636,12 +589,14 @@ final class DeployCommand extends ModelCommand {
           StandardCopyOption.REPLACE_EXISTING,
           StandardCopyOption.COPY_ATTRIBUTES);
     }
-    // What an earlier run collected is not this run's.
-    final Path run = directory.resolve("run");
-    if (Files.isDirectory(run)) {
-      try (var old = Files.list(run)) {
-        for (Path file : old.toList()) {
-          Files.deleteIfExists(file);
+    // What an earlier run collected, and the kernel settings it read, are not this run's.
+    for (String earlier : List.of("run", "kernel")) {
+      final Path tree = directory.resolve(earlier);
+      if (Files.isDirectory(tree)) {
+        try (var files = Files.walk(tree)) {
+          for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            Files.delete(file);
+          }
         }
       }
     }

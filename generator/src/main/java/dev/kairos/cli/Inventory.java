@@ -71,20 +71,19 @@ final class Inventory {
     try {
       process.getOutputStream().close();
       final java.util.concurrent.CompletableFuture<byte[]> errors =
-          java.util.concurrent.CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return process.getErrorStream().readAllBytes();
-                } catch (IOException e) {
-                  return new byte[0];
-                }
-              });
-      final String listed =
-          new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+          readingAll(process.getErrorStream());
+      final java.util.concurrent.CompletableFuture<byte[]> output =
+          readingAll(process.getInputStream());
       if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
-        throw new Unreadable("ansible-inventory did not answer in " + TIMEOUT_SECONDS + " s");
+        throw new Unreadable(
+            "ansible-inventory did not answer in "
+                + TIMEOUT_SECONDS
+                + " s (does it ask for a"
+                + " vault password? give it one in ansible.cfg or the environment)");
       }
+      final String listed = new String(output.join(), StandardCharsets.UTF_8);
       final String said = new String(errors.join(), StandardCharsets.UTF_8).strip();
       // Ansible warns, and lists nothing, for an inventory it cannot parse.
       if (process.exitValue() != 0 || said.contains("Unable to parse")) {
@@ -99,6 +98,19 @@ final class Inventory {
       Thread.currentThread().interrupt();
       throw new Unreadable("interrupted while ansible-inventory read it");
     }
+  }
+
+  /** Everything {@code stream} gives until it ends, read in a thread of its own. */
+  private static java.util.concurrent.CompletableFuture<byte[]> readingAll(
+      java.io.InputStream stream) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return stream.readAllBytes();
+          } catch (IOException e) {
+            return new byte[0];
+          }
+        });
   }
 
   /** The hosts of {@code ansible-inventory --list}'s JSON. */
@@ -133,11 +145,9 @@ final class Inventory {
           hostVariables.get(name) instanceof JsonText.JsonObject object
               ? object.members()
               : Map.of();
-      final Optional<String> cpus = Optional.ofNullable(text(variables.get("kairos_cpus")));
-      final String machine =
-          Optional.ofNullable(text(variables.get("kairos_machine"))).orElse(name);
-      final String root =
-          Optional.ofNullable(text(variables.get("kairos_root"))).orElse(DEFAULT_ROOT);
+      final Optional<String> cpus = text(name, variables, "kairos_cpus", "0-3");
+      final String machine = text(name, variables, "kairos_machine", "rack1").orElse(name);
+      final String root = text(name, variables, "kairos_root", "/opt/kairos").orElse(DEFAULT_ROOT);
       if (!root.startsWith("/")) {
         throw new Unreadable("host " + name + ": kairos_root " + root + " is not an absolute path");
       }
@@ -146,14 +156,24 @@ final class Inventory {
     return new Inventory(hosts);
   }
 
-  /** A variable's value as text: a string, or a number (kairos_cpus: 0 is a CPU list too). */
-  private static String text(Object value) {
-    if (value instanceof String string) {
-      return string.strip();
+  /**
+   * A host variable's value as text: a string, or a whole number (kairos_cpus: 0 is a CPU list
+   * too); empty where the host does not set it, and an error for any other value.
+   */
+  private static Optional<String> text(
+      String host, Map<String, Object> variables, String variable, String example)
+      throws Unreadable {
+    final Object value = variables.get(variable);
+    if (value == null) {
+      return Optional.empty();
+    }
+    if (value instanceof String string && !string.isBlank()) {
+      return Optional.of(string.strip());
     }
     if (value instanceof Long number) {
-      return number.toString();
+      return Optional.of(number.toString());
     }
-    return null;
+    throw new Unreadable(
+        "host " + host + ": " + variable + " is not a text such as \"" + example + "\"");
   }
 }

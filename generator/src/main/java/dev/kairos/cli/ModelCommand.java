@@ -236,6 +236,41 @@ abstract class ModelCommand implements Callable<Integer> {
   }
 
   /**
+   * The models loaded and analysed, the system {@code systemName} names (or the only one) and its
+   * nodes ({@code onlyNodes} of them where given), schedulable: what a command that runs or deploys
+   * a system starts from. Empty after saying why not, with {@code exit[0]} the exit code; {@code
+   * nothing} ends a refusal ("nothing run").
+   */
+  Optional<SystemChoice.Chosen> chosenSystem(
+      String systemName, List<String> onlyNodes, String nothing, int[] exit) {
+    exit[0] = KairosCli.OK;
+    final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, true);
+    if (loaded.isEmpty() || exit[0] != KairosCli.OK) {
+      return Optional.empty();
+    }
+    final Optional<CheckPipeline.Analysed> analysed =
+        analysed(loaded.get(), true, "kairos: " + nothing);
+    if (analysed.isEmpty()) {
+      exit[0] = KairosCli.MODEL_ERRORS;
+      return Optional.empty();
+    }
+    final dev.kairos.ir.SystemModel system = analysed.get().system();
+    final dev.kairos.timing.TimingPlan plan = analysed.get().report();
+    final Optional<List<dev.kairos.timing.NodePlan>> nodes =
+        SystemChoice.nodes(system, plan, systemName, onlyNodes, err());
+    if (nodes.isEmpty()) {
+      exit[0] = KairosCli.USAGE;
+      return Optional.empty();
+    }
+    if (!plan.schedulable()) {
+      err().println("kairos: error: the model is not schedulable (see kairos check); " + nothing);
+      exit[0] = KairosCli.MODEL_ERRORS;
+      return Optional.empty();
+    }
+    return Optional.of(new SystemChoice.Chosen(system, plan, nodes.get()));
+  }
+
+  /**
    * The analysed system, or empty after printing the errors of the lowered model and then {@code
    * refusal} (what the command did not do). Validation's errors were reported before.
    */

@@ -97,7 +97,7 @@ final class NodeProcesses {
   /** Runs every node with its CPU options until all have ended. */
   Outcome run(Map<String, List<String>> cpuOptions) throws IOException {
     boolean clean = true;
-    final List<Object> previousHandlers = forwardStopSignals();
+    final StopSignals previousHandlers = forwardStopSignals();
     final java.time.Instant now = java.time.Instant.now();
     final long startAt = now.getEpochSecond() * 1_000_000_000L + now.getNano() + START_LEAD_NANOS;
     try {
@@ -155,7 +155,7 @@ final class NodeProcesses {
       out.flush();
       clean &= awaitAll();
     } finally {
-      restoreSignals(previousHandlers);
+      previousHandlers.close();
     }
     return collect(clean);
   }
@@ -289,35 +289,16 @@ final class NodeProcesses {
    * run. (A terminal's Ctrl+C reaches the nodes too, in the same process group; asking twice does
    * no harm.)
    */
-  private List<Object> forwardStopSignals() {
-    final List<Object> previous = new ArrayList<>();
-    for (String name : List.of("INT", "TERM")) {
-      try {
-        final sun.misc.Signal signal = new sun.misc.Signal(name);
-        previous.add(signal);
-        previous.add(
-            sun.misc.Signal.handle(
-                signal,
-                received -> {
-                  // Each signal's handler runs in a thread of its own: say it once.
-                  if (stopSaid.compareAndSet(false, true)) {
-                    err.println("kairos: SIG" + received.getName() + ": stopping the nodes");
-                    err.flush();
-                  }
-                  stopAll();
-                }));
-      } catch (IllegalArgumentException | UnsupportedOperationException notHere) {
-        // The JVM keeps this signal (or the platform has none): its default action stays.
-      }
-    }
-    return previous;
-  }
-
-  private static void restoreSignals(List<Object> previous) {
-    for (int i = 0; i + 1 < previous.size(); i += 2) {
-      sun.misc.Signal.handle(
-          (sun.misc.Signal) previous.get(i), (sun.misc.SignalHandler) previous.get(i + 1));
-    }
+  private StopSignals forwardStopSignals() {
+    return new StopSignals(
+        name -> {
+          // Each signal's handler runs in a thread of its own: say it once.
+          if (stopSaid.compareAndSet(false, true)) {
+            err.println("kairos: SIG" + name + ": stopping the nodes");
+            err.flush();
+          }
+          stopAll();
+        });
   }
 
   private Outcome collect(boolean clean) {

@@ -4,7 +4,6 @@ import static dev.kairos.cli.KairosCli.MODEL_ERRORS;
 import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
-import dev.kairos.generator.pipeline.CheckPipeline;
 import dev.kairos.ir.Platform;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.RunTable;
@@ -20,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -109,18 +109,7 @@ final class RunCommand extends ModelCommand {
               + " log and timings beside them (default: kairos-run/SYSTEM)")
   Path output;
 
-  @Option(
-      names = "--impl",
-      paramLabel = "DIR",
-      description =
-          "hand-written method bodies, as for kairos generate (default: src/ beside the first model)")
-  Path impl;
-
-  @Option(
-      names = "--clang-format",
-      paramLabel = "COMMAND",
-      description = "clang-format for the generated C++, as for kairos generate")
-  String clangFormat;
+  @Mixin NodeSourceOptions sources;
 
   @Option(
       names = "--dry-run",
@@ -151,23 +140,14 @@ final class RunCommand extends ModelCommand {
       return USAGE;
     }
     final int[] exit = {OK};
-    final Optional<ModelLoader.Loaded> loaded = loadAndReport(exit, true);
-    if (loaded.isEmpty() || exit[0] != OK) {
+    final Optional<SystemChoice.Chosen> chosen =
+        chosenSystem(systemName, onlyNodes, "nothing run", exit);
+    if (chosen.isEmpty()) {
       return exit[0];
     }
-    final Optional<CheckPipeline.Analysed> analysed =
-        analysed(loaded.get(), true, "kairos: nothing run");
-    if (analysed.isEmpty()) {
-      return MODEL_ERRORS;
-    }
-    final SystemModel system = analysed.get().system();
-    final TimingPlan plan = analysed.get().report();
-    final Optional<List<NodePlan>> chosen =
-        SystemChoice.nodes(system, plan, systemName, onlyNodes, err());
-    if (chosen.isEmpty()) {
-      return USAGE;
-    }
-    final List<NodePlan> nodes = chosen.get();
+    final SystemModel system = chosen.get().system();
+    final TimingPlan plan = chosen.get().plan();
+    final List<NodePlan> nodes = chosen.get().nodes();
     for (NodePlan node : nodes) {
       if (node.node().os() != Platform.OperatingSystem.LINUX) {
         err()
@@ -178,10 +158,6 @@ final class RunCommand extends ModelCommand {
                     + " in one simulated process, the executable kairos generate builds for it");
         return USAGE;
       }
-    }
-    if (!plan.schedulable()) {
-      err().println("kairos: error: the model is not schedulable (see kairos check); nothing run");
-      return MODEL_ERRORS;
     }
     final Optional<DeployedAnalysis.AsDeployed> deployment = deploy(system, plan, nodes, hostCpus);
     if (deployment.isEmpty()) {
@@ -199,7 +175,7 @@ final class RunCommand extends ModelCommand {
             .toAbsolutePath()
             .normalize();
     final NodeBuild build = new NodeBuild(runDirectory, out(), err());
-    if (!build.generate(files, impl, clangFormat) || !build.build(nodes)) {
+    if (!build.generate(files, sources.impl, sources.clangFormat) || !build.build(nodes)) {
       return MODEL_ERRORS;
     }
     final NodeProcesses processes =
@@ -220,41 +196,9 @@ final class RunCommand extends ModelCommand {
    */
   private Optional<DeployedAnalysis.AsDeployed> deploy(
       SystemModel system, TimingPlan plan, List<NodePlan> nodes, List<Integer> hostCpus) {
-    final int cores = nodes.stream().mapToInt(n -> n.node().hardware().cores()).sum();
-    if (cores > hostCpus.size() && !shareCpus) {
-      err()
-          .println(
-              "kairos: error: the system's nodes have "
-                  + cores
-                  + " cores and this host gives them "
-                  + hostCpus.size()
-                  + " CPU"
-                  + (hostCpus.size() == 1 ? "" : "s")
-                  + " ("
-                  + HostCpus.describe(hostCpus)
-                  + "): each core needs a CPU of its own, as kairos check assumed; give"
-                  + " --share-cpus to let cores of different nodes share a CPU, analysed together"
-                  + " on it; nothing run");
-      return Optional.empty();
-    }
     final Optional<Map<DeployedAnalysis.NodeCore, Integer>> placed =
-        DeployedAnalysis.placeSchedulable(system, plan, nodes, hostCpus.size());
+        placeOnCpus(system, plan, nodes, hostCpus, shareCpus, "this host", "nothing run", err());
     if (placed.isEmpty()) {
-      final NodePlan widest =
-          nodes.stream()
-              .max(java.util.Comparator.comparingInt(n -> n.node().hardware().cores()))
-              .orElseThrow();
-      err()
-          .println(
-              "kairos: error: node "
-                  + widest.node().name()
-                  + " has "
-                  + widest.node().hardware().cores()
-                  + " cores and this host gives it "
-                  + hostCpus.size()
-                  + " CPU"
-                  + (hostCpus.size() == 1 ? "" : "s")
-                  + ": two cores of one node never share a CPU; nothing run");
       return Optional.empty();
     }
     final DeployedAnalysis.AsDeployed deployment =
@@ -272,6 +216,60 @@ final class RunCommand extends ModelCommand {
       return Optional.empty();
     }
     return Optional.of(deployment);
+  }
+
+  /**
+   * Where each core of {@code nodes} runs among the {@code cpus} of one host or machine ({@code
+   * where}), as {@link DeployedAnalysis#placeSchedulable} places them; empty after saying why not:
+   * more cores than CPUs without {@code shareCpus}, or a node with more cores than CPUs. CPU
+   * numbers in the placement are indexes into {@code cpus}.
+   */
+  static Optional<Map<DeployedAnalysis.NodeCore, Integer>> placeOnCpus(
+      SystemModel system,
+      TimingPlan plan,
+      List<NodePlan> nodes,
+      List<Integer> cpus,
+      boolean shareCpus,
+      String where,
+      String nothing,
+      java.io.PrintWriter err) {
+    final String cpuCount = cpus.size() + " CPU" + (cpus.size() == 1 ? "" : "s");
+    final int cores = nodes.stream().mapToInt(n -> n.node().hardware().cores()).sum();
+    if (cores > cpus.size() && !shareCpus) {
+      err.println(
+          "kairos: error: the nodes on "
+              + where
+              + " have "
+              + cores
+              + " cores and it gives them "
+              + cpuCount
+              + " ("
+              + HostCpus.describe(cpus)
+              + "): each core needs a CPU of its own, as kairos check assumed; give --share-cpus"
+              + " to let cores of different nodes share a CPU, analysed together on it; "
+              + nothing);
+      return Optional.empty();
+    }
+    final Optional<Map<DeployedAnalysis.NodeCore, Integer>> placed =
+        DeployedAnalysis.placeSchedulable(system, plan, nodes, cpus.size());
+    if (placed.isEmpty()) {
+      final NodePlan widest =
+          nodes.stream()
+              .max(java.util.Comparator.comparingInt(n -> n.node().hardware().cores()))
+              .orElseThrow();
+      err.println(
+          "kairos: error: node "
+              + widest.node().name()
+              + " has "
+              + widest.node().hardware().cores()
+              + " cores and "
+              + where
+              + " gives it "
+              + cpuCount
+              + ": two cores of one node never share a CPU; "
+              + nothing);
+    }
+    return placed;
   }
 
   /**

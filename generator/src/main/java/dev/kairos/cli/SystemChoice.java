@@ -13,6 +13,9 @@ import java.util.Optional;
 final class SystemChoice {
   private SystemChoice() {}
 
+  /** A schedulable system as analysed, and the nodes of it a command runs or deploys. */
+  record Chosen(SystemModel system, TimingPlan plan, List<NodePlan> nodes) {}
+
   /**
    * The nodes of the system named (or the model's only system, or every node of a model without
    * one), or those of them {@code onlyNodes} names; empty after saying what is wrong.

@@ -53,7 +53,7 @@ class RunCommandTest {
             twoBusyNodes().toString());
     assertEquals(1, run.exit(), run.all());
     assertTrue(
-        run.err().contains("the system's nodes have 2 cores and this host gives them 1 CPU (0)"),
+        run.err().contains("the nodes on this host have 2 cores and it gives them 1 CPU (0)"),
         run.err());
     assertTrue(run.err().contains("--share-cpus"), run.err());
     assertFalse(Files.exists(temp.resolve("run")), "nothing is built when nothing runs");
