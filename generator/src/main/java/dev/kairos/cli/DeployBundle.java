@@ -15,7 +15,9 @@ import java.util.Map;
 final class DeployBundle {
   /**
    * A node as deployed: its host, its unit's name, its home there (bin/, run/, the unit and the
-   * epoch file), the CPUs it may run on (a taskset list) and its command line.
+   * epoch file), the CPUs it may run on (a taskset list), its command line, where the model
+   * declares it, and its stop wave: how many levels of callers stop before it ({@link
+   * #STOP_WAVE_MILLIS} apart), so that no call finds its callee gone.
    */
   record NodeUnit(
       String node,
@@ -24,7 +26,8 @@ final class DeployBundle {
       String home,
       String cpus,
       List<String> command,
-      String modelLocation) {
+      String modelLocation,
+      int stopWave) {
     String log() {
       return home + "/run/" + node + ".log";
     }
@@ -55,6 +58,9 @@ final class DeployBundle {
       return nodes.stream().map(NodeUnit::host).distinct().toList();
     }
   }
+
+  /** Between one stop wave and the next: time for the callers to end their last activation. */
+  static final int STOP_WAVE_MILLIS = 500;
 
   /** Time for a node to stop at a clean point once asked, as kairos run gives it. */
   static final int STOP_TIMEOUT_SECONDS = 70;
@@ -170,6 +176,9 @@ final class DeployBundle {
         out.append("          command: ").append(quoted(commandLine(node.command()))).append('\n');
         out.append("          log: ").append(quoted(node.log())).append('\n');
         out.append("          timings: ").append(quoted(node.timings())).append('\n');
+        out.append("          stop_after_ms: ")
+            .append(node.stopWave() * STOP_WAVE_MILLIS)
+            .append('\n');
       }
     }
     return out.toString();

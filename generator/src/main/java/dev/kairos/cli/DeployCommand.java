@@ -139,7 +139,8 @@ final class DeployCommand extends ModelCommand {
     if (!build.generate(files, sources.impl, sources.clangFormat) || !build.build(nodes)) {
       return MODEL_ERRORS;
     }
-    final DeployBundle.Deployment bundle = bundle(name, nodes, hosts.get(), deployment.get());
+    final DeployBundle.Deployment bundle =
+        bundle(name, nodes, hosts.get(), deployment.get(), stopWaves(system, nodes));
     write(directory, bundle, build.binaries());
     final String playbookCommand =
         "ansible-playbook -i "
@@ -450,6 +451,53 @@ final class DeployCommand extends ModelCommand {
   }
 
   /**
+   * Each node's stop wave: 0 for a node no other node of the system calls, and one more than its
+   * latest caller's for the others, so that a node stops after every node that calls it and no call
+   * finds its callee gone. Nodes that call each other in a cycle share the wave its first member
+   * reaches (at most the number of nodes): they stop together.
+   */
+  static Map<String, Integer> stopWaves(SystemModel system, List<NodePlan> nodes) {
+    final Map<String, java.util.Set<String>> callersOf = new LinkedHashMap<>();
+    final java.util.Set<String> names = new java.util.HashSet<>();
+    nodes.forEach(n -> names.add(n.node().name()));
+    for (NodePlan plan : nodes) {
+      for (Platform.Deployment caller : plan.node().deployments()) {
+        for (dev.kairos.ir.Tmos.Gate gate : caller.tmo().gates()) {
+          system
+              .callee(gate)
+              .map(c -> c.node().name())
+              .filter(names::contains)
+              .filter(callee -> !callee.equals(plan.node().name()))
+              .ifPresent(
+                  callee ->
+                      callersOf
+                          .computeIfAbsent(callee, c -> new java.util.TreeSet<>())
+                          .add(plan.node().name()));
+        }
+      }
+    }
+    final Map<String, Integer> wave = new LinkedHashMap<>();
+    nodes.forEach(n -> wave.put(n.node().name(), 0));
+    // Longest chain of callers above each node, capped where a cycle would grow it forever.
+    for (int round = 0; round < nodes.size(); round++) {
+      boolean changed = false;
+      for (Map.Entry<String, java.util.Set<String>> callee : callersOf.entrySet()) {
+        for (String caller : callee.getValue()) {
+          final int after = Math.min(wave.get(caller) + 1, nodes.size());
+          if (after > wave.get(callee.getKey())) {
+            wave.put(callee.getKey(), after);
+            changed = true;
+          }
+        }
+      }
+      if (!changed) {
+        break;
+      }
+    }
+    return wave;
+  }
+
+  /**
    * The system's hyperperiod: the least common multiple of its time-triggered periods; 0 where it
    * has none, or one beyond 64 bits of nanoseconds (a restarted node then begins at once).
    */
@@ -467,7 +515,11 @@ final class DeployCommand extends ModelCommand {
 
   /** The deployment's files, as data: each node's unit, home, CPUs and command line. */
   private DeployBundle.Deployment bundle(
-      String name, List<NodePlan> nodes, Hosts hosts, DeployedAnalysis.AsDeployed deployment) {
+      String name,
+      List<NodePlan> nodes,
+      Hosts hosts,
+      DeployedAnalysis.AsDeployed deployment,
+      Map<String, Integer> stopWaves) {
     final Map<String, List<String>> cpuArguments =
         RunCommand.cpuArguments(deployment, cpuNumbers::get);
     final Map<String, java.util.TreeSet<Integer>> cpusOfNode = new LinkedHashMap<>();
@@ -512,7 +564,8 @@ final class DeployCommand extends ModelCommand {
               home,
               cpus,
               command,
-              Path.of(node.source().file()).getFileName() + ":" + node.source().line()));
+              Path.of(node.source().file()).getFileName() + ":" + node.source().line(),
+              stopWaves.getOrDefault(node.name(), 0)));
       cpusOfHost.computeIfAbsent(host.name(), h -> new ArrayList<>());
       for (int cpu : cpusOfNode.get(node.name())) {
         if (!cpusOfHost.get(host.name()).contains(cpu)) {

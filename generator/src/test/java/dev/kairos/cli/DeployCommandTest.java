@@ -196,7 +196,8 @@ class DeployCommandTest {
                 "0,1",
                 "--start-at",
                 "${KAIROS_START_AT}"),
-            "cell.tmo:75");
+            "cell.tmo:75",
+            2);
     final DeployBundle.Deployment deployment =
         new DeployBundle.Deployment(
             "Work Cell",
@@ -239,7 +240,8 @@ class DeployCommandTest {
             "      kairos_sysctl: [\"kernel.sched_rt_runtime_us=-1\"]",
             "        - name: \"sensor\"",
             "          cpus: \"0,1\"",
-            "          timings: \"/opt/kairos/Cell/sensor/run/sensor.timings.json\"")) {
+            "          timings: \"/opt/kairos/Cell/sensor/run/sensor.timings.json\"",
+            "          stop_after_ms: 1000")) {
       assertTrue(inventory.lines().anyMatch(line::equals), line + " not in:\n" + inventory);
     }
     // The same deployment, the same files; every playbook the bundle names is shipped.
