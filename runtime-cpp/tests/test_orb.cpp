@@ -42,11 +42,13 @@ std::string unique_endpoint(const char* transport, int salt) {
   if (std::strcmp(transport, "shm") == 0) {
     return "shm:kairos-orb-test-" + std::to_string(getpid()) + "-" + std::to_string(salt);
   }
+  // Ports below the kernel's ephemeral range (32768 and up by default): a port there may be held
+  // by any process's outgoing connection, and listening on it then fails (kAddressInUse).
   if (std::strcmp(transport, "udp") == 0) {
     // Band b listens on this port + b: 64 ports apart, so that no two tests' bands meet.
-    return "udp:127.0.0.1:" + std::to_string(41000 + 64 * ((getpid() + salt) % 300));
+    return "udp:127.0.0.1:" + std::to_string(12000 + 64 * ((getpid() + salt) % 300));
   }
-  return "tcp:127.0.0.1:" + std::to_string(21000 + (getpid() * 7 + salt) % 20000);
+  return "tcp:127.0.0.1:" + std::to_string(21000 + (getpid() * 7 + salt) % 11000);
 }
 
 // ------------------------------------------------------------ a cube server on the engine
