@@ -216,7 +216,8 @@ final class DeployBundle {
           "site.yml",
           "collect.yml",
           "stop.yml",
-          "tasks/service-manager.yml");
+          "tasks/service-manager.yml",
+          "files/node-pid.sh");
 
   /** A playbook file's text, as Kairos ships it. */
   static String playbookFile(String name) {

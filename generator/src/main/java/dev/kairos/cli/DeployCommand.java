@@ -71,7 +71,8 @@ final class DeployCommand extends ModelCommand {
       paramLabel = "TIME",
       defaultValue = "forever",
       description =
-          "how long the nodes run, e.g. 10s or 480min (default: ${DEFAULT-VALUE}: until stop.yml, or"
+          "how long the nodes run, e.g. 10s or 480min (default: ${DEFAULT-VALUE}: until"
+              + " stop.yml, or"
               + " with --apply until Ctrl+C or SIGTERM)")
   String duration;
 
@@ -345,50 +346,67 @@ final class DeployCommand extends ModelCommand {
     return fine ? Optional.of(new Hosts(hostOf, hostsOfMachine, cpusOfMachine)) : Optional.empty();
   }
 
+  /** A call through a gate of {@code caller} on node {@code from} to node {@code to}. */
+  record Call(
+      Platform.Node from,
+      Platform.Deployment caller,
+      dev.kairos.ir.Tmos.Gate gate,
+      Platform.Node to) {}
+
+  /** Every call from one of {@code nodes} to another of them, in the model's order. */
+  static List<Call> calls(SystemModel system, List<NodePlan> nodes) {
+    final java.util.Set<String> names = new java.util.HashSet<>();
+    nodes.forEach(n -> names.add(n.node().name()));
+    final List<Call> calls = new ArrayList<>();
+    for (NodePlan plan : nodes) {
+      for (Platform.Deployment caller : plan.node().deployments()) {
+        for (dev.kairos.ir.Tmos.Gate gate : caller.tmo().gates()) {
+          system
+              .callee(gate)
+              .map(SystemModel.Callee::node)
+              .filter(to -> names.contains(to.name()) && !to.name().equals(plan.node().name()))
+              .ifPresent(to -> calls.add(new Call(plan.node(), caller, gate, to)));
+        }
+      }
+    }
+    return calls;
+  }
+
   /**
-   * Whether every call can reach its callee from the caller's host: a Unix socket, shared memory or
-   * a loopback address is reached only from the same machine.
+   * Whether every call can reach its callee from the caller's host: a Unix socket, shared memory, a
+   * loopback address or the wildcard 0.0.0.0 is reached only from the same machine.
    */
   private boolean endpointsReachable(
       SystemModel system, List<NodePlan> nodes, Map<String, Inventory.Host> hostOf) {
     boolean fine = true;
-    for (NodePlan plan : nodes) {
-      for (Platform.Deployment caller : plan.node().deployments()) {
-        for (dev.kairos.ir.Tmos.Gate gate : caller.tmo().gates()) {
-          final Optional<SystemModel.Callee> callee = system.callee(gate);
-          if (callee.isEmpty() || !hostOf.containsKey(callee.get().node().name())) {
-            continue;
-          }
-          final Platform.Node target = callee.get().node();
-          final String endpoint = target.endpoint() == null ? "" : target.endpoint();
-          final String from = hostOf.get(plan.node().name()).machine();
-          final String to = hostOf.get(target.name()).machine();
-          final boolean local =
-              endpoint.startsWith("uds:")
-                  || endpoint.startsWith("shm:")
-                  || endpoint.matches(
-                      "(tcp|udp):(127\\.[0-9.]+|localhost|0\\.0\\.0\\.0|\\[?::1?\\]?):[0-9]+");
-          if (local && !from.equals(to)) {
-            err()
-                .println(
-                    location(target)
-                        + ": error: node "
-                        + target.name()
-                        + " listens on "
-                        + endpoint
-                        + ", which "
-                        + caller.instance()
-                        + "."
-                        + gate.name()
-                        + " on machine "
-                        + from
-                        + " cannot reach on machine "
-                        + to
-                        + ": give it a tcp: or udp: endpoint on its host's address (0.0.0.0 names no host a caller"
-                        + " can reach)");
-            fine = false;
-          }
-        }
+    for (Call call : calls(system, nodes)) {
+      final String endpoint = call.to().endpoint() == null ? "" : call.to().endpoint();
+      final String from = hostOf.get(call.from().name()).machine();
+      final String to = hostOf.get(call.to().name()).machine();
+      final boolean local =
+          endpoint.startsWith("uds:")
+              || endpoint.startsWith("shm:")
+              || endpoint.matches(
+                  "(tcp|udp):(127\\.[0-9.]+|localhost|0\\.0\\.0\\.0|\\[?::1?\\]?):[0-9]+");
+      if (local && !from.equals(to)) {
+        err()
+            .println(
+                location(call.to())
+                    + ": error: node "
+                    + call.to().name()
+                    + " listens on "
+                    + endpoint
+                    + ", which "
+                    + call.caller().instance()
+                    + "."
+                    + call.gate().name()
+                    + " on machine "
+                    + from
+                    + " cannot reach on machine "
+                    + to
+                    + ": give it a tcp: or udp: endpoint on its host's address (0.0.0.0 names"
+                    + " no host a caller can reach)");
+        fine = false;
       }
     }
     return fine;
@@ -458,23 +476,10 @@ final class DeployCommand extends ModelCommand {
    */
   static Map<String, Integer> stopWaves(SystemModel system, List<NodePlan> nodes) {
     final Map<String, java.util.Set<String>> callersOf = new LinkedHashMap<>();
-    final java.util.Set<String> names = new java.util.HashSet<>();
-    nodes.forEach(n -> names.add(n.node().name()));
-    for (NodePlan plan : nodes) {
-      for (Platform.Deployment caller : plan.node().deployments()) {
-        for (dev.kairos.ir.Tmos.Gate gate : caller.tmo().gates()) {
-          system
-              .callee(gate)
-              .map(c -> c.node().name())
-              .filter(names::contains)
-              .filter(callee -> !callee.equals(plan.node().name()))
-              .ifPresent(
-                  callee ->
-                      callersOf
-                          .computeIfAbsent(callee, c -> new java.util.TreeSet<>())
-                          .add(plan.node().name()));
-        }
-      }
+    for (Call call : calls(system, nodes)) {
+      callersOf
+          .computeIfAbsent(call.to().name(), c -> new java.util.TreeSet<>())
+          .add(call.from().name());
     }
     final Map<String, Integer> wave = new LinkedHashMap<>();
     nodes.forEach(n -> wave.put(n.node().name(), 0));
@@ -593,9 +598,8 @@ final class DeployCommand extends ModelCommand {
   }
 
   /**
-   * What a machine's nodes ask of its kernel: its CPUs the deployment uses, the highest utilization
-   * among them, its nodes that schedule by deadline, and whether any of those is pinned to fewer
-   * CPUs than the {@code onlineCpus} the machine has.
+   * What a machine's nodes ask of its kernel ({@link KernelSettings.Needs#of}), the machine having
+   * {@code onlineCpus} CPUs.
    */
   private KernelSettings.Needs needsOf(
       String machine,
@@ -603,25 +607,16 @@ final class DeployCommand extends ModelCommand {
       List<NodePlan> nodes,
       DeployedAnalysis.AsDeployed deployment,
       int onlineCpus) {
-    final List<DeployedAnalysis.HostCpu> cpus =
+    return KernelSettings.Needs.of(
         deployment.cpus().stream()
             .filter(
                 c ->
                     c.cores().stream()
                         .anyMatch(core -> hosts.machineOf(core.node()).equals(machine)))
-            .toList();
-    final List<NodePlan> here =
-        nodes.stream().filter(n -> hosts.machineOf(n.node().name()).equals(machine)).toList();
-    return new KernelSettings.Needs(
-        cpus.stream().map(c -> cpuNumbers.get(c.cpu())).toList(),
-        cpus.stream().mapToDouble(DeployedAnalysis.HostCpu::utilization).max().orElse(0),
-        here.stream()
-            .filter(n -> n.node().strategy().preemptsByDeadline())
-            .map(n -> n.node().name())
             .toList(),
-        here.stream()
-            .filter(n -> n.node().strategy().preemptsByDeadline())
-            .anyMatch(n -> n.node().hardware().cores() < onlineCpus));
+        cpuNumbers::get,
+        nodes.stream().filter(n -> hosts.machineOf(n.node().name()).equals(machine)).toList(),
+        onlineCpus);
   }
 
   /** Writes the bundle's files and each node's executable into {@code directory}. */

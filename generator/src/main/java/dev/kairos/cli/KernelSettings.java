@@ -66,7 +66,30 @@ final class KernelSettings {
       List<Integer> cpus,
       double highestCpuUtilization,
       List<String> deadlineNodes,
-      boolean pinsFewerCpusThanAvailable) {}
+      boolean pinsFewerCpusThanAvailable) {
+    /**
+     * What {@code nodes} ask of a host's kernel where they run on {@code cpus} of a deployment
+     * ({@code cpuNumber} gives the host's number of each): those CPUs, the highest utilization
+     * among them, the nodes that schedule by deadline, and whether any of those is pinned to fewer
+     * CPUs than the {@code availableCpus} of the host.
+     */
+    static Needs of(
+        List<dev.kairos.timing.DeployedAnalysis.HostCpu> cpus,
+        java.util.function.IntUnaryOperator cpuNumber,
+        List<dev.kairos.timing.NodePlan> nodes,
+        int availableCpus) {
+      final List<dev.kairos.timing.NodePlan> byDeadline =
+          nodes.stream().filter(n -> n.node().strategy().preemptsByDeadline()).toList();
+      return new Needs(
+          cpus.stream().map(c -> cpuNumber.applyAsInt(c.cpu())).toList(),
+          cpus.stream()
+              .mapToDouble(dev.kairos.timing.DeployedAnalysis.HostCpu::utilization)
+              .max()
+              .orElse(0),
+          byDeadline.stream().map(n -> n.node().name()).toList(),
+          byDeadline.stream().anyMatch(n -> n.node().hardware().cores() < availableCpus));
+    }
+  }
 
   /** CAP_IPC_LOCK and CAP_SYS_NICE, as bits of /proc/self/status's CapEff. */
   private static final int CAP_IPC_LOCK = 14;

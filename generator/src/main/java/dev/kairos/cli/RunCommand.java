@@ -278,27 +278,11 @@ final class RunCommand extends ModelCommand {
    */
   private boolean kernelHolds(
       List<NodePlan> nodes, DeployedAnalysis.AsDeployed deployment, List<Integer> hostCpus) {
-    final List<String> deadlineNodes =
-        nodes.stream()
-            .filter(n -> n.node().strategy().preemptsByDeadline())
-            .map(n -> n.node().name())
-            .toList();
-    final int available = HostCpus.available().size();
-    final boolean pinsFewer =
-        nodes.stream()
-            .filter(n -> n.node().strategy().preemptsByDeadline())
-            .anyMatch(n -> n.node().hardware().cores() < available);
     final List<KernelSettings.Finding> findings =
         new KernelSettings(Path.of("/"))
             .check(
-                new KernelSettings.Needs(
-                    deployment.cpus().stream().map(c -> hostCpus.get(c.cpu())).toList(),
-                    deployment.cpus().stream()
-                        .mapToDouble(DeployedAnalysis.HostCpu::utilization)
-                        .max()
-                        .orElse(0),
-                    deadlineNodes,
-                    pinsFewer));
+                KernelSettings.Needs.of(
+                    deployment.cpus(), hostCpus::get, nodes, HostCpus.available().size()));
     findings.forEach(f -> out().println(f.line()));
     warnIdealProcessors(nodes, out());
     out().flush();
