@@ -26,6 +26,16 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.fixture(scope="module", autouse=True)
+def scheduler_clocks():
+    """The scheduler's debug file, where kairos run reads to the nanosecond what the machine took
+    from each CPU (without it, /proc/stat's steal time in ticks of 10 ms): debugfs, mounted as
+    systemd mounts it at boot where it is the init system."""
+    if os.geteuid() == 0 and not os.path.exists("/sys/kernel/debug/sched/debug"):
+        subprocess.run(["mount", "-t", "debugfs", "debugfs", "/sys/kernel/debug"],
+                       capture_output=True, check=False)
+
+
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     """One run directory for the module: the nodes are built once; none is left running."""
@@ -52,6 +62,12 @@ def kill_nodes_of(run_directory):
                 pass
 
 
+def nanos(figure: str) -> int:
+    """A duration as the table prints it ("1.577 ms") in nanoseconds."""
+    value, unit = figure.split()
+    return round(float(value) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[unit])
+
+
 def rows(stdout: str) -> dict[str, tuple]:
     return {f"{m[0]}/{m[1]}": m for m in ROW.findall(stdout)}
 
@@ -67,12 +83,14 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
     out = run_dir
 
     # This machine is a virtual machine whose host takes a vCPU away for 1-10 ms now and then,
-    # even from SCHED_FIFO lanes, and the demo's hardware names no platform file: its start
-    # windows of 1 and 2 ms (sensors.poll, nav.update) are bounded for an ideal processor. The
-    # ten-minute soak saw 6 such late starts in about 47,000 activations (docs/deploy.md). So a
-    # start-window miss is counted and bounded here; everything else is held strictly: every
-    # measured response within its bound as deployed, no deadline miss, no late or failed call.
-    window_misses = 0
+    # even from SCHED_FIFO lanes, and the demo's hardware names no platform file: its bounds, and
+    # its start windows of 1 and 2 ms (sensors.poll, nav.update), are those of CPUs that are never
+    # taken away. kairos run reads what the machine took from each CPU while the nodes ran. So a run
+    # may fail only where the CPU of what failed lost time to the machine: an SpM whose response
+    # went above its bound by no more than its CPU lost, or that missed a start window, with its
+    # execution within its WCET and no deadline miss. Everything else is held strictly: every gate
+    # within its bound, no late or failed call, first calls included.
+    stalled_runs = 0
     for attempt in range(10):
         done = kairos("run", DEMO, "--share-cpus", "--host-cpus", "0-1", "--duration", "1s",
                       "-o", out)
@@ -83,13 +101,22 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
                    ("within", "no bound", "not measured")}
         for key, row in failing.items():
             node, method = key.split("/")
-            assert row[2] == "spm" and row[-1].startswith("MISSED"), (key, context)
+            assert row[2] == "spm" and row[3] == "hard", (key, context)
+            stall = re.search(r"^run: %s %s (.+) on CPU %s, which lost (\S+ \S+) to the machine "
+                              r"while the nodes ran: a stall of the machine may explain it$"
+                              % (node, re.escape(method), row[4]), done.stdout, re.M)
+            assert stall, (key, context)
             timings = json.loads((out / f"{node}.timings.json").read_text())
             figures = next(m for m in timings["methods"]
                            if f"{m['instance']}.{m['method']}" == method)
             assert figures["deadline_misses"] == 0 and figures["overruns"] == 0, (key, context)
-            assert figures["start_window_misses"] >= 1, (key, context)
-            window_misses += figures["start_window_misses"]
+            assert figures["wcet_overruns"] == 0, (key, context)
+            if row[-1] == "ABOVE BOUND":
+                assert nanos(row[6]) - nanos(row[7]) <= nanos(stall[2]), (key, context)
+            else:
+                assert row[-1].startswith("MISSED"), (key, context)
+                assert figures["start_window_misses"] >= 1, (key, context)
+        stalled_runs += bool(failing)
         assert done.returncode == (1 if failing else 0), context
         # Both nodes on both CPUs, each band at a host band of its own, one epoch for both.
         starts = re.findall(r"^start: (mission[12]) \(pid \d+\) (.*)$", done.stdout, re.M)
@@ -110,7 +137,7 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
             assert "run: every hard method and gate measured within its bound as deployed\n" in (
                 done.stdout)
         assert "warning" not in done.stderr, context
-    assert window_misses <= 3, f"{window_misses} start windows missed in 10 runs"
+    assert stalled_runs <= 3, f"{stalled_runs} of 10 runs stalled"
 
     for node in ["mission1", "mission2"]:
         timings = json.loads((out / f"{node}.timings.json").read_text())

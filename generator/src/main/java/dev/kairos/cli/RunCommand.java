@@ -180,11 +180,29 @@ final class RunCommand extends ModelCommand {
     }
     final NodeProcesses processes =
         new NodeProcesses(runDirectory, build.binaries(), duration, peerWait, out(), err());
+    final Optional<StolenTime> before = StolenTime.now();
     final NodeProcesses.Outcome outcome =
         processes.run(cpuArguments(deployment.get(), hostCpus::get));
+    final Optional<StolenTime> after = StolenTime.now();
     final List<RunTable.Row> rows =
         RunTable.rows(deployment.get(), outcome.timings(), outcome.gateLines());
     out().print(RunTable.text(rows, deployment.get()));
+    if (before.isPresent()
+        && after.isPresent()
+        && before.get().source().equals(after.get().source())) {
+      final Map<Integer, Long> lost = after.get().since(before.get());
+      final Map<Integer, Long> lostByDeployedCpu = new java.util.HashMap<>();
+      for (DeployedAnalysis.HostCpu cpu : deployment.get().cpus()) {
+        lostByDeployedCpu.put(cpu.cpu(), lost.getOrDefault(hostCpus.get(cpu.cpu()), 0L));
+      }
+      out()
+          .print(
+              RunTable.stallText(
+                  rows,
+                  lostByDeployedCpu,
+                  cpu -> "CPU " + hostCpus.get(cpu),
+                  after.get().source()));
+    }
     out().println("run directory: " + shownPath(runDirectory));
     out().flush();
     return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() ? MODEL_ERRORS : OK;

@@ -262,6 +262,63 @@ public final class RunTable {
   }
 
   /**
+   * What a run's CPUs lost to the machine while the nodes ran, and for each hard method that missed
+   * or went above its bound, whether the CPU it ran on lost time: the bounds assume CPUs that are
+   * never taken away (a hypervisor's steal time, interrupts where the kernel counts them), and a
+   * measured time above a bound on a CPU that lost none is no stall of the machine. Nothing where
+   * no CPU lost time and nothing failed.
+   *
+   * @param lostNs the time each of the deployment's CPUs lost while the nodes ran
+   * @param cpuName names the deployment's CPU number (e.g. "CPU 1")
+   * @param source where the figures come from
+   */
+  public static String stallText(
+      List<Row> rows,
+      Map<Integer, Long> lostNs,
+      java.util.function.IntFunction<String> cpuName,
+      String source) {
+    final StringBuilder out = new StringBuilder();
+    final List<Integer> cpus = lostNs.keySet().stream().sorted().toList();
+    if (cpus.stream().anyMatch(cpu -> lostNs.get(cpu) > 0)) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "run: the machine took %s while the nodes ran (by %s); the bounds assume CPUs that"
+                  + " are never taken away%n",
+              String.join(
+                  ", ",
+                  cpus.stream()
+                      .map(cpu -> Figures.duration(lostNs.get(cpu)) + " from " + cpuName.apply(cpu))
+                      .toList()),
+              source));
+    }
+    for (Row row : rows) {
+      if (!row.fails() || row.cpu() < 0 || !lostNs.containsKey(row.cpu())) {
+        continue;
+      }
+      final long lost = lostNs.get(row.cpu());
+      final String what =
+          row.verdict() == Verdict.ABOVE_BOUND
+              ? Figures.duration(row.maxNs() - row.boundNs()) + " above its bound"
+              : "missed";
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "run: %s %s %s on %s, %s%n",
+              row.node(),
+              row.item(),
+              what,
+              cpuName.apply(row.cpu()),
+              lost > 0
+                  ? "which lost "
+                      + Figures.duration(lost)
+                      + " to the machine while the nodes ran: a stall of the machine may explain it"
+                  : "which lost no time to the machine while the nodes ran: no stall explains it"));
+    }
+    return out.toString();
+  }
+
+  /**
    * Where the system runs before it starts: each host CPU and the node cores on it; where cores
    * share a CPU, the verdict as deployed and each method or gate whose bound sharing raised, or
    * that misses as deployed.
