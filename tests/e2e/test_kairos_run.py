@@ -26,16 +26,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
-def scheduler_clocks():
-    """The scheduler's debug file, where kairos run reads to the nanosecond what the machine took
-    from each CPU (without it, /proc/stat's steal time in ticks of 10 ms): debugfs, mounted as
-    systemd mounts it at boot where it is the init system."""
-    if os.geteuid() == 0 and not os.path.exists("/sys/kernel/debug/sched/debug"):
-        subprocess.run(["mount", "-t", "debugfs", "debugfs", "/sys/kernel/debug"],
-                       capture_output=True, check=False)
-
-
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     """One run directory for the module: the nodes are built once; none is left running."""
