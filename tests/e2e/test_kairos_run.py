@@ -129,6 +129,15 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
         assert "warning" not in done.stderr, context
     assert stalled_runs <= 3, f"{stalled_runs} of 10 runs stalled"
 
+    # The last run's page: both nodes' activations drawn and held to their bounds as deployed.
+    assert f"run: report: {out / 'report.html'} (the analysis, with the activations measured " \
+           "drawn over it)" in done.stdout, done.stdout
+    page = (out / "report.html").read_text()
+    assert page.count("analysed bound as deployed") == 2, "a measured table per node"
+    for node in ["mission1", "mission2"]:
+        assert f"<code>{node}.log</code>" in page
+        assert re.search(r"^activation .*method=", (out / f"{node}.log").read_text(), re.M)
+
     for node in ["mission1", "mission2"]:
         timings = json.loads((out / f"{node}.timings.json").read_text())
         assert timings["complete"] is True
@@ -172,8 +181,11 @@ def test_sigterm_stops_every_node_at_a_clean_point_and_the_table_is_still_printe
     assert process.returncode == (1 if failing else 0), stdout + errors
     assert "killed" not in errors and "ended with exit code" not in errors, errors
     assert int(table["mission1/nav.update"][5]) > 0, stdout
+    assert "(the analysis only: nodes that run longer than a minute print no activation lines" \
+        in stdout, stdout
     for node in ["mission1", "mission2"]:
         log = (out / f"{node}.log").read_text()
+        assert not re.search(r"^activation ", log, re.M), "a run until stopped prints no activations"
         assert "SIGINT or SIGTERM came: the run ended at the first clean point" in log, log
         assert re.search(r"^summary node=%s " % node, log, re.M), log
         assert json.loads((out / f"{node}.timings.json").read_text())["complete"] is True

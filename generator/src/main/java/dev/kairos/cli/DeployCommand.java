@@ -210,9 +210,22 @@ final class DeployCommand extends ModelCommand {
     final List<RunTable.Row> rows =
         RunTable.rows(deployment.get(), outcome.timings(), outcome.gateLines());
     out().print(RunTable.text(rows, deployment.get()));
+    final boolean reported =
+        RunReport.write(
+            directory.resolve("run"),
+            String.join(", ", files.stream().map(f -> String.valueOf(f.getFileName())).toList()),
+            system,
+            plan,
+            deployment.get(),
+            outcome.logs(),
+            "deployed nodes print no activation lines, so that a log never grows without end",
+            out(),
+            err());
     out().println("run directory: " + RunCommand.shownPath(directory.resolve("run")));
     out().flush();
-    return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() ? MODEL_ERRORS : OK;
+    return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() || !reported
+        ? MODEL_ERRORS
+        : OK;
   }
 
   /** The hosts of the deployment, by machine, with each machine's CPUs. */

@@ -25,11 +25,23 @@ import java.util.concurrent.TimeUnit;
  * killed, and the run says so.
  */
 final class NodeProcesses {
-  /** What a finished run left: each node's timings and gate lines, and whether all ended well. */
+  /**
+   * What a finished run left: each node's timings and gate lines, what each node's log holds for
+   * the report (its activation lines, where it printed them, and its summary), and whether all
+   * ended well.
+   */
   record Outcome(
       Map<String, TimingRun> timings,
       Map<String, List<Map<String, String>>> gateLines,
+      Map<String, RunLog.Parsed> logs,
       boolean clean) {}
+
+  /**
+   * The longest run whose nodes print an activation line per release into their logs (for the
+   * report's measured timelines, which draw at most 20,000 a node); a longer run, or one until
+   * stopped, prints only the summary and gate lines, so that a log never grows without end.
+   */
+  static final long ACTIVATION_LINES_UP_TO_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   private static final long GRACE_SECONDS = 60;
 
@@ -118,9 +130,11 @@ final class NodeProcesses {
                 peerWait,
                 "--start-at",
                 Long.toString(startAt),
-                "--quiet",
                 "--timings",
                 timingsFile(node.getKey()).toString()));
+        if (!printsActivations(duration)) {
+          command.add("--quiet");
+        }
         final Process process;
         try {
           process =
@@ -233,6 +247,11 @@ final class NodeProcesses {
     return clean;
   }
 
+  /** Whether nodes run for {@code duration} print their activation lines. */
+  static boolean printsActivations(String duration) {
+    return !duration.equals("forever") && nanos(duration) <= ACTIVATION_LINES_UP_TO_NANOS;
+  }
+
   /** The duration plus the start, the peers' wait and a minute, in nanoseconds; 0 for forever. */
   private long runLimitNanos() {
     if (duration.equals("forever")) {
@@ -313,6 +332,7 @@ final class NodeProcesses {
       Path runDirectory, java.util.Collection<String> nodes, boolean clean, PrintWriter err) {
     final Map<String, TimingRun> timings = new LinkedHashMap<>();
     final Map<String, List<Map<String, String>>> gateLines = new LinkedHashMap<>();
+    final Map<String, RunLog.Parsed> logs = new LinkedHashMap<>();
     boolean readable = clean;
     for (String node : nodes) {
       final Path file = runDirectory.resolve(node + ".timings.json");
@@ -335,12 +355,13 @@ final class NodeProcesses {
       try {
         final RunLog.Parsed parsed = RunLog.parse(lines, node, Set.of(node));
         gateLines.put(node, parsed.gates().getOrDefault(node, List.of()));
+        logs.put(node, parsed);
       } catch (RunLog.MalformedLine e) {
         err.println("kairos: warning: " + log + ": " + e.getMessage());
         readable = false;
       }
     }
     err.flush();
-    return new Outcome(timings, gateLines, readable);
+    return new Outcome(timings, gateLines, logs, readable);
   }
 }

@@ -203,9 +203,22 @@ final class RunCommand extends ModelCommand {
                   cpu -> "CPU " + hostCpus.get(cpu),
                   after.get().source()));
     }
+    final boolean reported =
+        RunReport.write(
+            runDirectory,
+            String.join(", ", files.stream().map(f -> String.valueOf(f.getFileName())).toList()),
+            system,
+            plan,
+            deployment.get(),
+            outcome.logs(),
+            "nodes that run longer than a minute print no activation lines to draw",
+            out(),
+            err());
     out().println("run directory: " + shownPath(runDirectory));
     out().flush();
-    return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() ? MODEL_ERRORS : OK;
+    return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() || !reported
+        ? MODEL_ERRORS
+        : OK;
   }
 
   /**

@@ -332,14 +332,23 @@ public final class HtmlReport {
       out.append("</code>");
     }
     out.append(". A response is measured as the analysis bounds it, from the opening of the start")
-        .append(" window to the finish.</p>\n")
+        .append(" window to the finish.")
+        .append(
+            run.asDeployed()
+                ? " The run's cores shared CPUs: each bound is the one analysed as deployed, with"
+                    + " the cores on its CPU, which the timeline above does not draw."
+                : "")
+        .append("</p>\n")
         .append("<table class=\"measured\">\n<tr><th>SpM</th><th class=\"num\">core</th>")
         .append("<th class=\"num\">activations</th><th class=\"num\">ran</th>")
         .append("<th class=\"num\">measured max response</th>")
-        .append("<th class=\"num\">analysed bound</th><th class=\"num\">deadline</th>")
+        .append("<th class=\"num\">analysed bound")
+        .append(run.asDeployed() ? " as deployed" : "")
+        .append("</th><th class=\"num\">deadline</th>")
         .append("<th class=\"num\">window misses</th><th class=\"num\">deadline misses</th>")
         .append("<th>verdict</th></tr>\n");
-    for (TimelineData.Comparison row : TimelineData.compare(node, run.activations())) {
+    for (TimelineData.Comparison row :
+        TimelineData.compare(node, run.activations(), run.boundsNs())) {
       final String verdict;
       if (row.activations() == 0) {
         verdict = "not in the log";

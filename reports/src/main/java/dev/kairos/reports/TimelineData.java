@@ -41,9 +41,25 @@ public final class TimelineData {
    *
    * @param source the log it came from, as the user named it
    * @param summary the fields of its summary line (empty when the log has none)
+   * @param boundsNs each SpM's bound as deployed (`instance.method`, from its start window's
+   *     opening, -1 for none) where the run's CPUs were shared; empty: the node's own bounds
    */
   public record NodeRun(
-      String source, List<MeasuredActivation> activations, Map<String, String> summary) {}
+      String source,
+      List<MeasuredActivation> activations,
+      Map<String, String> summary,
+      Map<String, Long> boundsNs) {
+    /** A run on cores of their own, held to the node's own bounds. */
+    public NodeRun(
+        String source, List<MeasuredActivation> activations, Map<String, String> summary) {
+      this(source, activations, summary, Map.of());
+    }
+
+    /** Whether the bounds are those of a deployment whose cores share CPUs. */
+    public boolean asDeployed() {
+      return !boundsNs.isEmpty();
+    }
+  }
 
   /**
    * Measured against analysed, for one SpM.
@@ -264,6 +280,14 @@ public final class TimelineData {
 
   /** Measured against analysed for every SpM of the node, in the node's task order. */
   public static List<Comparison> compare(NodePlan node, List<MeasuredActivation> activations) {
+    return compare(node, activations, Map.of());
+  }
+
+  /**
+   * The same, against the bounds as deployed where {@code boundsNs} has one (by `instance.method`).
+   */
+  public static List<Comparison> compare(
+      NodePlan node, List<MeasuredActivation> activations, Map<String, Long> boundsNs) {
     final List<Comparison> rows = new ArrayList<>();
     for (TaskReport task : node.tasks()) {
       if (task.kind() != TaskReport.Kind.SPM) {
@@ -296,7 +320,7 @@ public final class TimelineData {
               count,
               ran,
               worst,
-              task.responseTimeNs(),
+              boundsNs.getOrDefault(task.name(), task.responseTimeNs()),
               task.deadlineNs(),
               windowMisses,
               deadlineMisses));
