@@ -131,6 +131,9 @@ def test_the_cell_deployed_on_three_hosts_over_ssh_keeps_every_bound(cell_lan):
     rows = assert_every_item_within(result.stdout + result.stderr, result.returncode, out / "run")
     # Every gate call crossed hosts: each measured over TCP between namespaces.
     assert int(rows["regulator/loop.probe"][5]) >= 30
+    # The run's page beside the collected logs: the analysis, with the bounds as deployed.
+    assert (out / "run" / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert "run: report: " in result.stdout
 
     # Each node ran on its own host, from its own home there, and wrote its summary and timings,
     # which came back into the run directory.
