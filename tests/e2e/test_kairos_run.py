@@ -15,11 +15,11 @@ from conftest import ROOT, kairos
 DEMO = ROOT / "examples" / "avionics" / "avionics.tmo"
 # node, method or gate, kind, criticality, cpu, count, max, bound, deadline, verdict
 ROW = re.compile(
-    r"^(mission[12])\s+(\S+)\s+(spm|svm|gate)\s+(hard|soft)\s+(\S+)\s+(\d+)\s+(-|\S+ \S+)\s+"
+    r"^(mission[12])\s+(\S+)\s+(spm|svm|gate|chan)\s+(hard|soft)\s+(\S+)\s+(\d+)\s+(-|\S+ \S+)\s+"
     r"(none|\S+ \S+)\s+(\S+ \S+)\s+(within|ABOVE BOUND|MISSED.*|no bound|not measured)$",
     re.M,
 )
-ITEMS = 20  # the demo's methods and gates
+ITEMS = 21  # the demo's methods and gates, and the channel mission2 reads
 
 pytestmark = pytest.mark.skipif(
     len(os.sched_getaffinity(0)) < 2, reason="the demo needs two CPUs for its two nodes' cores"
@@ -123,6 +123,11 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
         for key in ["mission2/tracker.navigation", "mission1/planner.sensors",
                     "mission1/hud.tracking"]:
             assert table[key][-1] == "within", (key, context)
+        # mission1's nav.update publishes the track every 25 ms; tracker.fuse (hard) reads it on
+        # mission2 over Cyclone DDS, held to the bound of the holistic analysis.
+        track = table["mission2/tracker.track"]
+        assert track[2:4] == ("chan", "hard") and int(track[5]) > 0, context  # best-effort
+        assert track[-1] == "within", context
         if not failing:
             assert "run: every hard method and gate measured within its bound as deployed\n" in (
                 done.stdout)

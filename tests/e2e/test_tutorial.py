@@ -105,7 +105,7 @@ def matches(expected: list[str], actual: list[str]) -> bool:
     return skipping or position == len(actual)
 
 
-TABLE_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(spm|svm|gate)\s+(hard|soft)\s+(\S+)\s+\d+\s+(\S+ \S+)\s+"
+TABLE_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(spm|svm|gate|chan)\s+(hard|soft)\s+(\S+)\s+\d+\s+(\S+ \S+)\s+"
                        r"(\S+ \S+)\s+\S+ \S+\s+(ABOVE BOUND|MISSED.*)$")
 STALL = re.compile(r"^run: (\S+) (\S+) (.+) on CPU (\d+), which lost (\S+ \S+) to the machine while "
                    r"the nodes ran: a stall of the machine may explain it$")

@@ -208,7 +208,12 @@ final class DeployCommand extends ModelCommand {
             clean,
             err());
     final List<RunTable.Row> rows =
-        RunTable.rows(deployment.get(), outcome.timings(), outcome.gateLines());
+        RunTable.rows(
+            deployment.get(),
+            nodes,
+            outcome.timings(),
+            outcome.gateLines(),
+            outcome.channelLines());
     out().print(RunTable.text(rows, deployment.get()));
     final boolean reported =
         RunReport.write(

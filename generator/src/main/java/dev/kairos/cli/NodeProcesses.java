@@ -34,7 +34,15 @@ final class NodeProcesses {
       Map<String, TimingRun> timings,
       Map<String, List<Map<String, String>>> gateLines,
       Map<String, RunLog.Parsed> logs,
-      boolean clean) {}
+      boolean clean) {
+    /** Each node's channel lines. */
+    Map<String, List<Map<String, String>>> channelLines() {
+      final Map<String, List<Map<String, String>>> lines = new LinkedHashMap<>();
+      logs.forEach(
+          (node, parsed) -> lines.put(node, parsed.channels().getOrDefault(node, List.of())));
+      return lines;
+    }
+  }
 
   /**
    * The longest run whose nodes print an activation line per release into their logs (for the

@@ -185,7 +185,12 @@ final class RunCommand extends ModelCommand {
         processes.run(cpuArguments(deployment.get(), hostCpus::get));
     final Optional<StolenTime> after = StolenTime.now();
     final List<RunTable.Row> rows =
-        RunTable.rows(deployment.get(), outcome.timings(), outcome.gateLines());
+        RunTable.rows(
+            deployment.get(),
+            nodes,
+            outcome.timings(),
+            outcome.gateLines(),
+            outcome.channelLines());
     out().print(RunTable.text(rows, deployment.get()));
     if (before.isPresent()
         && after.isPresent()

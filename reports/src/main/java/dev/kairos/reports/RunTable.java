@@ -75,15 +75,20 @@ public final class RunTable {
   }
 
   /**
-   * The rows of a run: for each node in the deployment's order its methods, then its gates.
+   * The rows of a run: for each node in the deployment's order its methods, its gates, then the
+   * channels it reads.
    *
+   * @param nodes the nodes of the run, as analysed
    * @param timings each node's timings file, where it wrote one
    * @param gateLines each node's gate lines, as its log has them
+   * @param channelLines each node's channel lines, as its log has them
    */
   public static List<Row> rows(
       DeployedAnalysis.AsDeployed deployment,
+      List<dev.kairos.timing.NodePlan> nodePlans,
       Map<String, TimingRun> timings,
-      Map<String, List<Map<String, String>>> gateLines) {
+      Map<String, List<Map<String, String>>> gateLines,
+      Map<String, List<Map<String, String>>> channelLines) {
     final List<Row> rows = new ArrayList<>();
     final List<String> nodes =
         deployment.tasks().stream().map(DeployedAnalysis.DeployedTask::node).distinct().toList();
@@ -99,6 +104,82 @@ public final class RunTable {
           rows.add(gateRow(gate, gateLines.getOrDefault(node, List.of())));
         }
       }
+      nodePlans.stream()
+          .filter(plan -> plan.node().name().equals(node))
+          .findFirst()
+          .ifPresent(plan -> rows.addAll(channelRows(deployment, plan, channelLines.get(node))));
+    }
+    return rows;
+  }
+
+  /**
+   * A row per channel a method of the node reads, from the node's channel line: the samples
+   * delivered to its readers, the oldest on delivery against the bound the node's analysis gave it
+   * (the holistic {@code deliver} hop; channels are not analysed again as deployed), the validity
+   * as deadline, and the samples dropped late as misses. It counts when a method whose row counts
+   * reads it and the analysis bounds it.
+   */
+  private static List<Row> channelRows(
+      DeployedAnalysis.AsDeployed deployment,
+      dev.kairos.timing.NodePlan plan,
+      List<Map<String, String>> lines) {
+    // Each channel read on the node, named by the first instance that reads it (as a gate is).
+    final Map<String, dev.kairos.ir.Tmos.Channel> read = new java.util.LinkedHashMap<>();
+    final Map<String, String> readerOf = new java.util.HashMap<>();
+    final java.util.Set<String> countedReads = new java.util.HashSet<>();
+    for (dev.kairos.ir.Platform.Deployment placed : plan.node().deployments()) {
+      for (dev.kairos.ir.Tmos.Method method : placed.tmo().methods()) {
+        for (dev.kairos.ir.Tmos.ChannelUse use : method.channelUses()) {
+          if (use.access() != dev.kairos.ir.Tmos.ChannelAccess.READ) {
+            continue;
+          }
+          placed.tmo().channels().stream()
+              .filter(c -> c.name().equals(use.channel()))
+              .findFirst()
+              .ifPresent(c -> read.putIfAbsent(c.name(), c));
+          readerOf.putIfAbsent(use.channel(), placed.instance());
+          final String name = placed.instance() + "." + method.name();
+          if (deployment.tasks().stream()
+              .anyMatch(
+                  t ->
+                      t.node().equals(plan.node().name())
+                          && t.task().name().equals(name)
+                          && t.counts())) {
+            countedReads.add(use.channel());
+          }
+        }
+      }
+    }
+    final List<Row> rows = new ArrayList<>();
+    for (dev.kairos.ir.Tmos.Channel channel : read.values()) {
+      final Map<String, String> line =
+          (lines == null ? List.<Map<String, String>>of() : lines)
+              .stream()
+                  .filter(l -> channel.name().equals(l.get("channel")))
+                  .findFirst()
+                  .orElse(Map.of());
+      final long delivered = count(line, "delivered");
+      final long late = count(line, "dropped_late");
+      final long max = micros(line.get("delivery_max_us"));
+      final String boundText = line.get("analysed_bound_us");
+      final long bound = boundText == null || boundText.equals("none") ? -1 : micros(boundText);
+      final boolean hardReader = countedReads.contains(channel.name());
+      rows.add(
+          new Row(
+              plan.node().name(),
+              readerOf.get(channel.name()) + "." + channel.name(),
+              "chan",
+              hardReader ? "hard" : "soft",
+              // A channel the analysis bounds by nothing here (published on this node) is shown,
+              // not held to a bound.
+              hardReader && bound >= 0,
+              -1,
+              delivered,
+              max,
+              late,
+              bound,
+              channel.validityNs() > 0 ? channel.validityNs() : -1,
+              verdict(delivered, max, late, bound, !line.isEmpty())));
     }
     return rows;
   }
@@ -230,7 +311,7 @@ public final class RunTable {
               Long.toString(row.count()),
               row.count() == 0 ? "-" : Figures.duration(row.maxNs()),
               row.boundNs() < 0 ? "none" : Figures.duration(row.boundNs()),
-              Figures.duration(row.deadlineNs()),
+              row.deadlineNs() < 0 ? "none" : Figures.duration(row.deadlineNs()),
               row.verdict().text() + (row.misses() > 0 ? " (" + row.misses() + ")" : "")));
     }
     final long failing = rows.stream().filter(Row::fails).count();

@@ -80,6 +80,23 @@ class RunLogTest {
   }
 
   @Test
+  void channelLinesAreReadByTheirNode() throws MalformedLine {
+    final RunLog.Parsed parsed =
+        RunLog.parse(
+            List.of(
+                "channel node=mission2 channel=track topic=avionics_track published=0"
+                    + " delivered=40 dropped_late=0 dropped_overflow=19 delivery_p50_us=180.2"
+                    + " delivery_p99_us=268.1 delivery_max_us=268.1 analysed_bound_us=16906.6"),
+            null,
+            NODES);
+    assertEquals(0, parsed.skippedLines());
+    final var line = parsed.channels().get("mission2").get(0);
+    assertEquals("track", line.get("channel"));
+    assertEquals("268.1", line.get("delivery_max_us"));
+    assertEquals("16906.6", line.get("analysed_bound_us"));
+  }
+
+  @Test
   void otherLinesAreSkippedAndCounted() throws MalformedLine {
     final RunLog.Parsed parsed =
         RunLog.parse(

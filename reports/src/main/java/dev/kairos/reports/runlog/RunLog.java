@@ -66,13 +66,14 @@ public final class RunLog {
 
   /**
    * A log read: its activations per node (in the order of the log), the fields of each node's
-   * summary line and of its gate lines (in their order), and the lines that were not a node's (how
-   * many, and the first one's number).
+   * summary line and of its gate and channel lines (in their order), and the lines that were not a
+   * node's (how many, and the first one's number).
    */
   public record Parsed(
       Map<String, List<MeasuredActivation>> activations,
       Map<String, Map<String, String>> summaries,
       Map<String, List<Map<String, String>>> gates,
+      Map<String, List<Map<String, String>>> channels,
       int skippedLines,
       int firstSkippedLine) {}
 
@@ -126,6 +127,7 @@ public final class RunLog {
     final Map<String, List<MeasuredActivation>> activations = new LinkedHashMap<>();
     final Map<String, Map<String, String>> summaries = new LinkedHashMap<>();
     final Map<String, List<Map<String, String>>> gates = new LinkedHashMap<>();
+    final Map<String, List<Map<String, String>>> channels = new LinkedHashMap<>();
     int skipped = 0;
     int firstSkipped = 0;
     int count = 0;
@@ -150,9 +152,9 @@ public final class RunLog {
           final Map<String, String> fields = fields(number, text.substring(space + 1));
           summaries.put(node(number, fields, defaultNode, nodes), fields);
         }
-        case "gate" -> {
+        case "gate", "channel" -> {
           final Map<String, String> fields = fields(number, text.substring(space + 1));
-          gates
+          (word.equals("gate") ? gates : channels)
               .computeIfAbsent(node(number, fields, defaultNode, nodes), n -> new ArrayList<>())
               .add(fields);
         }
@@ -164,7 +166,7 @@ public final class RunLog {
         }
       }
     }
-    return new Parsed(activations, summaries, gates, skipped, firstSkipped);
+    return new Parsed(activations, summaries, gates, channels, skipped, firstSkipped);
   }
 
   /** `key=value` words, each key once. */
