@@ -21,10 +21,15 @@ std::optional<kal::TimePoint> Engine::accepting_now() const noexcept {
   // Accepting from just before the epoch: a request may not come before the run begins
   // (it would be served before any release, with a negative arrival time).
   const kal::TimePoint now = kal::MonotonicClock::now();
-  if (now < state_->epoch || now >= state_->end) {
+  if (now < state_->epoch || !serving_at(now)) {
     return std::nullopt;
   }
   return now;
+}
+
+bool Engine::serving_at(kal::TimePoint now) const noexcept {
+  return now < state_->serve_until &&
+         now.time_since_epoch().count() < state_->stop_serving_at.load(std::memory_order_relaxed);
 }
 
 kal::Status Engine::request(std::size_t svm, void* request) noexcept {
@@ -33,7 +38,7 @@ kal::Status Engine::request(std::size_t svm, void* request) noexcept {
   if (svm >= state_->service_count || request == nullptr) {
     status = kal::Status::kInvalidArgument;
   } else if (state_->accepting_requests.load(std::memory_order_acquire)
-                 ? now >= state_->end
+                 ? !serving_at(now)
                  : state_->run_over.load(std::memory_order_acquire)) {
     status = kal::Status::kUnavailable;
   } else if (!state_->requests.try_push(Request{static_cast<std::uint16_t>(svm), request, now})) {
@@ -181,9 +186,10 @@ void Engine::reclaim(Lane& lane) noexcept {
 }
 
 bool Engine::still_serving(Trigger& trigger) noexcept {
-  // No more releases: stop taking requests once the run is over, and stop when every
+  // No more releases: stop taking requests once the run is over (and the calls of activations
+  // released before its end have been served: serve_after_end), and stop when every
   // admitted-or-waiting request has been handed on.
-  if (state_->service_count == 0 || trigger.stopping || kal::MonotonicClock::now() >= state_->end) {
+  if (state_->service_count == 0 || !serving_at(kal::MonotonicClock::now())) {
     state_->run_over.store(true, std::memory_order_release);
     state_->accepting_requests.store(false, std::memory_order_release);
     Request late{};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -258,6 +259,9 @@ kal::Status Engine::run_for(kal::Duration duration, ActivationObserver observer,
     // Every thread exists before the epoch is fixed: creating them never delays a release.
     state_->epoch = std::max(kal::MonotonicClock::now() + kStartupLead, state_->earliest_epoch);
     state_->end = state_->epoch + duration;
+    state_->serve_until = state_->end + std::max(kal::Duration::zero(), options_.serve_after_end);
+    state_->stop_serving_at.store(std::numeric_limits<kal::TimePoint::rep>::max(),
+                                  std::memory_order_relaxed);
     state_->accepting_requests.store(true, std::memory_order_release);
   } else {
     state_->run_over.store(true, std::memory_order_release);

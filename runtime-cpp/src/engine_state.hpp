@@ -149,6 +149,11 @@ struct Engine::State {
   kal::TimePoint earliest_epoch = kal::TimePoint::min();
   kal::Duration dispatch_ahead{};
   kal::TimePoint end{};
+  /// Requests are taken in until here: the end plus EngineOptions::serve_after_end.
+  kal::TimePoint serve_until{};
+  /// After a stop: the time trigger's instant of taking it in, plus serve_after_end (ns of the
+  /// monotonic clock; the maximum until a stop).
+  std::atomic<kal::TimePoint::rep> stop_serving_at{std::numeric_limits<kal::TimePoint::rep>::max()};
   /// Set by request_stop: the time trigger ends the run the next time it wakes.
   std::atomic<bool> stop_requested{false};
   kal::Event start_gate;

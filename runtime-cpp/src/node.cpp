@@ -19,8 +19,9 @@
 namespace kairos {
 
 EngineOptions engine_options(const NodeOptions& options, Strategy strategy,
-                             bool model_execution_time) noexcept {
+                             bool model_execution_time, kal::Duration serve_after_end) noexcept {
   EngineOptions engine{};
+  engine.serve_after_end = serve_after_end;
   engine.strategy = strategy;
   engine.cpu = options.cpu;
   engine.model_execution_time = model_execution_time;

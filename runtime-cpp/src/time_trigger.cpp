@@ -24,7 +24,8 @@ void Engine::release_all() noexcept {
     return;
   }
   Trigger trigger{*this};
-  trigger.take_stop(*state_, kal::MonotonicClock::now());  // asked before the run: none of it
+  // Asked before the run: none of it.
+  trigger.take_stop(*state_, kal::MonotonicClock::now(), options_.serve_after_end);
   for (std::size_t i = 0; i < state_->binding_count; ++i) {
     publish_release_state(i, 0, trigger.cursor.next_opening(i));
   }
@@ -44,7 +45,7 @@ void Engine::release_all() noexcept {
     }
     const kal::TimePoint now = kal::MonotonicClock::now();
     const bool was_stopping = trigger.stopping;
-    trigger.take_stop(*state_, now);
+    trigger.take_stop(*state_, now, options_.serve_after_end);
     if (trigger.stopping && !was_stopping) {
       // Nothing is released from here on: a request waiting for BCC admission must not wait for
       // a conflicting SpM's next window, which will never come (it would keep the run going).

@@ -46,11 +46,15 @@ struct Engine::Trigger {
   bool stopping = false;
 
   /// Takes in a stop asked for: nothing is released at or after `now`; what was released still
-  /// runs and is watched, and still_serving winds the requests down as at the end of the run.
-  void take_stop(const State& state, kal::TimePoint now) noexcept {
+  /// runs and is watched, requests are taken in for `serve_after` more (the calls of what was
+  /// released), and still_serving then winds them down as at the end of the run.
+  void take_stop(State& state, kal::TimePoint now, kal::Duration serve_after) noexcept {
     if (!stopping && state.stop_requested.load(std::memory_order_acquire)) {
       stopping = true;
       cursor.end_at(now);
+      state.stop_serving_at.store(
+          (now + std::max(kal::Duration::zero(), serve_after)).time_since_epoch().count(),
+          std::memory_order_relaxed);
     }
   }
 

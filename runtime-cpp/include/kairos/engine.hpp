@@ -71,6 +71,12 @@ struct EngineOptions {
   /// is off unless asked for (a node's --timings); on a simulated platform it costs nothing and
   /// is on. Response times are measured either way.
   bool measure_execution_time = kal::kSimulatedTime;
+  /// How long the engine still takes service requests in after its run ends (the end of its
+  /// duration, or a stop), releasing nothing: the calls that activations of other nodes released
+  /// before the end may still make, which would otherwise find it gone and fail. Generated nodes
+  /// set it from the chains of the analysis that serve a request here (the latest a served call
+  /// ends, from its source's release); zero stops taking requests in at the end.
+  kal::Duration serve_after_end{};
 };
 
 /// Which worker lane the calling thread is: code inside a method body (a generated stub calling a
@@ -343,6 +349,9 @@ class Engine {
   /// Now, if the engine takes requests now (accepting, and inside the run [epoch, end)); empty
   /// otherwise.
   std::optional<kal::TimePoint> accepting_now() const noexcept;
+  /// Whether requests are still taken in at `now`: before the end (plus serve_after_end) and
+  /// before a stop (plus the same).
+  bool serving_at(kal::TimePoint now) const noexcept;
   static void reclaim(Lane& lane) noexcept;
   static void give_back(Lane& lane) noexcept;
   void serve_request(Lane& lane, const Activation& activation) noexcept;

@@ -130,9 +130,11 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
                                NodeOptions& options) noexcept;
 
 /// The engine options of a node run with `options`: its strategy, whether it models WCETs, its
-/// cores and their CPUs (`core_cpus` refers to `options`, which must outlive the run).
+/// cores and their CPUs (`core_cpus` refers to `options`, which must outlive the run), and how
+/// long it serves requests after its run ends (EngineOptions::serve_after_end).
 EngineOptions engine_options(const NodeOptions& options, Strategy strategy,
-                             bool model_execution_time) noexcept;
+                             bool model_execution_time,
+                             kal::Duration serve_after_end = kal::Duration::zero()) noexcept;
 
 /// Parses a duration with a unit: ns, us, ms, s or min. False on any malformed text.
 bool parse_duration(std::string_view text, kal::Duration& out) noexcept;

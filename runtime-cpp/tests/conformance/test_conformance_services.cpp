@@ -673,3 +673,77 @@ TEST_CASE("a stop lets a request that waits for a conflicting window run, and th
     REQUIRE(outcome.of(0).size() == 1);  // 'update' at 0 only
   }
 }
+
+namespace {
+/// A call that comes after the run's end from work released before it: the asker, released at 8
+/// of 10 units, asks the relay, which computes for 3 units (modelled) and then, at 11, asks the
+/// store, as a service method that calls another node's would.
+struct LateCall {
+  kairos::Engine* engine = nullptr;
+  int token = 0;
+  std::atomic<int> relayed{0};
+  std::atomic<kairos::kal::Status> late{kairos::kal::Status::kOk};
+  std::atomic<std::int64_t> late_ns{-1};
+};
+
+void ask_relay(void* servant) {
+  auto* call = static_cast<LateCall*>(servant);
+  REQUIRE(call->engine->request(0, &call->token) == kairos::kal::Status::kOk);
+}
+
+void relay(void* servant, void*) {
+  auto* call = static_cast<LateCall*>(servant);
+  call->relayed.fetch_add(1);
+  call->late_ns = kairos::kal::MonotonicClock::now().time_since_epoch().count();
+  call->late = call->engine->request(1, &call->token);
+}
+
+void relay_miss(void*, const kairos::MissReport&) noexcept {}
+}  // namespace
+
+TEST_CASE("an engine serving after its end takes in the calls of what it released before it",
+          "[conformance][services][requests]") {
+  const kairos::SpmEntry asker = one_shot("asker", 80);
+  static const kairos::SvmEntry relay_row{
+      "relay", "relay", "scenario", unit() * 8, unit() * 3, kairos::Criticality::kSoft,
+      2,       0,       0,          unit() * 3};
+  static const kairos::SvmEntry store_row{
+      "store", "read", "scenario", unit() * 3, unit() / 10, kairos::Criticality::kSoft,
+      1,       0,      0,          unit() / 10};
+  for (const kairos::kal::Duration serve_after : {kairos::kal::Duration::zero(), unit() * 5}) {
+    CAPTURE(serve_after.count());
+    kairos::EngineOptions options{kairos::Strategy::kRms, conformance::kOneCpu, true};
+    options.serve_after_end = serve_after;
+    auto engine = std::make_unique<kairos::Engine>(options);
+    LateCall call;
+    call.engine = engine.get();
+    Service store;
+    store.work = 0ms;
+    REQUIRE(engine->add_spm(asker, &call, &ask_relay, nullptr) == kairos::kal::Status::kOk);
+    REQUIRE(engine->add_svm(relay_row, &call, &relay, &relay_miss) == kairos::kal::Status::kOk);
+    REQUIRE(engine->add_svm(store_row, &store, &serve, &service_miss) == kairos::kal::Status::kOk);
+    Services services;
+    services.records.reserve(8);
+    engine->observe_services(&collect_service, &services);
+    conformance::Outcome outcome;
+    outcome.records.reserve(8);
+    const auto before = kairos::kal::MonotonicClock::now();
+    REQUIRE(engine->run_for(unit() * 10, &conformance::collect, &outcome) ==
+            kairos::kal::Status::kOk);
+    const auto after = kairos::kal::MonotonicClock::now();
+    REQUIRE(call.relayed == 1);
+    // The relay's call came after the end: at 11 units of a run of 10.
+    REQUIRE(call.late_ns.load() > (before + unit() * 10).time_since_epoch().count());
+    if (serve_after == kairos::kal::Duration::zero()) {
+      REQUIRE(call.late.load() == kairos::kal::Status::kUnavailable);
+      REQUIRE(store.served == 0);
+    } else {
+      // Taken in and served, within its GCT; the run then ends once the time to serve is over.
+      REQUIRE(call.late.load() == kairos::kal::Status::kOk);
+      REQUIRE(store.served == 1);
+      REQUIRE(store.misses == 0);
+      REQUIRE(after - before >= unit() * 15);
+      REQUIRE(engine->request(1, &call.token) == kairos::kal::Status::kUnavailable);
+    }
+  }
+}

@@ -98,6 +98,20 @@ class SimSystemOutputTest {
   }
 
   @Test
+  void aNodeOthersCallServesTheirLastCallsAfterItsRunEnds() throws Exception {
+    final Map<String, String> files = generate();
+    // b serves the pollers: an activation released just before the end calls it by its deadline
+    // of 15 ms, and the call is answered within the gate's 3 ms, so b takes requests in 18 ms more.
+    final String server = files.get("b.node.cpp");
+    assertTrue(
+        server.contains("constexpr ::std::chrono::nanoseconds kServeAfterEnd{18000000};"), server);
+    assertTrue(server.contains("b_node::kSimulated, kServeAfterEnd)"), server);
+    // a serves no one: its run ends at its end.
+    final String client = files.get("a.node.cpp");
+    assertFalse(client.contains("kServeAfterEnd"), client);
+  }
+
+  @Test
   void gatesReachNodesOnTheSameKindOfNetworkOnly() throws Exception {
     final Map<String, String> files = generate();
     // A sim node calls a sim node over the simulated network, and meets it before its run.

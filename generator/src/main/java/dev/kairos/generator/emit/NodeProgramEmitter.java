@@ -103,7 +103,8 @@ final class NodeProgramEmitter {
       dispatchers(w, node);
     }
     ChannelEmitter.definitions(w, system, analysis, node);
-    runtime(w, node, networked, clock.isPresent());
+    runtime(
+        w, node, networked, clock.isPresent(), RemoteCalls.serveAfterEndNs(system, analysis, node));
     setUp(w, system, node, report, gates, serves, networked, clock);
     if (meets) {
       w.open("bool meet_peers(::kairos::kal::TimePoint until) noexcept {");
@@ -160,8 +161,25 @@ final class NodeProgramEmitter {
   }
 
   /** The engine and the ORB, made with the options of the run. */
-  private static void runtime(CodeWriter w, Node node, boolean networked, boolean clock) {
+  private static void runtime(
+      CodeWriter w, Node node, boolean networked, boolean clock, long serveAfterEndNs) {
     final String ns = ScheduleEmitter.namespace(node);
+    final String engineOptions =
+        serveAfterEndNs > 0
+            ? "::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated,"
+                + " kServeAfterEnd)"
+            : "::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated)";
+    if (serveAfterEndNs > 0) {
+      w.comment(
+          "Other nodes call this one: it still takes their requests in this long after its run"
+              + " ends (its duration, or a stop), the latest that a call of an activation released"
+              + " before the end is served here by the analysis, so that no such call fails.");
+      w.line(
+          "constexpr ::std::chrono::nanoseconds kServeAfterEnd{$nanoseconds$};",
+          "nanoseconds",
+          Long.toString(serveAfterEndNs));
+      w.blank();
+    }
     w.docComment(
         "The node's engine$orb$, made once, at start-up, for the options of the run (its cores and"
             + " their CPUs too). Simulated nodes model each method's WCET on their virtual"
@@ -171,10 +189,7 @@ final class NodeProgramEmitter {
     w.open("struct NodeRuntime {");
     w.line("explicit NodeRuntime(const ::kairos::NodeOptions& options) noexcept");
     if (networked) {
-      w.line(
-          "    : engine{::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated)},",
-          "ns",
-          ns);
+      w.line("    : engine{" + engineOptions + "},", "ns", ns);
       // The band readers of a node whose lanes run by deadline must not rank below them.
       w.line(
           "      orb{::kairos::orb::OrbOptions{.node = kNode, .cpu = options.orb_cpu$edf$}}$more$",
@@ -187,10 +202,7 @@ final class NodeProgramEmitter {
             "      clock{kClockSync, ::kairos::clock_sync_options(options, kClockSync, kNode)} {}");
       }
     } else {
-      w.line(
-          "    : engine{::kairos::engine_options(options, $ns$::kStrategy, $ns$::kSimulated)} {}",
-          "ns",
-          ns);
+      w.line("    : engine{" + engineOptions + "} {}", "ns", ns);
     }
     w.blank();
     w.line("::kairos::Engine engine;");

@@ -82,6 +82,45 @@ final class RemoteCalls {
     return system.interfaces().stream().filter(i -> i.operations().contains(operation)).findFirst();
   }
 
+  /**
+   * How long `node` must still take requests in after its run ends (0: it serves no other node):
+   * the latest time a call from an activation released before the end may be served here. That is
+   * the latest end of a serve hop on this node in any chain, from the chain's source release, and,
+   * for a call no chain bounds, the caller's own deadline (from its release or its request's
+   * arrival) plus the gate's: a request that comes later finds its caller gone anyway.
+   */
+  static long serveAfterEndNs(SystemModel system, TimingPlan analysis, Node node) {
+    long latest = 0;
+    for (dev.kairos.timing.ChainReport chain : analysis.chains()) {
+      for (dev.kairos.timing.ChainReport.Hop hop : chain.hops()) {
+        if (hop.kind() == dev.kairos.timing.ChainReport.HopKind.SERVE
+            && hop.where().equals(node.name())) {
+          latest = Math.max(latest, hop.latestNs());
+        }
+      }
+    }
+    for (Node caller : system.nodes()) {
+      if (caller == node) {
+        continue;
+      }
+      for (ResolvedGate gate : gatesOf(system, analysis, caller)) {
+        if (gate.calleeNode() != node) {
+          continue;
+        }
+        for (dev.kairos.ir.Tmos.Method method : gate.caller().tmo().methods()) {
+          if (method.calls().contains(gate.gate().name())) {
+            final long fromRelease =
+                method instanceof dev.kairos.ir.Tmos.Spm spm
+                    ? spm.deadlineNs()
+                    : method.relativeDeadlineNs();
+            latest = Math.max(latest, fromRelease + gate.gate().deadlineNs());
+          }
+        }
+      }
+    }
+    return latest;
+  }
+
   /** Every gate of the instances deployed on `node`, resolved against the whole system. */
   static List<ResolvedGate> gatesOf(SystemModel system, TimingPlan analysis, Node node) {
     final List<ResolvedGate> gates = new ArrayList<>();
