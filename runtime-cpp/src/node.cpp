@@ -114,6 +114,15 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
     kal::map_band(options.cpu_count > 0 ? options.cpus[mapping.core] : options.cpu, mapping.band,
                   mapping.host);
   }
+  // From here on no thread of the node waits for its error stream (a pipe nobody reads would
+  // stop a band's reader at its next warning): lines go through a queue to a thread of their
+  // own. On sim, time is virtual and the lines stay in step with the run.
+  if (!kal::kSimulatedTime) {
+    kal::start_log_drain();
+  }
+  struct FlushLogOnReturn {
+    ~FlushLogOnReturn() { kal::flush_log(); }  // what is still queued, before the process ends
+  } flush_on_return;
   // Before set_up starts any thread: they inherit the mask that keeps SIGINT, SIGTERM and
   // SIGUSR1 for the watcher.
   NodeSignals signals;
@@ -186,6 +195,7 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
     kal::report(kal::Severity::kInfo, program.name,
                 "SIGINT or SIGTERM came: the run ended at the first clean point after it");
   }
+  kal::flush_log();  // the run's warnings before its summary
   kal::run_as_band(
       kal::kLowestBand, options.orb_cpu,
       [](void* context) noexcept { static_cast<SetUp*>(context)->program.finish(); }, &set_up);
@@ -273,7 +283,8 @@ std::size_t format_summary(std::span<char> out, std::string_view node_name,
                                "summary node=%.*s activations=%llu start_window_misses=%llu "
                                "deadline_misses=%llu overruns=%llu trace_drops=%llu scheduling=%s "
                                "requests_served=%llu requests_refused=%llu "
-                               "requests_over_rate=%llu gct_misses=%llu wcet_overruns=%s\n",
+                               "requests_over_rate=%llu gct_misses=%llu wcet_overruns=%s "
+                               "log_drops=%llu\n",
                                static_cast<int>(node_name.size()), node_name.data(),
                                static_cast<unsigned long long>(counters.activations),
                                static_cast<unsigned long long>(counters.start_window_misses),
@@ -283,7 +294,8 @@ std::size_t format_summary(std::span<char> out, std::string_view node_name,
                                static_cast<unsigned long long>(counters.requests_served),
                                static_cast<unsigned long long>(counters.requests_refused),
                                static_cast<unsigned long long>(counters.requests_over_rate),
-                               static_cast<unsigned long long>(counters.gct_misses), wcet_overruns),
+                               static_cast<unsigned long long>(counters.gct_misses), wcet_overruns,
+                               static_cast<unsigned long long>(kal::log_lines_dropped())),
                  out);
 }
 

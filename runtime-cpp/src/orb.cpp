@@ -75,6 +75,8 @@ kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer) noexcep
     return kal::Status::kInvalidArgument;
   }
   peers_[peer_count_].endpoint = parsed;
+  const std::size_t name_size = std::min(endpoint.size(), peers_[peer_count_].name.size() - 1);
+  std::memcpy(peers_[peer_count_].name.data(), endpoint.data(), name_size);
   peer = static_cast<std::uint8_t>(peer_count_++);
   return kal::Status::kOk;
 }

@@ -1,6 +1,7 @@
 // The client side: a call on its calling lane's connection to a peer's band, sent whole and
 // answered by request id, within a deadline.
 #include <algorithm>
+#include <ctime>
 #include <new>
 
 #include "orb_internal.hpp"
@@ -98,12 +99,31 @@ bool Orb::connect(ClientConnection& connection) noexcept {
   connection.received = 0;
   connection.connected = true;
   connects_.add();
+  if (peers_[connection.peer].lost.exchange(false, std::memory_order_relaxed)) {
+    say_peer(connection.peer, "back: connected again");
+  }
   return true;
+}
+
+void Orb::say_peer(std::uint8_t peer, const char* what) const noexcept {
+  // The wall-clock time, as an operator compares it with other hosts' logs.
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  tm utc{};
+  ::gmtime_r(&now.tv_sec, &utc);
+  char detail[200];
+  std::snprintf(detail, sizeof detail, "%s at %02d:%02d:%02d.%03ld UTC: %s",
+                peers_[peer].name.data(), utc.tm_hour, utc.tm_min, utc.tm_sec,
+                now.tv_nsec / 1'000'000L, what);
+  report("peer", detail);
 }
 
 void Orb::disconnect(ClientConnection& connection) noexcept {
   if (connection.connected) {
     connection.retry_at = kal::MonotonicClock::now() + options_.reconnect_interval;
+    if (!peers_[connection.peer].lost.exchange(true, std::memory_order_relaxed)) {
+      say_peer(connection.peer, "lost: its calls fail (disconnected) until it is back");
+    }
   }
   connection.socket.close();
   connection.connected = false;
@@ -223,9 +243,11 @@ bool Orb::take_replies(ClientConnection& connection, kal::TimePoint wait_until) 
     return false;
   }
   connection.received += static_cast<std::size_t>(got);
-  while (connection.received >= kHeaderSize) {
+  std::size_t taken = 0;  // as the server's reader does: one move of what is left, at the end
+  while (connection.received - taken >= kHeaderSize) {
     FrameHeader header{};
-    const HeaderError error = decode_header({buffer, connection.received}, kMaxBody, header);
+    const HeaderError error =
+        decode_header({buffer + taken, connection.received - taken}, kMaxBody, header);
     if (error != HeaderError::kNone || header.kind != FrameKind::kReply) {
       malformed_frames_.add();
       report("reply from a peer dropped, connection closed",
@@ -234,7 +256,7 @@ bool Orb::take_replies(ClientConnection& connection, kal::TimePoint wait_until) 
       return false;
     }
     const std::size_t frame_size = kHeaderSize + header.body_size;
-    if (connection.received < frame_size) {
+    if (connection.received - taken < frame_size) {
       break;  // the rest of the frame is still on its way
     }
     CallSlot* waiting = nullptr;
@@ -246,14 +268,15 @@ bool Orb::take_replies(ClientConnection& connection, kal::TimePoint wait_until) 
     if (waiting == nullptr) {
       late_replies_.add();  // its call gave up at its deadline
     } else {
-      std::memcpy(waiting->body.get(), buffer + kHeaderSize, header.body_size);
+      std::memcpy(waiting->body.get(), buffer + taken + kHeaderSize, header.body_size);
       waiting->reply = header;
       waiting->replied_at = kal::MonotonicClock::now();
       waiting->answered = true;
       waiting->outcome = status_of(header.status);
     }
-    consume(buffer, connection.received, frame_size);
+    taken += frame_size;
   }
+  consume(buffer, connection.received, taken);
   return true;
 }
 

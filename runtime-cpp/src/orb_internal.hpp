@@ -67,12 +67,15 @@ inline CallStatus status_of(ReplyStatus status) noexcept {
 
 /// Drops the first `count` bytes of a receive buffer holding `fill` bytes.
 inline void consume(std::byte* buffer, std::size_t& fill, std::size_t count) noexcept {
+  if (count == 0) {
+    return;
+  }
   std::memmove(buffer, buffer + count, fill - count);
   fill -= count;
 }
 
 inline void report(const char* what, const char* detail) noexcept {
-  char line[160];
+  char line[256];  // as long as a line of the log
   std::snprintf(line, sizeof line, "%s: %s", what, detail);
   kal::report(kal::Severity::kWarning, "orb", line);
 }

@@ -408,5 +408,14 @@ TEST_CASE("a corrupt ring closes the connection, never reads out of bounds",
     control->tail = 1u << 20;
     REQUIRE(server.send(bytes_of("reply")) == -1);
   }
+  SECTION("a head between two records fails the server's own sends, writing nothing") {
+    // An empty ring whose words stand 8 bytes before its end: padding there would be shorter
+    // than a record header, which would then lie across the end of the ring.
+    auto* control =
+        reinterpret_cast<shm::RingControl*>(peer.mapping + shm::Layout::kControlOffset[1]);
+    control->head = shm::kRingCapacity - 8;
+    control->tail = shm::kRingCapacity - 8;
+    REQUIRE(server.send(bytes_of("reply")) == -1);
+  }
   poller.remove(server);
 }

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <fstream>
@@ -401,6 +402,55 @@ TEST_CASE("a peer sending garbage is cut off and everyone else is still served",
   }
 }
 
+namespace {
+/// What this process writes to its error stream while it lives (a pipe instead of fd 2).
+class StderrCapture {
+ public:
+  StderrCapture() {
+    REQUIRE(::pipe(ends_) == 0);
+    saved_ = ::dup(STDERR_FILENO);
+    REQUIRE(::dup2(ends_[1], STDERR_FILENO) == STDERR_FILENO);
+  }
+  StderrCapture(const StderrCapture&) = delete;
+  StderrCapture& operator=(const StderrCapture&) = delete;
+  ~StderrCapture() {
+    restore();
+    ::close(ends_[0]);
+  }
+  /// Everything written so far (the error stream is given back first).
+  std::string text() {
+    restore();
+    std::string all;
+    std::array<char, 4096> chunk{};
+    ssize_t got = 0;
+    while ((got = ::read(ends_[0], chunk.data(), chunk.size())) > 0) {
+      all.append(chunk.data(), static_cast<std::size_t>(got));
+    }
+    return all;
+  }
+
+ private:
+  void restore() {
+    if (saved_ >= 0) {
+      ::dup2(saved_, STDERR_FILENO);
+      ::close(saved_);
+      ::close(ends_[1]);
+      saved_ = -1;
+    }
+  }
+  int ends_[2] = {-1, -1};
+  int saved_ = -1;
+};
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+}  // namespace
+
 TEST_CASE("a server that goes away fails calls at once, and serves them again when it is back",
           "[integration][orb]") {
   for (const char* transport : {"uds", "shm"}) {
@@ -410,6 +460,7 @@ TEST_CASE("a server that goes away fails calls at once, and serves them again wh
     CubeClient client(endpoint);
     std::int32_t result = 0;
     REQUIRE(client.cube(2, result) == CallStatus::kOk);
+    StderrCapture said;
     server.reset();  // gone: its engine's run ended, its ORB stopped
     int failures = 0;
     for (int i = 0; i < 5; ++i) {
@@ -428,6 +479,13 @@ TEST_CASE("a server that goes away fails calls at once, and serves them again wh
     REQUIRE(result == 125);
     REQUIRE(client.orb.counters().connects == 2);
     REQUIRE(failures == 5);
+    // The client said so, once each: the peer lost, then back, with the time.
+    const std::string text = said.text();
+    CAPTURE(text);
+    REQUIRE(occurrences(text, "orb: peer: " + endpoint + " at ") == 2);
+    REQUIRE(occurrences(text, " UTC: lost: its calls fail (disconnected) until it is back\n") == 1);
+    REQUIRE(occurrences(text, " UTC: back: connected again\n") == 1);
+    REQUIRE(text.find("lost") < text.find("back"));
   }
 }
 

@@ -2,9 +2,15 @@
 // several), timers, global time, memory.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
+#include <chrono>
 
 #include <kairos/block_pool.hpp>
+#include <kairos/kal/error.hpp>
 #include <kairos/kal/event.hpp>
 #include <kairos/kal/execution.hpp>
 #include <kairos/kal/global_time.hpp>
@@ -129,4 +135,57 @@ TEST_CASE("the platform says which CPUs threads may be pinned to", "[conformance
     REQUIRE_FALSE(kairos::kal::cpu_available(processors + 1));
     REQUIRE(kairos::kal::scheduling_mode() == kairos::kal::SchedulingMode::kSimulated);
   }
+}
+
+namespace {
+/// In a child process, so that the drain (one per process, for good) stays out of the other
+/// tests: stderr is a pipe filled to the brim that nobody reads, the drain is started, and a
+/// burst of reports is timed. The exit code says what held (0: all).
+int report_into_a_full_pipe() noexcept {
+  int ends[2];
+  if (::pipe(ends) != 0) {
+    return 10;
+  }
+  ::fcntl(ends[1], F_SETFL, O_NONBLOCK);
+  const std::array<char, 4096> filler{};
+  while (::write(ends[1], filler.data(), filler.size()) > 0) {
+  }
+  ::fcntl(ends[1], F_SETFL, 0);  // blocking again, as a stream nobody reads would be
+  if (::dup2(ends[1], STDERR_FILENO) < 0) {
+    return 11;
+  }
+  if (!kairos::kal::start_log_drain()) {
+    return 12;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < 1000; ++i) {
+    kairos::kal::report(kairos::kal::Severity::kWarning, "test", "a line nobody reads");
+  }
+  const auto took = std::chrono::steady_clock::now() - started;
+  if (took > 1s) {
+    return 13;  // each report is a copy into a queue: microseconds, not a blocked write
+  }
+  // At most 100 a second are queued: the rest were dropped and counted.
+  if (kairos::kal::log_lines_dropped() < 900) {
+    return 14;
+  }
+  const auto flushing = std::chrono::steady_clock::now();
+  kairos::kal::flush_log();  // gives up on the full stream after a bounded wait
+  if (std::chrono::steady_clock::now() - flushing > 2s) {
+    return 15;
+  }
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("a report never waits for an error stream nobody reads", "[kal][log]") {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::_exit(report_into_a_full_pipe());
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
 }

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -117,7 +118,14 @@ class ServerRequest {
   std::span<std::byte> reply_body() noexcept { return {reply_ + kHeaderSize, kMaxBody}; }
   kal::TimePoint arrival() const noexcept { return arrival_; }
   /// When the caller stops waiting: arrival plus the time it had left when it sent the request.
-  kal::TimePoint deadline() const noexcept { return arrival_ + kal::Duration{header_.budget_ns}; }
+  /// The budget comes off the wire: a negative one is spent, and one past what the clock holds
+  /// saturates (a peer cannot make the sum overflow).
+  kal::TimePoint deadline() const noexcept {
+    const std::int64_t budget = header_.budget_ns > 0 ? header_.budget_ns : 0;
+    const std::int64_t room =
+        std::numeric_limits<std::int64_t>::max() - arrival_.time_since_epoch().count();
+    return budget >= room ? kal::TimePoint::max() : arrival_ + kal::Duration{budget};
+  }
   bool oneway() const noexcept { return header_.kind == FrameKind::kOneway; }
 
   /// Answers the request with `reply_size` bytes of reply_body() (nothing is sent for a oneway)
@@ -288,7 +296,14 @@ class Orb {
   };
   struct Peer {
     kal::Endpoint endpoint{};
+    std::array<char, 112> name{};  ///< its endpoint as the model writes it, for the log
+    /// Set when a connection to it is lost, cleared when one is made again: each loss and each
+    /// return is said once, whichever of its connections (one per band and lane) finds it.
+    std::atomic<bool> lost{false};
   };
+  /// Says, once per event, that a peer was lost or is back, with the time (kal::report: queued,
+  /// so a lane that finds it never waits for the log).
+  void say_peer(std::uint8_t peer, const char* what) const noexcept;
   struct Counter {
     std::atomic<std::uint64_t> value{0};
     void add() noexcept { value.fetch_add(1, std::memory_order_relaxed); }

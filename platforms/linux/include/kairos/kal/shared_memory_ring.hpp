@@ -115,10 +115,12 @@ class MessageRing {
       // The consumer's position first: read after it, `head` is never behind it.
       const std::uint64_t consumed = tail.load(std::memory_order_acquire);
       std::uint64_t position = head.load(std::memory_order_relaxed);
-      if (position - consumed > kRingCapacity) {
+      if (position - consumed > kRingCapacity || position % kRecordAlignment != 0) {
         // More than a ring apart. A producer preempted between the two loads sees a tail that
         // the consumer has since left behind while other producers filled the ring again: look
-        // again. Only a peer that keeps the words so makes the ring corrupt.
+        // again. Only a peer that keeps the words so makes the ring corrupt. Every reservation
+        // is a whole number of records: a head between two (a peer's forgery) would put a
+        // record header across the ring's end.
         inconsistent = true;
         continue;
       }
