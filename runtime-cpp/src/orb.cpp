@@ -283,6 +283,7 @@ OrbCounters Orb::counters() const noexcept {
   counters.datagrams_dropped = read(datagrams_dropped_);
   counters.connections_accepted = read(connections_accepted_);
   counters.connections_closed = read(connections_closed_);
+  counters.connections_of_other_users = read(connections_of_other_users_);
   return counters;
 }
 

@@ -66,7 +66,13 @@ void Orb::accept_connections() noexcept {
         }
         kal::Socket refused;
         kal::Socket& into = free < kMaxConnections ? connections_[free].socket : refused;
-        if (listener_.accept(into) != kal::Status::kOk) {
+        const kal::Status accepted = listener_.accept(into);
+        if (accepted == kal::Status::kPermissionDenied) {
+          connections_of_other_users_.add();
+          report("connection refused", "its process runs as another user than this node");
+          continue;
+        }
+        if (accepted != kal::Status::kOk) {
           break;
         }
         if (free == kMaxConnections) {

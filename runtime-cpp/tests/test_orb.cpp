@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <array>
 #include <atomic>
@@ -450,6 +452,62 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
   return count;
 }
 }  // namespace
+
+namespace {
+/// In a child process running as user nobody: whether it could open a connection to `endpoint`
+/// (uds:) or be handed its shared memory (shm:). Exit code 0: refused; 1: let in; 2: no setuid.
+int connects_as_nobody(const std::string& endpoint) noexcept {
+  if (::setgid(65534) != 0 || ::setuid(65534) != 0) {
+    return 2;
+  }
+  kairos::kal::Endpoint parsed;
+  if (!kairos::kal::parse_endpoint(endpoint, parsed)) {
+    return 3;
+  }
+  kairos::kal::Socket socket;
+  const auto transfer = endpoint.rfind("shm:", 0) == 0 ? kairos::kal::Transfer::kMessages
+                                                       : kairos::kal::Transfer::kStream;
+  return socket.connect(parsed, MonotonicClock::now() + 2s, transfer) == kairos::kal::Status::kOk
+             ? 1
+             : 0;
+}
+}  // namespace
+
+TEST_CASE("a process of another user can neither connect to a uds: node nor map a shm: one's rings",
+          "[integration][orb][security]") {
+  if (::geteuid() != 0) {
+    WARN("not run: it needs root, to become another user in a child process");
+    return;
+  }
+  for (const char* transport : {"uds", "shm"}) {
+    INFO(transport);
+    const std::string endpoint = unique_endpoint(transport, 9);
+    CubeServer server(endpoint, 3s);
+    if (std::strcmp(transport, "uds") == 0) {
+      struct stat file {};
+      REQUIRE(::stat(endpoint.c_str() + 4, &file) == 0);
+      REQUIRE((file.st_mode & 0777) == 0600);  // the node's user alone
+    }
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      ::_exit(connects_as_nobody(endpoint));
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    // shm:'s abstract socket takes the connection; the node refuses it and counts it. A uds:
+    // socket file the other user may not open refuses it before the node sees it.
+    REQUIRE(server.orb.counters().connections_of_other_users ==
+            (std::strcmp(transport, "shm") == 0 ? 1U : 0U));
+    // The node's own user (root here) still calls.
+    CubeClient client(endpoint);
+    std::int32_t result = 0;
+    REQUIRE(client.cube(3, result) == CallStatus::kOk);
+    REQUIRE(result == 27);
+  }
+}
 
 TEST_CASE("a server that goes away fails calls at once, and serves them again when it is back",
           "[integration][orb]") {

@@ -181,10 +181,26 @@ Status listen(const Endpoint& endpoint, int& handle) noexcept {
   return Status::kOk;
 }
 
+bool peer_is_trusted(int unix_socket) noexcept {
+  ucred peer{};
+  socklen_t length = sizeof peer;
+  if (::getsockopt(unix_socket, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
+      length != sizeof peer) {
+    return false;
+  }
+  return peer.uid == ::geteuid() || peer.uid == 0;
+}
+
 Status accept(int listener, int& handle, SharedMemoryLink& link) noexcept {
   int setup = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (setup < 0) {
     return errno == EAGAIN ? Status::kResourceExhausted : Status::kPlatformError;
+  }
+  // The abstract socket has no file and no mode: anyone on the host can connect to it. The
+  // memory, which holds both rings, goes only to a process of this node's user.
+  if (!peer_is_trusted(setup)) {
+    close_fd(setup);
+    return Status::kPermissionDenied;
   }
   int memory = ::memfd_create("kairos-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   int to_server = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

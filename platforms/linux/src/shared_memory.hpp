@@ -13,6 +13,11 @@ Status listen(const Endpoint& endpoint, int& handle) noexcept;
 /// Takes one set-up connection: creates the shared memory and the doorbells and hands them over.
 /// `handle` becomes this side's doorbell.
 Status accept(int listener, int& handle, SharedMemoryLink& link) noexcept;
+
+/// Whether the process at the other end of a Unix socket may use this node: it runs as this
+/// process's user, or as root (who may open any socket file anyway). Read from the kernel
+/// (SO_PEERCRED), not from anything the peer says.
+bool peer_is_trusted(int unix_socket) noexcept;
 /// Connects and maps the memory the server hands over, waiting at most until `deadline`.
 Status connect(const Endpoint& endpoint, TimePoint deadline, int& handle,
                SharedMemoryLink& link) noexcept;

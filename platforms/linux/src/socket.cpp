@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <cerrno>
@@ -163,6 +164,12 @@ Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
     close();
     return status;
   }
+  // The socket file for this node's user alone, before anyone can connect (listen below); each
+  // connection's peer is checked on accept too.
+  if (endpoint.kind == Endpoint::Kind::kUnix && ::chmod(endpoint.address, 0600) != 0) {
+    close();
+    return Status::kPlatformError;
+  }
   if (endpoint.kind != Endpoint::Kind::kUdp && ::listen(handle_, 64) != 0) {
     close();
     return Status::kPlatformError;
@@ -219,6 +226,10 @@ Status Socket::accept(Socket& connection) noexcept {
   const int handle = ::accept4(handle_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (handle < 0) {
     return errno == EAGAIN ? Status::kResourceExhausted : Status::kPlatformError;
+  }
+  if (kind_ == Endpoint::Kind::kUnix && !shm::peer_is_trusted(handle)) {
+    ::close(handle);
+    return Status::kPermissionDenied;
   }
   connection.close();
   connection.handle_ = handle;

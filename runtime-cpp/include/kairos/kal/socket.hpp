@@ -71,7 +71,10 @@ class Socket {
   /// Connects to `endpoint`, waiting at most until `deadline`.
   Status connect(const Endpoint& endpoint, TimePoint deadline,
                  Transfer transfer = Transfer::kStream) noexcept;
-  /// Takes one pending connection of a listening stream socket.
+  /// Takes one pending connection of a listening stream socket. On a Unix socket (uds:, and the
+  /// set-up socket of shm:) a peer that runs as another user than this process (root aside) is
+  /// refused, kPermissionDenied, and its connection closed: the socket file is this user's alone
+  /// (mode 0600), and shm:'s abstract socket has no file to guard it.
   Status accept(Socket& connection) noexcept;
 
   /// Sends what it can without blocking: bytes sent, 0 if it would block, -1 on error.

@@ -101,6 +101,8 @@ struct OrbCounters {
   std::uint64_t datagrams_dropped = 0;
   std::uint64_t connections_accepted = 0;
   std::uint64_t connections_closed = 0;
+  /// uds: and shm: connections refused because their process runs as another user (root aside)
+  std::uint64_t connections_of_other_users = 0;
 };
 
 class Orb;
@@ -331,7 +333,7 @@ class Orb {
 
   Counter calls_, replies_, deadline_expired_, late_replies_, failed_, connects_, connect_failures_,
       requests_received_, refused_, replies_sent_, replies_dropped_, malformed_frames_,
-      datagrams_dropped_, connections_accepted_, connections_closed_;
+      datagrams_dropped_, connections_accepted_, connections_closed_, connections_of_other_users_;
 };
 
 }  // namespace kairos::orb
