@@ -120,6 +120,9 @@ int run_node(const NodeProgram& program, int argc, const char* const* argv) noex
   if (!kal::kSimulatedTime) {
     kal::start_log_drain();
   }
+  // One write per line: where stdout and stderr are one file (kairos run's NODE.log), a line of
+  // one never lands inside a line of the other.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   struct FlushLogOnReturn {
     ~FlushLogOnReturn() { kal::flush_log(); }  // what is still queued, before the process ends
   } flush_on_return;

@@ -63,6 +63,47 @@ kal::Status Orb::serve_band(kal::PriorityBand band) noexcept {
   return kal::Status::kOk;
 }
 
+kal::Status Orb::permit_only(std::span<const CallerPermit> permits) noexcept {
+  if (started_) {
+    return kal::Status::kInvalidArgument;
+  }
+  if (permits.size() > permits_.size()) {
+    return kal::Status::kCapacityExceeded;
+  }
+  for (const CallerPermit& permit : permits) {
+    if (permit.caller.empty() || permit.caller.size() > kMaxNodeName) {
+      return kal::Status::kInvalidArgument;
+    }
+  }
+  permit_count_ = 0;
+  for (const CallerPermit& permit : permits) {
+    PermitEntry& entry = permits_[permit_count_++];
+    std::memcpy(entry.caller.data(), permit.caller.data(), permit.caller.size());
+    entry.caller[permit.caller.size()] = '\0';
+    entry.object = permit.object;
+    entry.operation = permit.operation;
+  }
+  callers_limited_ = true;
+  return kal::Status::kOk;
+}
+
+bool Orb::permitted(const char* caller, std::uint16_t object,
+                    std::uint16_t operation) const noexcept {
+  if (!callers_limited_) {
+    return true;
+  }
+  for (std::size_t i = 0; i < permit_count_; ++i) {
+    const PermitEntry& entry = permits_[i];
+    // A udp: datagram names no caller (nullptr: there is no hello): it may invoke what some
+    // node may.
+    if (entry.object == object && entry.operation == operation &&
+        (caller == nullptr || std::strcmp(entry.caller.data(), caller) == 0)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer) noexcept {
   if (started_) {
     return kal::Status::kInvalidArgument;
@@ -284,6 +325,7 @@ OrbCounters Orb::counters() const noexcept {
   counters.connections_accepted = read(connections_accepted_);
   counters.connections_closed = read(connections_closed_);
   counters.connections_of_other_users = read(connections_of_other_users_);
+  counters.not_permitted = read(not_permitted_);
   return counters;
 }
 

@@ -112,16 +112,19 @@ void Orb::say_peer(std::uint8_t peer, const char* what) const noexcept {
   tm utc{};
   ::gmtime_r(&now.tv_sec, &utc);
   char detail[200];
-  std::snprintf(detail, sizeof detail, "%s at %02d:%02d:%02d.%03ld UTC: %s",
+  std::snprintf(detail, sizeof detail, "peer: %s at %02d:%02d:%02d.%03ld UTC: %s",
                 peers_[peer].name.data(), utc.tm_hour, utc.tm_min, utc.tm_sec,
                 now.tv_nsec / 1'000'000L, what);
-  report("peer", detail);
+  // Information, not a warning: at the end of a run its peers end too.
+  kal::report(kal::Severity::kInfo, "orb", detail);
 }
 
 void Orb::disconnect(ClientConnection& connection) noexcept {
   if (connection.connected) {
     connection.retry_at = kal::MonotonicClock::now() + options_.reconnect_interval;
-    if (!peers_[connection.peer].lost.exchange(true, std::memory_order_relaxed)) {
+    // This node closing its own connections (stop) loses no peer.
+    if (!stopping_.load(std::memory_order_acquire) &&
+        !peers_[connection.peer].lost.exchange(true, std::memory_order_relaxed)) {
       say_peer(connection.peer, "lost: its calls fail (disconnected) until it is back");
     }
   }

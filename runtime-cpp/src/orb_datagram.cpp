@@ -38,6 +38,7 @@ kal::Status Orb::bind_datagrams(Reader& reader) noexcept {
   datagrams.band = static_cast<std::uint8_t>(reader.band);
   datagrams.received = 0;
   datagrams.in_flight.store(0);
+  datagrams.anonymous = true;
   datagrams.state.store(ServerConnection::kServing, std::memory_order_release);
   return reader.poller.add(datagrams.socket, kDatagramTag);
 }

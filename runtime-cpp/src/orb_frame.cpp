@@ -51,6 +51,8 @@ const char* to_string(CallStatus status) noexcept {
       return "pending";
     case CallStatus::kRateExceeded:
       return "refused: beyond the method's max-rate";
+    case CallStatus::kNotPermitted:
+      return "refused: no gate of this node names the operation there";
   }
   return "unknown call status";
 }

@@ -61,6 +61,8 @@ inline CallStatus status_of(ReplyStatus status) noexcept {
       return CallStatus::kMalformed;
     case ReplyStatus::kRateExceeded:
       return CallStatus::kRateExceeded;
+    case ReplyStatus::kNotPermitted:
+      return CallStatus::kNotPermitted;
   }
   return CallStatus::kMalformed;
 }
@@ -152,6 +154,8 @@ struct ServerConnection {
   std::unique_ptr<std::byte[]> receive_buffer;
   std::size_t received = 0;
   char peer[kMaxNodeName + 1] = {};
+  /// A reader's udp: socket: its datagrams come with no hello, and name no caller.
+  bool anonymous = false;
 };
 
 struct Orb::Reader {

@@ -139,6 +139,18 @@ void Orb::handle_request(ServerConnection& connection, const FrameHeader& header
     send_error(connection, header, ReplyStatus::kNoSuchTarget);
     return;
   }
+  // The model is the access list: a node may invoke what its gates name, nothing else.
+  if (!permitted(connection.anonymous ? nullptr : connection.peer, header.object,
+                 header.operation)) {
+    not_permitted_.add();
+    char detail[128];
+    std::snprintf(detail, sizeof detail, "node '%s' may not invoke operation %u of object %u",
+                  connection.peer, static_cast<unsigned>(header.operation),
+                  static_cast<unsigned>(header.object));
+    report("request refused", detail);
+    send_error(connection, header, ReplyStatus::kNotPermitted);
+    return;
+  }
   ServerRequest* slot = nullptr;
   for (std::size_t i = 0; i < kMaxRequests; ++i) {
     bool idle = false;

@@ -67,12 +67,17 @@ struct CubeServer {
   kairos::orb::Orb orb{kairos::orb::OrbOptions{"server"}};
   std::thread runner;
 
-  CubeServer(const std::string& endpoint, kairos::kal::Duration duration) {
+  /// With `callers`, only they may invoke what they name (Orb::permit_only).
+  CubeServer(const std::string& endpoint, kairos::kal::Duration duration,
+             const std::vector<kairos::orb::CallerPermit>* callers = nullptr) {
     servant.engine = &engine;
     REQUIRE(engine.add_svm(kCubeRow, &servant, &serve_cube, &no_miss) == kairos::kal::Status::kOk);
     REQUIRE(orb.listen(endpoint) == kairos::kal::Status::kOk);
     REQUIRE(orb.add_object(kCubeObject, &dispatch_cube, &servant) == kairos::kal::Status::kOk);
     REQUIRE(orb.serve_band(kServiceBand) == kairos::kal::Status::kOk);
+    if (callers != nullptr) {
+      REQUIRE(orb.permit_only(*callers) == kairos::kal::Status::kOk);
+    }
     REQUIRE(orb.start() == kairos::kal::Status::kOk);
     runner = std::thread([this, duration] { engine.run_for(duration, nullptr, nullptr); });
   }
@@ -85,12 +90,15 @@ struct CubeServer {
 
 /// A client whose calling thread stands for lane (core 0, band 2).
 struct CubeClient {
-  kairos::orb::Orb orb{kairos::orb::OrbOptions{"client"}};
+  kairos::orb::Orb orb;
   std::uint8_t peer = 0;
 
   /// With `wait_for_service`, returns once the server answers (a request before its engine's
-  /// epoch waits for it; one before its socket listens is unavailable).
-  explicit CubeClient(const std::string& endpoint, bool wait_for_service = true) {
+  /// epoch waits for it; one before its socket listens is unavailable). `name` is the node its
+  /// hello names.
+  explicit CubeClient(const std::string& endpoint, bool wait_for_service = true,
+                      const char* name = "client")
+      : orb{kairos::orb::OrbOptions{name}} {
     kairos::set_current_lane(kairos::LaneIdentity{0, 2, false});
     REQUIRE(orb.add_peer(endpoint, peer) == kairos::kal::Status::kOk);
     REQUIRE(orb.add_route(peer, kServiceBand, 0, 2) == kairos::kal::Status::kOk);
@@ -472,6 +480,31 @@ int connects_as_nobody(const std::string& endpoint) noexcept {
              : 0;
 }
 }  // namespace
+
+TEST_CASE("the model is the access list: a node may invoke what its gates name, nothing else",
+          "[integration][orb][security]") {
+  const std::string endpoint = unique_endpoint("tcp", 11);
+  const std::vector<kairos::orb::CallerPermit> callers{{"client", kCubeObject, kCubeOperation}};
+  CubeServer server(endpoint, 3s, &callers);
+  CubeClient client(endpoint);  // named "client": its gate names the cube
+  std::int32_t result = 0;
+  REQUIRE(client.cube(4, result) == CallStatus::kOk);
+  REQUIRE(result == 64);
+  // Another name, or another operation under the right name: refused, run nothing, counted.
+  const int served = server.servant.served;
+  CubeClient intruder(endpoint, false, "intruder");
+  REQUIRE(intruder.cube(4, result) == CallStatus::kNotPermitted);
+  REQUIRE(client.cube(4, result, kCubeOperation + 1) == CallStatus::kNotPermitted);
+  const auto counters = server.orb.counters();
+  REQUIRE(counters.not_permitted == 2);
+  REQUIRE(server.servant.served == served);
+  // An empty list refuses everyone.
+  const std::string closed_endpoint = unique_endpoint("tcp", 12);
+  const std::vector<kairos::orb::CallerPermit> nobody;
+  CubeServer closed(closed_endpoint, 3s, &nobody);
+  CubeClient refused(closed_endpoint, false);
+  REQUIRE(refused.cube(4, result) == CallStatus::kNotPermitted);
+}
 
 TEST_CASE("a process of another user can neither connect to a uds: node nor map a shm: one's rings",
           "[integration][orb][security]") {

@@ -46,8 +46,9 @@ enum class ReplyStatus : std::uint8_t {
   kNoSuchTarget = 4,   ///< unknown object or operation on this server
   kMalformed = 5,      ///< the request's body did not decode
   kRateExceeded = 6,   ///< it came sooner than the service method's max-rate allows: not served
+  kNotPermitted = 7,   ///< no gate of the calling node names the operation: not served
 };
-inline constexpr std::uint8_t kLastReplyStatus = 6;
+inline constexpr std::uint8_t kLastReplyStatus = 7;
 
 struct FrameHeader {
   FrameKind kind = FrameKind::kRequest;

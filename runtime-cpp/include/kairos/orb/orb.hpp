@@ -46,6 +46,8 @@ inline constexpr std::size_t kMaxPendingCalls = 4;
 inline constexpr std::size_t kMaxServedBands = capacity::kBands;
 /// Longest node name a hello carries.
 inline constexpr std::size_t kMaxNodeName = 32;
+/// Entries of a server's access list: (calling node, object, operation) triples.
+inline constexpr std::size_t kMaxPermits = 128;
 
 /// How a call ended, as its caller sees it.
 enum class CallStatus : std::uint8_t {
@@ -63,6 +65,7 @@ enum class CallStatus : std::uint8_t {
   kBusy,          ///< the route already has kMaxPendingCalls calls in flight
   kPending,       ///< a non-blocking call whose reply has not come yet
   kRateExceeded,  ///< the server refused it: it came sooner than the method's max-rate allows
+  kNotPermitted,  ///< the server refused it: no gate of the calling node names that operation
 };
 
 const char* to_string(CallStatus status) noexcept;
@@ -103,6 +106,16 @@ struct OrbCounters {
   std::uint64_t connections_closed = 0;
   /// uds: and shm: connections refused because their process runs as another user (root aside)
   std::uint64_t connections_of_other_users = 0;
+  /// requests refused because no gate of their calling node names their operation (permit)
+  std::uint64_t not_permitted = 0;
+};
+
+/// One entry of a server's access list (Orb::permit_only): node `caller` may invoke `operation`
+/// of `object` here.
+struct CallerPermit {
+  std::string_view caller;
+  std::uint16_t object = 0;
+  std::uint16_t operation = 0;
 };
 
 class Orb;
@@ -211,6 +224,13 @@ class Orb {
   /// Serves `object` with `dispatch`, which checks each request's operation and band (a request
   /// travels on the band of the service method it calls).
   kal::Status add_object(std::uint16_t object, Dispatch dispatch, void* context) noexcept;
+  /// Lets only these callers invoke what they name: the model as the access list, an entry per
+  /// gate of another node that calls here (`caller` as its hello names it). From then on a
+  /// request that matches no entry is refused (ReplyStatus::kNotPermitted), counted in
+  /// `not_permitted` and warned of; no entries refuse every request. A server that never calls
+  /// this takes every request, as before. kCapacityExceeded past kMaxPermits, kInvalidArgument
+  /// for a name longer than kMaxNodeName, or after start().
+  kal::Status permit_only(std::span<const CallerPermit> permits) noexcept;
   /// Takes requests on `band` (the band of some service method served here): start() creates its
   /// reader thread, at that band.
   kal::Status serve_band(kal::PriorityBand band) noexcept;
@@ -292,6 +312,11 @@ class Orb {
   enum class Sent : std::uint8_t { kWhole, kNothing, kBroken };
   Sent send_frame(kal::Socket& socket, std::span<const std::byte> frame) noexcept;
 
+  struct PermitEntry {
+    std::array<char, kMaxNodeName + 1> caller{};
+    std::uint16_t object = 0;
+    std::uint16_t operation = 0;
+  };
   struct Object {
     Dispatch dispatch = nullptr;
     void* context = nullptr;
@@ -306,6 +331,9 @@ class Orb {
   /// Says, once per event, that a peer was lost or is back, with the time (kal::report: queued,
   /// so a lane that finds it never waits for the log).
   void say_peer(std::uint8_t peer, const char* what) const noexcept;
+  /// Whether `caller` may invoke `operation` of `object` (permit_only; everyone, without it);
+  /// nullptr for a udp: datagram, which names no caller.
+  bool permitted(const char* caller, std::uint16_t object, std::uint16_t operation) const noexcept;
   struct Counter {
     std::atomic<std::uint64_t> value{0};
     void add() noexcept { value.fetch_add(1, std::memory_order_relaxed); }
@@ -320,6 +348,9 @@ class Orb {
   kal::Socket listener_;
   kal::Thread acceptor_;
   std::array<Object, kMaxObjects> objects_{};
+  std::array<PermitEntry, kMaxPermits> permits_{};
+  std::size_t permit_count_ = 0;
+  bool callers_limited_ = false;  ///< permit_only was called: only its entries pass
   std::array<std::unique_ptr<Reader>, kMaxServedBands> readers_;
   std::size_t reader_count_ = 0;
   std::unique_ptr<ServerConnection[]> connections_;
@@ -333,7 +364,8 @@ class Orb {
 
   Counter calls_, replies_, deadline_expired_, late_replies_, failed_, connects_, connect_failures_,
       requests_received_, refused_, replies_sent_, replies_dropped_, malformed_frames_,
-      datagrams_dropped_, connections_accepted_, connections_closed_, connections_of_other_users_;
+      datagrams_dropped_, connections_accepted_, connections_closed_, connections_of_other_users_,
+      not_permitted_;
 };
 
 }  // namespace kairos::orb

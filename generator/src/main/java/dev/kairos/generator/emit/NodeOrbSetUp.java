@@ -34,7 +34,8 @@ final class NodeOrbSetUp {
       NodePlan report,
       List<ResolvedGate> gates,
       boolean serves,
-      Optional<ClockSyncEmitter.NodeClock> clock) {
+      Optional<ClockSyncEmitter.NodeClock> clock,
+      List<RemoteCalls.Caller> callers) {
     w.comment(
         "Remote calls: the ORB serves this node's service methods and carries its gates' calls,"
             + " on one connection per (peer, band, calling lane) set up before the run.");
@@ -72,6 +73,15 @@ final class NodeOrbSetUp {
               "cannot serve " + deployment.instance());
         }
       }
+      accessList(
+          w,
+          callers,
+          clockMaster
+              ? clock.get().system().nodes().stream()
+                  .filter(name -> !name.equals(node.name()))
+                  .toList()
+              : List.of(),
+          clockMaster ? clock.get().system().name() : "");
     }
     final Map<String, String> peers = new LinkedHashMap<>();
     for (ResolvedGate gate : gates) {
@@ -195,5 +205,54 @@ final class NodeOrbSetUp {
           "bound",
           bound);
     }
+  }
+
+  /**
+   * The model as the access list: each node may invoke here the operations its gates name, and no
+   * other (the followers of the clock this node is master of, its clock); a node no gate of another
+   * node calls refuses every request.
+   */
+  private static void accessList(
+      CodeWriter w, List<RemoteCalls.Caller> callers, List<String> clockFollowers, String system) {
+    w.comment(
+        "The model is the access list: a node may invoke here what its gates name, nothing else"
+            + " (a request beyond it is refused, kNotPermitted).");
+    if (callers.isEmpty() && clockFollowers.isEmpty()) {
+      w.line("// No gate of another node calls this one.");
+      check(w, "orb.permit_only({})", "cannot set the node's callers");
+      return;
+    }
+    w.open("static constexpr ::kairos::orb::CallerPermit kCallers[] = {");
+    for (RemoteCalls.Caller caller : callers) {
+      final ResolvedGate gate = caller.gate();
+      w.line(
+          "{$node$, $object$, $operation$},  // $instance$.$gate$ -> $callee$.$method$ ($source$)",
+          "node",
+          CppNames.literal(caller.node().name()),
+          "object",
+          gate.object(),
+          "operation",
+          gate.operation(),
+          "instance",
+          gate.caller().instance(),
+          "gate",
+          gate.gate().name(),
+          "callee",
+          gate.callee().instance(),
+          "method",
+          gate.svm().name(),
+          "source",
+          gate.gate().source());
+    }
+    for (String follower : clockFollowers) {
+      w.line(
+          "{$node$, ::kairos::clock::kSyncObject, 0},  // clock synchronisation of system $system$",
+          "node",
+          CppNames.literal(follower),
+          "system",
+          system);
+    }
+    w.close("};");
+    check(w, "orb.permit_only(kCallers)", "cannot set the node's callers");
   }
 }

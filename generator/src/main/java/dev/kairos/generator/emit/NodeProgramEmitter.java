@@ -105,7 +105,16 @@ final class NodeProgramEmitter {
     ChannelEmitter.definitions(w, system, analysis, node);
     runtime(
         w, node, networked, clock.isPresent(), RemoteCalls.serveAfterEndNs(system, analysis, node));
-    setUp(w, system, node, report, gates, serves, networked, clock);
+    setUp(
+        w,
+        system,
+        node,
+        report,
+        gates,
+        serves,
+        networked,
+        clock,
+        serves ? RemoteCalls.callersOf(system, analysis, node) : List.of());
     if (meets) {
       w.open("bool meet_peers(::kairos::kal::TimePoint until) noexcept {");
       w.line("return node_runtime->orb.connect_all(until);");
@@ -225,7 +234,8 @@ final class NodeProgramEmitter {
       List<ResolvedGate> gates,
       boolean serves,
       boolean networked,
-      Optional<ClockSyncEmitter.NodeClock> clock) {
+      Optional<ClockSyncEmitter.NodeClock> clock,
+      List<RemoteCalls.Caller> callers) {
     final String ns = ScheduleEmitter.namespace(node);
     w.open("bool set_up(const ::kairos::NodeOptions& options) noexcept {");
     w.line("static NodeRuntime made{options};");
@@ -269,7 +279,7 @@ final class NodeProgramEmitter {
     ChannelEmitter.setUp(w, system, node);
     if (networked) {
       w.blank();
-      NodeOrbSetUp.orb(w, node, report, gates, serves, clock);
+      NodeOrbSetUp.orb(w, node, report, gates, serves, clock, callers);
     }
     w.line("return true;");
     w.close("}").blank();

@@ -99,26 +99,35 @@ final class RemoteCalls {
         }
       }
     }
-    for (Node caller : system.nodes()) {
-      if (caller == node) {
-        continue;
-      }
-      for (ResolvedGate gate : gatesOf(system, analysis, caller)) {
-        if (gate.calleeNode() != node) {
-          continue;
-        }
-        for (dev.kairos.ir.Tmos.Method method : gate.caller().tmo().methods()) {
-          if (method.calls().contains(gate.gate().name())) {
-            final long fromRelease =
-                method instanceof dev.kairos.ir.Tmos.Spm spm
-                    ? spm.deadlineNs()
-                    : method.relativeDeadlineNs();
-            latest = Math.max(latest, fromRelease + gate.gate().deadlineNs());
-          }
+    for (Caller caller : callersOf(system, analysis, node)) {
+      final ResolvedGate gate = caller.gate();
+      for (dev.kairos.ir.Tmos.Method method : gate.caller().tmo().methods()) {
+        if (method.calls().contains(gate.gate().name())) {
+          final long fromRelease =
+              method instanceof dev.kairos.ir.Tmos.Spm spm
+                  ? spm.deadlineNs()
+                  : method.relativeDeadlineNs();
+          latest = Math.max(latest, fromRelease + gate.gate().deadlineNs());
         }
       }
     }
     return latest;
+  }
+
+  /** A gate of an instance on another node that calls this one, with the node it is on. */
+  record Caller(Node node, ResolvedGate gate) {}
+
+  /** The gates of other nodes' instances that call `node`, resolved: its callers, as modelled. */
+  static List<Caller> callersOf(SystemModel system, TimingPlan analysis, Node node) {
+    final List<Caller> callers = new ArrayList<>();
+    for (Node caller : system.nodes()) {
+      if (caller != node) {
+        gatesOf(system, analysis, caller).stream()
+            .filter(gate -> gate.calleeNode() == node)
+            .forEach(gate -> callers.add(new Caller(caller, gate)));
+      }
+    }
+    return callers;
   }
 
   /** Every gate of the instances deployed on `node`, resolved against the whole system. */
