@@ -83,6 +83,7 @@ void Orb::accept_connections() noexcept {
         connection.state.store(ServerConnection::kGreeting);
         connection.accepted_at = kal::MonotonicClock::now();
         connection.received = 0;
+        connection.partial_since = kal::TimePoint::min();
         connection.peer[0] = '\0';
         connections_accepted_.add();
         if (poller.add(connection.socket, free) != kal::Status::kOk) {

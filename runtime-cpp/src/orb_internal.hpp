@@ -22,6 +22,10 @@ inline constexpr std::size_t kReceiveCapacity = 2 * kFrameCapacity;
 inline constexpr kal::Duration kIdleWake = std::chrono::milliseconds{20};
 /// A connection that has not said hello by then is closed.
 inline constexpr kal::Duration kHelloTimeout = std::chrono::seconds{2};
+/// A connection whose frame is still unfinished this long after its first bytes came is closed:
+/// a peer sends each frame in one send(), so only a peer that holds its connection (and a
+/// connection slot) on purpose leaves one unfinished.
+inline constexpr kal::Duration kPartialFrameTimeout = std::chrono::seconds{1};
 inline constexpr std::uint64_t kListenerTag = ~std::uint64_t{0};
 /// A band reader's tag for its UDP socket (its connections are tagged by their index).
 inline constexpr std::uint64_t kDatagramTag = kListenerTag - 1;
@@ -153,6 +157,8 @@ struct ServerConnection {
   kal::TimePoint accepted_at{};
   std::unique_ptr<std::byte[]> receive_buffer;
   std::size_t received = 0;
+  /// When the unfinished frame in the receive buffer began to arrive (min(): none is).
+  kal::TimePoint partial_since = kal::TimePoint::min();
   char peer[kMaxNodeName + 1] = {};
   /// A reader's udp: socket: its datagrams come with no hello, and name no caller.
   bool anonymous = false;

@@ -69,6 +69,29 @@ void Orb::serve(Reader& reader) noexcept {
         close_connection(connection);
       }
     }
+    close_unfinished_frames(reader);
+  }
+}
+
+void Orb::close_unfinished_frames(Reader& reader) noexcept {
+  if (!connections_) {
+    return;  // udp: has no connections
+  }
+  const kal::TimePoint now = kal::MonotonicClock::now();
+  for (std::size_t c = 0; c < kMaxConnections; ++c) {
+    ServerConnection& connection = connections_[c];
+    if (readers_[connection.reader].get() != &reader ||
+        connection.state.load(std::memory_order_acquire) != ServerConnection::kServing ||
+        connection.partial_since == kal::TimePoint::min() ||
+        now - connection.partial_since <= kPartialFrameTimeout) {
+      continue;
+    }
+    char detail[96];
+    std::snprintf(detail, sizeof detail, "from node '%s': a frame left unfinished for 1 s",
+                  connection.peer);
+    report("connection closed", detail);
+    connection.partial_since = kal::TimePoint::min();
+    close_connection(connection);
   }
 }
 
@@ -106,6 +129,11 @@ bool Orb::take_requests(ServerConnection& connection) noexcept {
     taken += frame_size;
   }
   consume(buffer, connection.received, taken);
+  if (connection.received == 0) {
+    connection.partial_since = kal::TimePoint::min();
+  } else if (taken > 0 || connection.partial_since == kal::TimePoint::min()) {
+    connection.partial_since = kal::MonotonicClock::now();  // the start of the frame now first
+  }
   return true;
 }
 

@@ -412,6 +412,49 @@ TEST_CASE("a peer sending garbage is cut off and everyone else is still served",
   }
 }
 
+TEST_CASE("a frame left unfinished closes its connection within seconds, its slot freed",
+          "[integration][orb][security]") {
+  const std::string endpoint = unique_endpoint("tcp", 13);
+  CubeServer server(endpoint, 5s);
+  CubeClient client(endpoint);
+  kairos::kal::Endpoint parsed;
+  REQUIRE(kairos::kal::parse_endpoint(endpoint, parsed));
+  // Says hello, then announces a request of 8,000 bytes and sends 64 of them.
+  kairos::kal::Socket slow;
+  REQUIRE(slow.connect(parsed, MonotonicClock::now() + 1s, kairos::kal::Transfer::kStream) ==
+          kairos::kal::Status::kOk);
+  FrameHeader hello{};
+  hello.kind = FrameKind::kHello;
+  hello.band = kServiceBand;
+  std::array<std::byte, kairos::orb::kHeaderSize> frame{};
+  kairos::orb::encode_header(hello, frame);
+  REQUIRE(slow.send(frame) == kairos::orb::kHeaderSize);
+  REQUIRE(slow.wait_readable(MonotonicClock::now() + 1s));
+  std::array<std::byte, 64> answer{};
+  REQUIRE(slow.receive(answer) == kairos::orb::kHeaderSize);
+  FrameHeader request{};
+  request.kind = FrameKind::kRequest;
+  request.band = kServiceBand;
+  request.object = kCubeObject;
+  request.body_size = 8000;
+  kairos::orb::encode_header(request, frame);
+  REQUIRE(slow.send(frame) == kairos::orb::kHeaderSize);
+  std::array<std::byte, 64> start{};
+  REQUIRE(slow.send(start) == 64);
+  const auto sent = MonotonicClock::now();
+  // The server closes it: the stream ends, after a second and well before five.
+  REQUIRE(slow.wait_readable(sent + 5s));
+  std::array<std::byte, 64> rest{};
+  REQUIRE(slow.receive(rest) == -1);
+  const auto closed_after = MonotonicClock::now() - sent;
+  REQUIRE(closed_after >= 900ms);
+  REQUIRE(closed_after < 4s);
+  // Everyone else was served meanwhile, and still is.
+  std::int32_t result = 0;
+  REQUIRE(client.cube(6, result) == CallStatus::kOk);
+  REQUIRE(result == 216);
+}
+
 namespace {
 /// What this process writes to its error stream while it lives (a pipe instead of fd 2).
 class StderrCapture {

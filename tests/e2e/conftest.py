@@ -79,6 +79,18 @@ def build_node_project(generated: Path, build_dir: Path, impl_dir: Path | None =
     run(["cmake", "--build", build_dir])
 
 
+def built_example(tmp_path_factory, example: str) -> Path:
+    """An example's nodes generated and built in a directory of their own: the build directory,
+    which holds an executable per node."""
+    workdir = tmp_path_factory.mktemp(example)
+    copied = copy_example(example, workdir)
+    out = workdir / "generated"
+    result = kairos("generate", copied / f"{example}.tmo", "-o", out)
+    assert result.returncode == 0, result.stderr
+    build_node_project(out, workdir / "build")
+    return workdir / "build"
+
+
 @dataclass
 class Activation:
     instance: str

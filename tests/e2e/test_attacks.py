@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import build_node_project, copy_example, kairos, parse_summary
+from conftest import built_example, parse_summary
 from test_remote_calls import parse_gates
 
 MISSION2 = ("127.0.0.1", 7002)  # examples/avionics: node mission2's endpoint
@@ -17,13 +17,7 @@ MISSION2 = ("127.0.0.1", 7002)  # examples/avionics: node mission2's endpoint
 
 @pytest.fixture(scope="module")
 def avionics(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("attacks")
-    example = copy_example("avionics", workdir)
-    out = workdir / "generated"
-    result = kairos("generate", example / "avionics.tmo", "-o", out)
-    assert result.returncode == 0, result.stderr
-    build_node_project(out, workdir / "build")
-    return workdir / "build"
+    return built_example(tmp_path_factory, "avionics")
 
 
 def full_pipe() -> tuple[int, int]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, build_node_project, copy_example, kairos, parse_summary
+from conftest import ROOT, build_node_project, built_example, kairos, parse_summary
 
 # Every gate of the mission computer: (node, caller.gate) -> (callee, calls per second).
 GATES = {
@@ -35,13 +35,7 @@ def parse_gates(node: str, stdout: str) -> dict[tuple[str, str], dict[str, str]]
 
 @pytest.fixture(scope="module")
 def avionics(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("remote")
-    example = copy_example("avionics", workdir)
-    out = workdir / "generated"
-    result = kairos("generate", example / "avionics.tmo", "-o", out)
-    assert result.returncode == 0, result.stderr
-    build_node_project(out, workdir / "build")
-    return workdir / "build"
+    return built_example(tmp_path_factory, "avionics")
 
 
 def start(build, node, *args):

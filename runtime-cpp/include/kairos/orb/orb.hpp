@@ -297,6 +297,9 @@ class Orb {
   void serve(Reader& reader) noexcept;
   /// Reads and dispatches every complete request on `connection`; false if it must be closed.
   bool take_requests(ServerConnection& connection) noexcept;
+  /// Closes this reader's connections whose frame has stayed unfinished past
+  /// kPartialFrameTimeout (slowloris: a frame announced and never finished holds its slot).
+  void close_unfinished_frames(Reader& reader) noexcept;
   /// Binds a served band's UDP socket (listening on udp:) and has its reader watch it.
   kal::Status bind_datagrams(Reader& reader) noexcept;
   /// Reads the datagrams waiting on a band's UDP socket, dispatching each oneway frame.

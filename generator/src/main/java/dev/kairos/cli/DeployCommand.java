@@ -207,30 +207,13 @@ final class DeployCommand extends ModelCommand {
             nodes.stream().map(n -> n.node().name()).toList(),
             clean,
             err());
-    final List<RunTable.Row> rows =
-        RunTable.rows(
-            deployment.get(),
-            nodes,
-            outcome.timings(),
-            outcome.gateLines(),
-            outcome.channelLines());
-    out().print(RunTable.text(rows, deployment.get()));
-    final boolean reported =
-        RunReport.write(
-            directory.resolve("run"),
-            String.join(", ", files.stream().map(f -> String.valueOf(f.getFileName())).toList()),
-            system,
-            plan,
-            deployment.get(),
-            outcome.logs(),
-            "deployed nodes print no activation lines, so that a log never grows without end",
-            out(),
-            err());
-    out().println("run directory: " + RunCommand.shownPath(directory.resolve("run")));
-    out().flush();
-    return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() || !reported
-        ? MODEL_ERRORS
-        : OK;
+    return RunReport.conclude(
+        new RunReport.Run(
+            directory.resolve("run"), files, system, plan, nodes, deployment.get(), outcome),
+        "deployed nodes print no activation lines, so that a log never grows without end",
+        rows -> "",
+        out(),
+        err());
   }
 
   /** The hosts of the deployment, by machine, with each machine's CPUs. */

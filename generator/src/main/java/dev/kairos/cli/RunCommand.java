@@ -184,46 +184,25 @@ final class RunCommand extends ModelCommand {
     final NodeProcesses.Outcome outcome =
         processes.run(cpuArguments(deployment.get(), hostCpus::get));
     final Optional<StolenTime> after = StolenTime.now();
-    final List<RunTable.Row> rows =
-        RunTable.rows(
-            deployment.get(),
-            nodes,
-            outcome.timings(),
-            outcome.gateLines(),
-            outcome.channelLines());
-    out().print(RunTable.text(rows, deployment.get()));
-    if (before.isPresent()
-        && after.isPresent()
-        && before.get().source().equals(after.get().source())) {
-      final Map<Integer, Long> lost = after.get().since(before.get());
-      final Map<Integer, Long> lostByDeployedCpu = new java.util.HashMap<>();
-      for (DeployedAnalysis.HostCpu cpu : deployment.get().cpus()) {
-        lostByDeployedCpu.put(cpu.cpu(), lost.getOrDefault(hostCpus.get(cpu.cpu()), 0L));
-      }
-      out()
-          .print(
-              RunTable.stallText(
-                  rows,
-                  lostByDeployedCpu,
-                  cpu -> "CPU " + hostCpus.get(cpu),
-                  after.get().source()));
-    }
-    final boolean reported =
-        RunReport.write(
-            runDirectory,
-            String.join(", ", files.stream().map(f -> String.valueOf(f.getFileName())).toList()),
-            system,
-            plan,
-            deployment.get(),
-            outcome.logs(),
-            "nodes that run longer than a minute print no activation lines to draw",
-            out(),
-            err());
-    out().println("run directory: " + shownPath(runDirectory));
-    out().flush();
-    return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() || !reported
-        ? MODEL_ERRORS
-        : OK;
+    return RunReport.conclude(
+        new RunReport.Run(runDirectory, files, system, plan, nodes, deployment.get(), outcome),
+        "nodes that run longer than a minute print no activation lines to draw",
+        rows -> {
+          if (before.isEmpty()
+              || after.isEmpty()
+              || !before.get().source().equals(after.get().source())) {
+            return "";
+          }
+          final Map<Integer, Long> lost = after.get().since(before.get());
+          final Map<Integer, Long> lostByDeployedCpu = new java.util.HashMap<>();
+          for (DeployedAnalysis.HostCpu cpu : deployment.get().cpus()) {
+            lostByDeployedCpu.put(cpu.cpu(), lost.getOrDefault(hostCpus.get(cpu.cpu()), 0L));
+          }
+          return RunTable.stallText(
+              rows, lostByDeployedCpu, cpu -> "CPU " + hostCpus.get(cpu), after.get().source());
+        },
+        out(),
+        err());
   }
 
   /**

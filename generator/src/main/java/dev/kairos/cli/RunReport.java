@@ -2,6 +2,7 @@ package dev.kairos.cli;
 
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.HtmlReport;
+import dev.kairos.reports.RunTable;
 import dev.kairos.reports.TimelineData;
 import dev.kairos.reports.diagram.ArchitectureDiagrams;
 import dev.kairos.reports.runlog.RunLog;
@@ -25,6 +26,56 @@ final class RunReport {
   private RunReport() {}
 
   static final String FILE = "report.html";
+
+  /** A finished run: where it ran from, what was analysed, and what its nodes left. */
+  record Run(
+      Path directory,
+      List<Path> models,
+      SystemModel system,
+      TimingPlan plan,
+      List<dev.kairos.timing.NodePlan> nodes,
+      DeployedAnalysis.AsDeployed deployment,
+      NodeProcesses.Outcome outcome) {}
+
+  /**
+   * The end of a run, for `kairos run` and `kairos deploy` alike: its table, what {@code
+   * underTable} says of its rows, the page, the run directory; the exit code (1 when a hard item
+   * missed or went above its bound, a node ended badly or the page could not be written).
+   */
+  static int conclude(
+      Run run,
+      String whyNoActivations,
+      java.util.function.Function<List<RunTable.Row>, String> underTable,
+      PrintWriter out,
+      PrintWriter err) {
+    final NodeProcesses.Outcome outcome = run.outcome();
+    final List<RunTable.Row> rows =
+        RunTable.rows(
+            run.deployment(),
+            run.nodes(),
+            outcome.timings(),
+            outcome.gateLines(),
+            outcome.channelLines());
+    out.print(RunTable.text(rows, run.deployment()));
+    out.print(underTable.apply(rows));
+    final boolean reported =
+        write(
+            run.directory(),
+            String.join(
+                ", ", run.models().stream().map(f -> String.valueOf(f.getFileName())).toList()),
+            run.system(),
+            run.plan(),
+            run.deployment(),
+            outcome.logs(),
+            whyNoActivations,
+            out,
+            err);
+    out.println("run directory: " + RunCommand.shownPath(run.directory()));
+    out.flush();
+    return rows.stream().anyMatch(RunTable.Row::fails) || !outcome.clean() || !reported
+        ? KairosCli.MODEL_ERRORS
+        : KairosCli.OK;
+  }
 
   /**
    * Writes DIR/report.html and says where; false (after saying why) when it cannot be written.
