@@ -87,6 +87,18 @@ kal::Status Orb::permit_only(std::span<const CallerPermit> permits) noexcept {
   return kal::Status::kOk;
 }
 
+bool Orb::known_caller(const char* caller) const noexcept {
+  if (!callers_limited_) {
+    return true;
+  }
+  for (std::size_t i = 0; i < permit_count_; ++i) {
+    if (std::strcmp(permits_[i].caller.data(), caller) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool Orb::permitted(const char* caller, std::uint16_t object,
                     std::uint16_t operation) const noexcept {
   if (!callers_limited_) {
@@ -326,6 +338,7 @@ OrbCounters Orb::counters() const noexcept {
   counters.connections_closed = read(connections_closed_);
   counters.connections_of_other_users = read(connections_of_other_users_);
   counters.not_permitted = read(not_permitted_);
+  counters.unknown_callers = read(unknown_callers_);
   return counters;
 }
 

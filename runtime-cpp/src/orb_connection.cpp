@@ -154,6 +154,17 @@ void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
   }
   std::memcpy(connection.peer, buffer + kHeaderSize, hello.body_size);
   connection.peer[hello.body_size] = '\0';
+  // A node the model's access list does not know may invoke nothing here: it gets no
+  // connection, and holds no slot of the model's own nodes.
+  if (!known_caller(connection.peer)) {
+    unknown_callers_.add();
+    char detail[96];
+    std::snprintf(detail, sizeof detail, "node '%s' calls nothing here in the model",
+                  connection.peer);
+    report("connection refused", detail);
+    drop_greeting(connection, acceptor);
+    return;
+  }
   connection.received = 0;
   connection.band = hello.band;
   connection.reader = reader;

@@ -533,20 +533,23 @@ TEST_CASE("the model is the access list: a node may invoke what its gates name, 
   std::int32_t result = 0;
   REQUIRE(client.cube(4, result) == CallStatus::kOk);
   REQUIRE(result == 64);
-  // Another name, or another operation under the right name: refused, run nothing, counted.
+  // Another operation under the right name: refused, run nothing, counted. A name the list does
+  // not know gets no connection at all.
   const int served = server.servant.served;
-  CubeClient intruder(endpoint, false, "intruder");
-  REQUIRE(intruder.cube(4, result) == CallStatus::kNotPermitted);
   REQUIRE(client.cube(4, result, kCubeOperation + 1) == CallStatus::kNotPermitted);
+  CubeClient intruder(endpoint, false, "intruder");
+  REQUIRE(intruder.cube(4, result) == CallStatus::kDisconnected);
   const auto counters = server.orb.counters();
-  REQUIRE(counters.not_permitted == 2);
+  REQUIRE(counters.not_permitted == 1);
+  REQUIRE(counters.unknown_callers >= 1);
   REQUIRE(server.servant.served == served);
   // An empty list refuses everyone.
   const std::string closed_endpoint = unique_endpoint("tcp", 12);
   const std::vector<kairos::orb::CallerPermit> nobody;
   CubeServer closed(closed_endpoint, 3s, &nobody);
   CubeClient refused(closed_endpoint, false);
-  REQUIRE(refused.cube(4, result) == CallStatus::kNotPermitted);
+  REQUIRE(refused.cube(4, result) == CallStatus::kDisconnected);
+  REQUIRE(closed.orb.counters().unknown_callers >= 1);
 }
 
 TEST_CASE("a process of another user can neither connect to a uds: node nor map a shm: one's rings",

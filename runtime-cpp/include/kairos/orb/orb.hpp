@@ -106,8 +106,10 @@ struct OrbCounters {
   std::uint64_t connections_closed = 0;
   /// uds: and shm: connections refused because their process runs as another user (root aside)
   std::uint64_t connections_of_other_users = 0;
-  /// requests refused because no gate of their calling node names their operation (permit)
+  /// requests refused because no gate of their calling node names their operation (permit_only)
   std::uint64_t not_permitted = 0;
+  /// connections refused at their hello: the node it names has no entry in the access list
+  std::uint64_t unknown_callers = 0;
 };
 
 /// One entry of a server's access list (Orb::permit_only): node `caller` may invoke `operation`
@@ -225,9 +227,10 @@ class Orb {
   /// travels on the band of the service method it calls).
   kal::Status add_object(std::uint16_t object, Dispatch dispatch, void* context) noexcept;
   /// Lets only these callers invoke what they name: the model as the access list, an entry per
-  /// gate of another node that calls here (`caller` as its hello names it). From then on a
-  /// request that matches no entry is refused (ReplyStatus::kNotPermitted), counted in
-  /// `not_permitted` and warned of; no entries refuse every request. A server that never calls
+  /// gate of another node that calls here (`caller` as its hello names it). From then on a hello
+  /// naming a node with no entry is refused (counted in `unknown_callers`), and a request that
+  /// matches no entry is refused (ReplyStatus::kNotPermitted), counted in `not_permitted` and
+  /// warned of; no entries refuse every connection. A server that never calls
   /// this takes every request, as before. kCapacityExceeded past kMaxPermits, kInvalidArgument
   /// for a name longer than kMaxNodeName, or after start().
   kal::Status permit_only(std::span<const CallerPermit> permits) noexcept;
@@ -334,6 +337,8 @@ class Orb {
   /// Says, once per event, that a peer was lost or is back, with the time (kal::report: queued,
   /// so a lane that finds it never waits for the log).
   void say_peer(std::uint8_t peer, const char* what) const noexcept;
+  /// Whether the access list names `caller` at all (everyone, without one).
+  bool known_caller(const char* caller) const noexcept;
   /// Whether `caller` may invoke `operation` of `object` (permit_only; everyone, without it);
   /// nullptr for a udp: datagram, which names no caller.
   bool permitted(const char* caller, std::uint16_t object, std::uint16_t operation) const noexcept;
@@ -368,7 +373,7 @@ class Orb {
   Counter calls_, replies_, deadline_expired_, late_replies_, failed_, connects_, connect_failures_,
       requests_received_, refused_, replies_sent_, replies_dropped_, malformed_frames_,
       datagrams_dropped_, connections_accepted_, connections_closed_, connections_of_other_users_,
-      not_permitted_;
+      not_permitted_, unknown_callers_;
 };
 
 }  // namespace kairos::orb
