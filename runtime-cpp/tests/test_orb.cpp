@@ -366,6 +366,21 @@ TEST_CASE("requests the server cannot take are answered with the reason", "[inte
   }
 }
 
+namespace {
+/// Says an unnamed hello on the cube's band over a raw socket and waits for its answer.
+void say_hello(kairos::kal::Socket& socket) {
+  FrameHeader hello{};
+  hello.kind = FrameKind::kHello;
+  hello.band = kServiceBand;
+  std::array<std::byte, kairos::orb::kHeaderSize> frame{};
+  kairos::orb::encode_header(hello, frame);
+  REQUIRE(socket.send(frame) == kairos::orb::kHeaderSize);
+  REQUIRE(socket.wait_readable(MonotonicClock::now() + 1s));
+  std::array<std::byte, 64> answer{};
+  REQUIRE(socket.receive(answer) == kairos::orb::kHeaderSize);
+}
+}  // namespace
+
 TEST_CASE("a peer sending garbage is cut off and everyone else is still served",
           "[integration][orb]") {
   for (const char* transport : {"uds", "tcp", "shm"}) {
@@ -386,15 +401,7 @@ TEST_CASE("a peer sending garbage is cut off and everyone else is still served",
     REQUIRE(rude.send(garbage) == 64);
     kairos::kal::Socket sly;
     REQUIRE(sly.connect(parsed, MonotonicClock::now() + 1s, transfer) == kairos::kal::Status::kOk);
-    FrameHeader hello{};
-    hello.kind = FrameKind::kHello;
-    hello.band = kServiceBand;
-    std::array<std::byte, kairos::orb::kHeaderSize> frame{};
-    kairos::orb::encode_header(hello, frame);
-    REQUIRE(sly.send(frame) == kairos::orb::kHeaderSize);
-    REQUIRE(sly.wait_readable(MonotonicClock::now() + 1s));
-    std::array<std::byte, 64> answer{};
-    REQUIRE(sly.receive(answer) == kairos::orb::kHeaderSize);
+    say_hello(sly);
     REQUIRE(sly.send(garbage) == 64);
 
     for (std::int32_t x = 1; x <= 10; ++x) {
@@ -423,15 +430,8 @@ TEST_CASE("a frame left unfinished closes its connection within seconds, its slo
   kairos::kal::Socket slow;
   REQUIRE(slow.connect(parsed, MonotonicClock::now() + 1s, kairos::kal::Transfer::kStream) ==
           kairos::kal::Status::kOk);
-  FrameHeader hello{};
-  hello.kind = FrameKind::kHello;
-  hello.band = kServiceBand;
+  say_hello(slow);
   std::array<std::byte, kairos::orb::kHeaderSize> frame{};
-  kairos::orb::encode_header(hello, frame);
-  REQUIRE(slow.send(frame) == kairos::orb::kHeaderSize);
-  REQUIRE(slow.wait_readable(MonotonicClock::now() + 1s));
-  std::array<std::byte, 64> answer{};
-  REQUIRE(slow.receive(answer) == kairos::orb::kHeaderSize);
   FrameHeader request{};
   request.kind = FrameKind::kRequest;
   request.band = kServiceBand;
