@@ -390,13 +390,30 @@ public final class RunTable {
               row.item(),
               what,
               cpuName.apply(row.cpu()),
-              lost > 0
-                  ? "which lost "
-                      + Figures.duration(lost)
-                      + " to the machine while the nodes ran: a stall of the machine may explain it"
-                  : "which lost no time to the machine while the nodes ran: no stall explains it"));
+              explanation(row, lost)));
     }
     return out.toString();
+  }
+
+  /**
+   * Whether the time the CPU of a failing row lost to the machine can account for it: at least its
+   * excess above its bound (or, for a miss, any time at all).
+   */
+  private static String explanation(Row row, long lostNs) {
+    final long excess = row.verdict() == Verdict.ABOVE_BOUND ? row.maxNs() - row.boundNs() : 1;
+    if (lostNs >= excess) {
+      return "which lost "
+          + Figures.duration(lostNs)
+          + " to the machine while the nodes ran: a stall of the machine may explain it";
+    }
+    // What else delays a lane that no bound charges: interrupts (a kernel without interrupt time
+    // accounting counts them as the interrupted thread's), and, without a platform file, the
+    // nodes' own threads above the lane (time triggers, ORB readers, DDS) at zero cost.
+    return "which lost "
+        + (lostNs == 0 ? "no time" : "only " + Figures.duration(lostNs))
+        + " to the machine while the nodes ran: the rest is what the bounds do not charge"
+        + " (interrupts; without a platform file, the nodes' own triggers, ORB readers and DDS"
+        + " threads above it)";
   }
 
   /**
