@@ -88,32 +88,19 @@ kal::Status Orb::permit_only(std::span<const CallerPermit> permits) noexcept {
 }
 
 bool Orb::known_caller(const char* caller) const noexcept {
-  if (!callers_limited_) {
-    return true;
-  }
-  for (std::size_t i = 0; i < permit_count_; ++i) {
-    if (std::strcmp(permits_[i].caller.data(), caller) == 0) {
-      return true;
-    }
-  }
-  return false;
+  return !callers_limited_ || any_permit([caller](const PermitEntry& entry) {
+    return std::strcmp(entry.caller.data(), caller) == 0;
+  });
 }
 
 bool Orb::permitted(const char* caller, std::uint16_t object,
                     std::uint16_t operation) const noexcept {
-  if (!callers_limited_) {
-    return true;
-  }
-  for (std::size_t i = 0; i < permit_count_; ++i) {
-    const PermitEntry& entry = permits_[i];
+  return !callers_limited_ || any_permit([&](const PermitEntry& entry) {
     // A udp: datagram names no caller (nullptr: there is no hello): it may invoke what some
     // node may.
-    if (entry.object == object && entry.operation == operation &&
-        (caller == nullptr || std::strcmp(entry.caller.data(), caller) == 0)) {
-      return true;
-    }
-  }
-  return false;
+    return entry.object == object && entry.operation == operation &&
+           (caller == nullptr || std::strcmp(entry.caller.data(), caller) == 0);
+  });
 }
 
 kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer) noexcept {

@@ -337,6 +337,16 @@ class Orb {
   /// Says, once per event, that a peer was lost or is back, with the time (kal::report: queued,
   /// so a lane that finds it never waits for the log).
   void say_peer(std::uint8_t peer, const char* what) const noexcept;
+  /// Whether an entry of the access list matches.
+  template <typename Match>
+  bool any_permit(Match match) const noexcept {
+    for (std::size_t i = 0; i < permit_count_; ++i) {
+      if (match(permits_[i])) {
+        return true;
+      }
+    }
+    return false;
+  }
   /// Whether the access list names `caller` at all (everyone, without one).
   bool known_caller(const char* caller) const noexcept;
   /// Whether `caller` may invoke `operation` of `object` (permit_only; everyone, without it);

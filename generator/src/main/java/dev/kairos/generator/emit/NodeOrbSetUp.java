@@ -73,15 +73,7 @@ final class NodeOrbSetUp {
               "cannot serve " + deployment.instance());
         }
       }
-      accessList(
-          w,
-          callers,
-          clockMaster
-              ? clock.get().system().nodes().stream()
-                  .filter(name -> !name.equals(node.name()))
-                  .toList()
-              : List.of(),
-          clockMaster ? clock.get().system().name() : "");
+      accessList(w, node, callers, clock.filter(ClockSyncEmitter.NodeClock::isMaster));
     }
     final Map<String, String> peers = new LinkedHashMap<>();
     for (ResolvedGate gate : gates) {
@@ -213,7 +205,15 @@ final class NodeOrbSetUp {
    * node calls refuses every request.
    */
   private static void accessList(
-      CodeWriter w, List<RemoteCalls.Caller> callers, List<String> clockFollowers, String system) {
+      CodeWriter w,
+      Node node,
+      List<RemoteCalls.Caller> callers,
+      Optional<ClockSyncEmitter.NodeClock> mastersClock) {
+    final List<String> clockFollowers =
+        mastersClock.stream()
+            .flatMap(clock -> clock.system().nodes().stream())
+            .filter(name -> !name.equals(node.name()))
+            .toList();
     w.comment(
         "The model is the access list: a node may invoke here what its gates name, nothing else"
             + " (a request beyond it is refused, kNotPermitted).");
@@ -250,7 +250,7 @@ final class NodeOrbSetUp {
           "node",
           CppNames.literal(follower),
           "system",
-          system);
+          mastersClock.get().system().name());
     }
     w.close("};");
     check(w, "orb.permit_only(kCallers)", "cannot set the node's callers");

@@ -103,18 +103,15 @@ final class NodeProgramEmitter {
       dispatchers(w, node);
     }
     ChannelEmitter.definitions(w, system, analysis, node);
+    // Found once: how long the node serves after its end and its access list both come from them.
+    final List<RemoteCalls.Caller> callers = RemoteCalls.callersOf(system, analysis, node);
     runtime(
-        w, node, networked, clock.isPresent(), RemoteCalls.serveAfterEndNs(system, analysis, node));
-    setUp(
         w,
-        system,
         node,
-        report,
-        gates,
-        serves,
         networked,
-        clock,
-        serves ? RemoteCalls.callersOf(system, analysis, node) : List.of());
+        clock.isPresent(),
+        RemoteCalls.serveAfterEndNs(analysis, node, callers));
+    setUp(w, system, node, report, gates, serves, networked, clock, callers);
     if (meets) {
       w.open("bool meet_peers(::kairos::kal::TimePoint until) noexcept {");
       w.line("return node_runtime->orb.connect_all(until);");

@@ -88,8 +88,10 @@ final class RemoteCalls {
    * the latest end of a serve hop on this node in any chain, from the chain's source release, and,
    * for a call no chain bounds, the caller's own deadline (from its release or its request's
    * arrival) plus the gate's: a request that comes later finds its caller gone anyway.
+   *
+   * @param callers the node's callers (callersOf)
    */
-  static long serveAfterEndNs(SystemModel system, TimingPlan analysis, Node node) {
+  static long serveAfterEndNs(TimingPlan analysis, Node node, List<Caller> callers) {
     long latest = 0;
     for (dev.kairos.timing.ChainReport chain : analysis.chains()) {
       for (dev.kairos.timing.ChainReport.Hop hop : chain.hops()) {
@@ -99,7 +101,7 @@ final class RemoteCalls {
         }
       }
     }
-    for (Caller caller : callersOf(system, analysis, node)) {
+    for (Caller caller : callers) {
       final ResolvedGate gate = caller.gate();
       for (dev.kairos.ir.Tmos.Method method : gate.caller().tmo().methods()) {
         if (method.calls().contains(gate.gate().name())) {
