@@ -130,6 +130,26 @@ def as_if_no_stall(printed: list[str], where: str) -> list[str]:
     return shown
 
 
+def run_step(commands: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    """A console block's commands in one shell: every one but the last must succeed."""
+    script = "\n".join(["set -e"] + commands[:-1] + ["set +e", commands[-1], "status=$?", "wait",
+                                                     "exit $status"])
+    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=STEP_TIMEOUT_S)
+
+
+LONE_RUN = re.compile(r"^\S+: (\S+): 1 run of \d+ above its WCET: on a virtual machine ")
+EXCEEDED = re.compile(r"^\S+: (\S+) on node \S+ ran up to .*, beyond its WCET of ")
+
+
+def only_lone_runs_above_their_wcet(printed: list[str]) -> bool:
+    """Whether every method calibrate found above its WCET went there in one run of many, the case
+    it calls out as possibly the machine's."""
+    exceeded = {m[1] for m in map(EXCEEDED.match, printed) if m}
+    lone = {m[1] for m in map(LONE_RUN.match, printed) if m}
+    return bool(exceeded) and exceeded == lone
+
+
 @pytest.mark.parametrize("tutorial", TUTORIALS, ids=[t.name for t in TUTORIALS])
 def test_every_command_of_the_tutorial_runs_as_shown(tutorial, tmp_path):
     assert (PREFIX_BIN / "kairos").is_file(), "make cpp installs kairos into build/prefix"
@@ -138,6 +158,7 @@ def test_every_command_of_the_tutorial_runs_as_shown(tutorial, tmp_path):
     steps = tutorial_steps(tutorial)
     assert [s.kind for s in steps].count("console") >= 6, "the tutorial lost its commands"
     cwd = tmp_path
+    previous_run = None
     for step in steps:
         if step.kind == "file":
             target = cwd / step.path
@@ -153,12 +174,22 @@ def test_every_command_of_the_tutorial_runs_as_shown(tutorial, tmp_path):
             cwd = cwd / move.group(1)
             cwd.mkdir()
             continue
-        script = "\n".join(["set -e"] + commands[:-1] + ["set +e", commands[-1], "status=$?",
-                                                         "wait", "exit $status"])
-        result = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, timeout=STEP_TIMEOUT_S)
-        printed = result.stdout.splitlines()
         where = f"{tutorial.name} line {step.line}: {commands}"
+        result = run_step(commands, cwd, env)
+        printed = result.stdout.splitlines()
+        if (commands[-1].startswith("kairos calibrate ") and step.exit_code == 0
+                and result.returncode == 1 and only_lone_runs_above_their_wcet(printed)):
+            # The node's run before this step measured one activation above its WCET among
+            # hundreds, and calibrate says the machine may have charged it (a thread's CPU clock
+            # counts time the host takes while the body runs). Measure once more, as calibrate
+            # advises a user to, and hold the second run to the tutorial.
+            assert previous_run is not None, where
+            rerun = run_step(previous_run, cwd, env)
+            assert rerun.returncode == 0, f"{where}: the run again:\n{rerun.stdout}"
+            result = run_step(commands, cwd, env)
+            printed = result.stdout.splitlines()
+        if any("--timings" in command for command in commands):
+            previous_run = commands
         if commands[-1].startswith("kairos run ") and result.returncode == 1 == step.exit_code + 1:
             printed = as_if_no_stall(printed, where)
             result.returncode = 0

@@ -203,6 +203,41 @@ class CalibrateTest {
   }
 
   @Test
+  void aLoneRunAboveTheWcetAmongManyIsCalledOutAsPossiblyTheMachines() throws IOException {
+    final Path model = write("plant.tmo", MODEL);
+    final Path lone =
+        write(
+            "lone.json",
+            run(
+                method("control", 1_000_000, 1, 295, 2_900_000, false)
+                    + method("log", 2_000_000, 0, 30, 1_000_000, true)));
+    final CliRun report = CliRun.kairos("calibrate", model.toString(), lone.toString());
+    assertEquals(1, report.exit(), report.all());
+    assertTrue(
+        report.out().contains("controller.control: 1 run of 295 above its WCET: on a virtual"),
+        report.out());
+    assertTrue(report.out().contains("run again before raising the WCET"), report.out());
+
+    // Several runs above the WCET, or one among few, are the body's: no such line.
+    final Path several =
+        write(
+            "several.json",
+            run(
+                method("control", 1_000_000, 3, 295, 2_900_000, false)
+                    + method("log", 2_000_000, 0, 30, 1_000_000, true)));
+    final CliRun many = CliRun.kairos("calibrate", model.toString(), several.toString());
+    assertFalse(many.out().contains("run again before"), many.out());
+    final Path few =
+        write(
+            "few.json",
+            run(
+                method("control", 1_000_000, 1, 20, 2_900_000, false)
+                    + method("log", 2_000_000, 0, 3, 1_000_000, true)));
+    final CliRun fewRuns = CliRun.kairos("calibrate", model.toString(), few.toString());
+    assertFalse(fewRuns.out().contains("run again before"), fewRuns.out());
+  }
+
+  @Test
   void onlyChoosesWhichExceededWcetsUpdateRewrites() throws IOException {
     final Path model = write("plant.tmo", MODEL);
     // Both methods exceed their WCETs: control (1 ms) took 2.05 ms, log (2 ms) 2.5 ms.
