@@ -58,28 +58,13 @@ kal::Status Engine::admit_arrival(std::size_t svm) noexcept {
   if (svm >= state_->service_count) {
     return kal::Status::kInvalidArgument;
   }
-  ServiceBinding& service = state_->services[svm];
-  const std::int64_t interval = service.entry->min_inter_arrival.count();
-  if (interval <= 0) {
-    return kal::Status::kOk;
+  // The budget admits exactly the streams with at most ceil((w + jitter) / interval) requests in
+  // any window w, the ones the analysis counted.
+  if (!state_->services[svm].max_rate.take(kal::MonotonicClock::now().time_since_epoch().count())) {
+    state_->requests_over_rate.fetch_add(1, std::memory_order_relaxed);
+    return kal::Status::kRateExceeded;
   }
-  // Virtual scheduling: each request taken moves the theoretical arrival of the next one
-  // interval past its own (or past the last, when it came early); a request may come at most
-  // arrival_jitter before its theoretical arrival. That admits exactly the streams with at most
-  // ceil((w + jitter) / interval) requests in any window w, the ones the analysis counted.
-  const std::int64_t tolerance = service.entry->arrival_jitter.count();
-  const std::int64_t now = kal::MonotonicClock::now().time_since_epoch().count();
-  std::int64_t next = service.next_arrival_ns.load(std::memory_order_acquire);
-  while (true) {
-    if (next != kNoArrivalYet && now < next - tolerance) {
-      state_->requests_over_rate.fetch_add(1, std::memory_order_relaxed);
-      return kal::Status::kRateExceeded;
-    }
-    const std::int64_t after = (next == kNoArrivalYet ? now : std::max(next, now)) + interval;
-    if (service.next_arrival_ns.compare_exchange_weak(next, after, std::memory_order_acq_rel)) {
-      return kal::Status::kOk;
-    }
-  }
+  return kal::Status::kOk;
 }
 
 bool Engine::admissible(const ServiceBinding& service, kal::TimePoint now) const noexcept {

@@ -206,6 +206,7 @@ kal::Status Engine::add_svm(const SvmEntry& entry, void* servant, ServiceHandler
   service.servant = servant;
   service.handler = handler;
   service.on_miss = on_miss;
+  service.max_rate.reset(entry.min_inter_arrival.count(), entry.arrival_jitter.count());
   return kal::Status::kOk;
 }
 

@@ -17,9 +17,6 @@ inline constexpr kal::Duration kTracePollInterval = std::chrono::milliseconds{10
 /// The time trigger's "no time": a row with no release left, nothing to watch.
 inline constexpr kal::TimePoint kNever = kal::TimePoint::max();
 
-/// ServiceBinding::next_arrival_ns before a method's first request.
-inline constexpr std::int64_t kNoArrivalYet = INT64_MIN;
-
 /// Binding::next_window_ns of a row that has no release left.
 inline constexpr std::int64_t kNoWindow = INT64_MAX;
 

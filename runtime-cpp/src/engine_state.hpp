@@ -10,6 +10,7 @@
 #include <limits>
 #include <span>
 
+#include <kairos/arrival_budget.hpp>
 #include <kairos/engine.hpp>
 #include <kairos/kal/event.hpp>
 #include <kairos/kal/mutex.hpp>
@@ -68,9 +69,8 @@ struct Engine::ServiceBinding {
   /// Count of the latest request whose outcome is decided: by the lane when it completes, or
   /// by the watchdog at its GCT (then missed, and reported there), whichever comes first.
   std::atomic<std::uint64_t> decided{0};
-  /// The max-rate's theoretical arrival time of the next request, in ns of the monotonic clock
-  /// (admit_arrival); kNoArrivalYet before the first.
-  std::atomic<std::int64_t> next_arrival_ns{engine_internal::kNoArrivalYet};
+  /// The method's max-rate, with the arrival jitter the analysis counted (admit_arrival).
+  ArrivalBudget max_rate;
 };
 
 struct Engine::Request {

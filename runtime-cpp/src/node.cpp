@@ -413,6 +413,29 @@ void print_clock(std::string_view node_name, const clock::ClockSync& sync) {
   std::fflush(stdout);
 }
 
+std::size_t format_orb(std::span<char> out, std::string_view node_name,
+                       const orb::OrbCounters& counters) noexcept {
+  return written(
+      std::snprintf(out.data(), out.size(),
+                    "orb node=%.*s requests=%llu refused=%llu not_permitted=%llu over_budget=%llu "
+                    "unknown_callers=%llu malformed_frames=%llu connections_of_other_users=%llu\n",
+                    static_cast<int>(node_name.size()), node_name.data(),
+                    static_cast<unsigned long long>(counters.requests),
+                    static_cast<unsigned long long>(counters.refused),
+                    static_cast<unsigned long long>(counters.not_permitted),
+                    static_cast<unsigned long long>(counters.over_budget),
+                    static_cast<unsigned long long>(counters.unknown_callers),
+                    static_cast<unsigned long long>(counters.malformed_frames),
+                    static_cast<unsigned long long>(counters.connections_of_other_users)),
+      out);
+}
+
+void print_orb(std::string_view node_name, const orb::OrbCounters& counters) {
+  std::array<char, kLineCapacity> line{};
+  std::fwrite(line.data(), 1, format_orb(line, node_name, counters), stdout);
+  std::fflush(stdout);
+}
+
 void report_failure(const char* node_name, const char* what, kal::Status status) noexcept {
   std::array<char, kLineCapacity> line{};
   std::snprintf(line.data(), line.size(), "%s: %s", what, kal::to_string(status));

@@ -82,25 +82,16 @@ kal::Status Orb::permit_only(std::span<const CallerPermit> permits) noexcept {
     entry.caller[permit.caller.size()] = '\0';
     entry.object = permit.object;
     entry.operation = permit.operation;
+    entry.budget.reset(permit.min_interval.count(), permit.tolerance.count());
   }
   callers_limited_ = true;
   return kal::Status::kOk;
 }
 
-bool Orb::known_caller(const char* caller) const noexcept {
-  return !callers_limited_ || any_permit([caller](const PermitEntry& entry) {
-    return std::strcmp(entry.caller.data(), caller) == 0;
-  });
-}
-
-bool Orb::permitted(const char* caller, std::uint16_t object,
-                    std::uint16_t operation) const noexcept {
-  return !callers_limited_ || any_permit([&](const PermitEntry& entry) {
-    // A udp: datagram names no caller (nullptr: there is no hello): it may invoke what some
-    // node may.
-    return entry.object == object && entry.operation == operation &&
-           (caller == nullptr || std::strcmp(entry.caller.data(), caller) == 0);
-  });
+bool Orb::known_caller(const char* caller) noexcept {
+  return !callers_limited_ || find_permit([caller](const PermitEntry& entry) {
+                                return std::strcmp(entry.caller.data(), caller) == 0;
+                              }) != nullptr;
 }
 
 kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer) noexcept {
@@ -326,6 +317,7 @@ OrbCounters Orb::counters() const noexcept {
   counters.connections_of_other_users = read(connections_of_other_users_);
   counters.not_permitted = read(not_permitted_);
   counters.unknown_callers = read(unknown_callers_);
+  counters.over_budget = read(over_budget_);
   return counters;
 }
 

@@ -83,6 +83,8 @@ void Orb::accept_connections() noexcept {
         connection.state.store(ServerConnection::kGreeting);
         connection.accepted_at = kal::MonotonicClock::now();
         connection.received = 0;
+        connection.taken = 0;
+        connection.backlog = false;
         connection.partial_since = kal::TimePoint::min();
         connection.peer[0] = '\0';
         connections_accepted_.add();

@@ -20,6 +20,11 @@ inline constexpr std::size_t kFrameCapacity = kHeaderSize + kMaxBody;
 inline constexpr std::size_t kReceiveCapacity = 2 * kFrameCapacity;
 /// How often idle service threads look at `stopping_`: bounds how long stop() takes.
 inline constexpr kal::Duration kIdleWake = std::chrono::milliseconds{20};
+
+/// Frames a band's reader takes from one connection before it turns to the others: a connection
+/// that sends a full read's worth (hundreds of small frames) holds the band for this many, not
+/// for all of them.
+inline constexpr std::size_t kFramesPerTurn = 8;
 /// A connection that has not said hello by then is closed.
 inline constexpr kal::Duration kHelloTimeout = std::chrono::seconds{2};
 /// A connection whose frame is still unfinished this long after its first bytes came is closed:
@@ -157,6 +162,11 @@ struct ServerConnection {
   kal::TimePoint accepted_at{};
   std::unique_ptr<std::byte[]> receive_buffer;
   std::size_t received = 0;
+  /// Where the frames not yet taken begin in the receive buffer (those before are dispatched).
+  std::size_t taken = 0;
+  /// Its last turn ended with kFramesPerTurn frames taken, and whole ones may be left: its reader
+  /// comes back to it before it sleeps, and reads the socket again once they are taken.
+  bool backlog = false;
   /// When the unfinished frame in the receive buffer began to arrive (min(): none is).
   kal::TimePoint partial_since = kal::TimePoint::min();
   char peer[kMaxNodeName + 1] = {};
@@ -174,6 +184,8 @@ struct Orb::Reader {
   /// requests are oneways, never answered.
   ServerConnection datagrams;
   std::uint64_t datagrams_dropped = 0;  ///< by this reader (it alone counts them here)
+  /// Whether a connection of this reader ended its last turn with frames left (backlog).
+  bool backlogged = false;
 };
 
 }  // namespace kairos::orb

@@ -55,21 +55,40 @@ void Orb::reader_main(void* reader) noexcept {
 void Orb::serve(Reader& reader) noexcept {
   std::array<std::uint64_t, 16> ready{};
   while (!stopping_.load(std::memory_order_acquire)) {
-    const std::size_t count = reader.poller.wait(kal::MonotonicClock::now() + kIdleWake, ready);
+    // A reader with frames left on a connection only looks for others that have some too.
+    const kal::TimePoint now = kal::MonotonicClock::now();
+    const std::size_t count = reader.poller.wait(reader.backlogged ? now : now + kIdleWake, ready);
     for (std::size_t i = 0; i < count; ++i) {
       if (ready[i] == kDatagramTag) {
         take_datagrams(reader);
         continue;
       }
-      ServerConnection& connection = connections_[ready[i]];
-      if (connection.state.load(std::memory_order_acquire) != ServerConnection::kServing) {
-        continue;
-      }
-      if (!take_requests(connection)) {
-        close_connection(connection);
-      }
+      take_turn(connections_[ready[i]]);
+    }
+    if (reader.backlogged) {
+      take_backlog(reader);
     }
     close_unfinished_frames(reader);
+  }
+}
+
+void Orb::take_turn(ServerConnection& connection) noexcept {
+  if (connection.state.load(std::memory_order_acquire) == ServerConnection::kServing &&
+      !take_requests(connection)) {
+    close_connection(connection);
+  }
+}
+
+void Orb::take_backlog(Reader& reader) noexcept {
+  // Round robin: every connection with frames left gets a turn, in slot order, before any gets
+  // another; connections the poller names again get theirs there.
+  reader.backlogged = false;
+  for (std::size_t c = 0; c < kMaxConnections; ++c) {
+    ServerConnection& connection = connections_[c];
+    if (connection.backlog && readers_[connection.reader].get() == &reader) {
+      take_turn(connection);
+      reader.backlogged = reader.backlogged || connection.backlog;
+    }
   }
 }
 
@@ -97,16 +116,27 @@ void Orb::close_unfinished_frames(Reader& reader) noexcept {
 
 bool Orb::take_requests(ServerConnection& connection) noexcept {
   std::byte* buffer = connection.receive_buffer.get();
-  const std::int64_t got = connection.socket.receive(
-      {buffer + connection.received, kReceiveCapacity - connection.received});
-  if (got < 0) {
-    return false;  // the client went away (or a reply could not be sent): close
+  if (!connection.backlog) {
+    // Every whole frame read before is taken: what is left of the last read (at most a frame's
+    // beginning) moves to the front once, and the socket is read again.
+    consume(buffer, connection.received, connection.taken);
+    connection.taken = 0;
+    const std::int64_t got = connection.socket.receive(
+        {buffer + connection.received, kReceiveCapacity - connection.received});
+    if (got < 0) {
+      return false;  // the client went away (or a reply could not be sent): close
+    }
+    connection.received += static_cast<std::size_t>(got);
   }
-  connection.received += static_cast<std::size_t>(got);
-  // Frames are taken from `taken` on, and what is left moved to the front once: a read of many
-  // small frames costs one move, not one per frame.
-  std::size_t taken = 0;
-  while (connection.received - taken >= kHeaderSize) {
+  connection.backlog = false;
+  std::size_t& taken = connection.taken;
+  std::size_t frames = 0;
+  for (; connection.received - taken >= kHeaderSize; ++frames) {
+    if (frames == kFramesPerTurn) {
+      connection.backlog = true;  // the rest at its next turn, after the other connections'
+      readers_[connection.reader]->backlogged = true;
+      break;
+    }
     FrameHeader header{};
     const HeaderError error =
         decode_header({buffer + taken, connection.received - taken}, kMaxBody, header);
@@ -128,10 +158,9 @@ bool Orb::take_requests(ServerConnection& connection) noexcept {
     handle_request(connection, header, {buffer + taken + kHeaderSize, header.body_size});
     taken += frame_size;
   }
-  consume(buffer, connection.received, taken);
-  if (connection.received == 0) {
-    connection.partial_since = kal::TimePoint::min();
-  } else if (taken > 0 || connection.partial_since == kal::TimePoint::min()) {
+  if (connection.backlog || connection.received == taken) {
+    connection.partial_since = kal::TimePoint::min();  // nothing unfinished: frames to take
+  } else if (frames > 0 || connection.partial_since == kal::TimePoint::min()) {
     connection.partial_since = kal::MonotonicClock::now();  // the start of the frame now first
   }
   return true;
@@ -159,6 +188,43 @@ void Orb::send_error(ServerConnection& connection, const FrameHeader& request,
   }
 }
 
+bool Orb::admit_caller(ServerConnection& connection, const FrameHeader& request,
+                       kal::TimePoint arrival) noexcept {
+  if (!callers_limited_) {
+    return true;
+  }
+  // A udp: datagram names no caller (there is no hello): it may invoke what some node may.
+  const char* caller = connection.anonymous ? nullptr : connection.peer;
+  PermitEntry* permit = find_permit([&](const PermitEntry& entry) {
+    return entry.object == request.object && entry.operation == request.operation &&
+           (caller == nullptr || std::strcmp(entry.caller.data(), caller) == 0);
+  });
+  char detail[160];
+  // The model is the access list: a node may invoke what its gates name, nothing else.
+  if (permit == nullptr) {
+    not_permitted_.add();
+    std::snprintf(detail, sizeof detail, "node '%s' may not invoke operation %u of object %u",
+                  connection.peer, static_cast<unsigned>(request.operation),
+                  static_cast<unsigned>(request.object));
+    report("request refused", detail);
+    send_error(connection, request, ReplyStatus::kNotPermitted);
+    return false;
+  }
+  // And at the rate its gates call: one caller's flood takes nothing from the others' share of
+  // the method's max-rate.
+  if (caller != nullptr && !permit->budget.take(arrival.time_since_epoch().count())) {
+    over_budget_.add();
+    std::snprintf(detail, sizeof detail,
+                  "node '%s' called operation %u of object %u sooner than its gates' rate allows",
+                  connection.peer, static_cast<unsigned>(request.operation),
+                  static_cast<unsigned>(request.object));
+    report("request refused", detail);
+    send_error(connection, request, ReplyStatus::kRateExceeded);
+    return false;
+  }
+  return true;
+}
+
 void Orb::handle_request(ServerConnection& connection, const FrameHeader& header,
                          std::span<const std::byte> body) noexcept {
   requests_received_.add();
@@ -167,16 +233,7 @@ void Orb::handle_request(ServerConnection& connection, const FrameHeader& header
     send_error(connection, header, ReplyStatus::kNoSuchTarget);
     return;
   }
-  // The model is the access list: a node may invoke what its gates name, nothing else.
-  if (!permitted(connection.anonymous ? nullptr : connection.peer, header.object,
-                 header.operation)) {
-    not_permitted_.add();
-    char detail[128];
-    std::snprintf(detail, sizeof detail, "node '%s' may not invoke operation %u of object %u",
-                  connection.peer, static_cast<unsigned>(header.operation),
-                  static_cast<unsigned>(header.object));
-    report("request refused", detail);
-    send_error(connection, header, ReplyStatus::kNotPermitted);
+  if (!admit_caller(connection, header, arrival)) {
     return;
   }
   ServerRequest* slot = nullptr;

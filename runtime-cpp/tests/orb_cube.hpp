@@ -2,6 +2,7 @@
 // dispatch a generated skeleton would do, and its service-method row.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +30,11 @@ struct CubeServant {
   /// When the last oneway reached the server (ServerRequest::arrival).
   std::atomic<std::int64_t> oneway_arrival_ns{0};
   kairos::kal::Duration slow_work = 200ms;
+  /// The argument of each two-way cube request in the order the server's reader took them in (the
+  /// first kDispatchLog of them), and how many it took.
+  static constexpr int kDispatchLog = 1024;
+  std::array<std::atomic<std::int32_t>, kDispatchLog> dispatched{};
+  std::atomic<int> dispatched_count{0};
 };
 
 inline std::int32_t read_int(std::span<const std::byte> body) {
@@ -79,6 +85,12 @@ inline kairos::orb::ReplyStatus dispatch_cube(void* context,
   auto& cube = *static_cast<CubeServant*>(context);
   if (request.header().operation > kSlowOperation || request.header().band != kServiceBand) {
     return kairos::orb::ReplyStatus::kNoSuchTarget;
+  }
+  if (!request.oneway() && request.body().size() == sizeof(std::int32_t)) {
+    const int taken = cube.dispatched_count.fetch_add(1);
+    if (taken < CubeServant::kDispatchLog) {
+      cube.dispatched[static_cast<std::size_t>(taken)].store(read_int(request.body()));
+    }
   }
   return kairos::orb::admit(*cube.engine, 0, request);
 }

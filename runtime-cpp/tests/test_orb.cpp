@@ -67,9 +67,11 @@ struct CubeServer {
   kairos::orb::Orb orb{kairos::orb::OrbOptions{"server"}};
   std::thread runner;
 
-  /// With `callers`, only they may invoke what they name (Orb::permit_only).
+  /// With `callers`, only they may invoke what they name (Orb::permit_only); its ORB's threads
+  /// run on `orb_cpu` (-1: anywhere).
   CubeServer(const std::string& endpoint, kairos::kal::Duration duration,
-             const std::vector<kairos::orb::CallerPermit>* callers = nullptr) {
+             const std::vector<kairos::orb::CallerPermit>* callers = nullptr, int orb_cpu = -1)
+      : orb{kairos::orb::OrbOptions{.node = "server", .cpu = orb_cpu}} {
     servant.engine = &engine;
     REQUIRE(engine.add_svm(kCubeRow, &servant, &serve_cube, &no_miss) == kairos::kal::Status::kOk);
     REQUIRE(orb.listen(endpoint) == kairos::kal::Status::kOk);
@@ -419,6 +421,71 @@ TEST_CASE("a peer sending garbage is cut off and everyone else is still served",
   }
 }
 
+TEST_CASE("a connection that sends hundreds of requests at once does not hold its band",
+          "[integration][orb][security]") {
+  const std::string endpoint = unique_endpoint("tcp", 18);
+  // The server's reader on CPU 1, this thread on CPU 0: the reader, at a real-time priority, must
+  // not take the whole burst in before this thread has sent its own request.
+  if (std::thread::hardware_concurrency() < 2) {
+    WARN("one CPU: the reader would take the burst before the other request is sent");
+    return;
+  }
+  cpu_set_t here;
+  REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof here, &here) == 0);
+  cpu_set_t cpu0;
+  CPU_ZERO(&cpu0);
+  CPU_SET(0, &cpu0);
+  REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof cpu0, &cpu0) == 0);
+  CubeServer server(endpoint, 5s, nullptr, 1);
+  CubeClient client(endpoint);
+  kairos::kal::Endpoint parsed;
+  REQUIRE(kairos::kal::parse_endpoint(endpoint, parsed));
+  kairos::kal::Socket flood;
+  REQUIRE(flood.connect(parsed, MonotonicClock::now() + 1s, kairos::kal::Transfer::kStream) ==
+          kairos::kal::Status::kOk);
+  say_hello(flood);
+  // 400 cube(1) requests in one send: one read of the server's takes them all in.
+  constexpr std::size_t kFlood = 400;
+  constexpr std::size_t kFrame = kairos::orb::kHeaderSize + sizeof(std::int32_t);
+  std::vector<std::byte> burst(kFlood * kFrame);
+  for (std::size_t i = 0; i < kFlood; ++i) {
+    FrameHeader request{};
+    request.kind = FrameKind::kRequest;
+    request.band = kServiceBand;
+    request.object = kCubeObject;
+    request.operation = kCubeOperation;
+    request.request_id = static_cast<std::uint32_t>(i + 1);
+    request.body_size = sizeof(std::int32_t);
+    request.budget_ns = 1'000'000'000;
+    std::byte* at = burst.data() + i * kFrame;
+    kairos::orb::encode_header(
+        request, std::span<std::byte, kairos::orb::kHeaderSize>(at, kairos::orb::kHeaderSize));
+    const std::int32_t one = 1;
+    std::memcpy(at + kairos::orb::kHeaderSize, &one, sizeof one);
+  }
+  const int before = server.servant.dispatched_count.load();
+  REQUIRE(flood.send(burst) == static_cast<std::int64_t>(burst.size()));
+  std::int32_t result = 0;
+  REQUIRE(client.cube(2, result) == CallStatus::kOk);
+  REQUIRE(result == 8);
+  // The reader took the other connection's request after a turn or two of the flood's (8 frames
+  // each), not after all 400 of them (of which those that found no request slot free were
+  // refused, not dispatched).
+  int position = -1;
+  for (int k = before;
+       k < std::min(server.servant.dispatched_count.load(), orb_cube::CubeServant::kDispatchLog);
+       ++k) {
+    if (server.servant.dispatched[static_cast<std::size_t>(k)].load() == 2) {
+      position = k - before;
+      break;
+    }
+  }
+  pthread_setaffinity_np(pthread_self(), sizeof here, &here);
+  REQUIRE(position >= 0);
+  // Taken after all 400 it would come after the 64 that found a request slot at least.
+  REQUIRE(position < 48);
+}
+
 TEST_CASE("a frame left unfinished closes its connection within seconds, its slot freed",
           "[integration][orb][security]") {
   const std::string endpoint = unique_endpoint("tcp", 13);
@@ -550,6 +617,38 @@ TEST_CASE("the model is the access list: a node may invoke what its gates name, 
   CubeClient refused(closed_endpoint, false);
   REQUIRE(refused.cube(4, result) == CallStatus::kDisconnected);
   REQUIRE(closed.orb.counters().unknown_callers >= 1);
+}
+
+TEST_CASE("a caller beyond its budget is refused and takes nothing from another caller's share",
+          "[integration][orb][security]") {
+  const std::string endpoint = unique_endpoint("tcp", 17);
+  // "flooder" may call once per 300 ms (no jitter to spare); "steady" has no budget of its own.
+  const std::vector<kairos::orb::CallerPermit> callers{
+      {"flooder", kCubeObject, kCubeOperation, 300ms, 0ms},
+      {"steady", kCubeObject, kCubeOperation}};
+  CubeServer server(endpoint, 5s, &callers);
+  CubeClient steady(endpoint, true, "steady");  // returns once the server serves
+  CubeClient flooder(endpoint, false, "flooder");
+  std::int32_t result = 0;
+  CallStatus first = CallStatus::kDisconnected;
+  const auto give_up = MonotonicClock::now() + 5s;
+  while ((first = flooder.cube(2, result)) == CallStatus::kDisconnected &&
+         MonotonicClock::now() < give_up) {
+    std::this_thread::sleep_for(2ms);  // connecting
+  }
+  REQUIRE(first == CallStatus::kOk);
+  REQUIRE(result == 8);
+  const int served = server.servant.served;
+  for (int i = 0; i < 20; ++i) {
+    REQUIRE(flooder.cube(2, result) == CallStatus::kRateExceeded);
+    REQUIRE(steady.cube(3, result) == CallStatus::kOk);  // its share is its own
+    REQUIRE(result == 27);
+  }
+  REQUIRE(server.orb.counters().over_budget == 20);
+  REQUIRE(server.servant.served == served + 20);  // the steady caller's, none of the flooder's
+  std::this_thread::sleep_for(350ms);
+  REQUIRE(flooder.cube(2, result) == CallStatus::kOk);  // its next turn came
+  REQUIRE(server.orb.counters().not_permitted == 0);
 }
 
 TEST_CASE("a process of another user can neither connect to a uds: node nor map a shm: one's rings",

@@ -3,14 +3,18 @@ loopback, attacked within a bounded count and time."""
 
 import fcntl
 import os
+import re
+import shutil
 import socket
+import struct
 import subprocess
 import time
 
 import pytest
 
-from conftest import built_example, parse_summary
+from conftest import build_node_project, built_example, kairos, parse_activations, parse_summary
 from test_remote_calls import parse_gates
+from test_verdicts_hold import RATES, analysed, client_calls, fields_of
 
 MISSION2 = ("127.0.0.1", 7002)  # examples/avionics: node mission2's endpoint
 
@@ -95,3 +99,127 @@ def test_a_node_whose_error_stream_nobody_reads_serves_its_calls_and_ends_on_tim
     calls = int(fields["calls"])
     assert calls >= 15, fields
     assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
+
+
+# ------------------------------------------------ a model node that calls beyond its budget
+
+def frame(kind: int, band: int, request_id: int = 0, body: bytes = b"", obj: int = 0,
+          operation: int = 0, budget_ns: int = 0) -> bytes:
+    """One ORB frame (docs/orb.md, Frames): the 32-byte little-endian header, then the body."""
+    return struct.pack("<4sBBBBIIHHBBHq", b"KRB1", 1, 1, kind, 0, len(body), request_id, obj,
+                       operation, band, 0, 0, budget_ns) + body
+
+
+def flood(path: str, name: str, band: int, count: int, within_s: float) -> dict[int, int]:
+    """Says hello to the node at Unix socket `path` as node `name` on `band`, then sends `count`
+    requests for operation 0 of object 0 (bump(1) in the rates model) spread over `within_s`,
+    reading replies as they come; the replies by status."""
+    statuses: dict[int, int] = {}
+    pending = b""
+
+    def take_replies():
+        nonlocal pending
+        try:
+            while chunk := connection.recv(65536):
+                pending += chunk
+        except BlockingIOError:
+            pass
+        while len(pending) >= 32:
+            size = struct.unpack_from("<I", pending, 8)[0]
+            if len(pending) < 32 + size:
+                break
+            statuses[pending[7]] = statuses.get(pending[7], 0) + 1
+            pending = pending[32 + size:]
+
+    # A uds: endpoint takes one frame per message (SOCK_SEQPACKET, docs/orb.md).
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as connection:
+        connection.settimeout(2)
+        connection.connect(path)
+        connection.sendall(frame(0, band, body=name.encode()))
+        answer = connection.recv(32)
+        assert len(answer) == 32 and answer[7] == 0, answer
+        connection.setblocking(False)
+        started = time.monotonic()
+        for sent in range(count):
+            # In bursts of 10, paced to end within `within_s`.
+            if sent % 10 == 0:
+                take_replies()
+                time.sleep(max(0.0, started + within_s * sent / count - time.monotonic()))
+            connection.setblocking(True)
+            connection.sendall(frame(1, band, sent + 1, struct.pack("<I", 1), budget_ns=15_000_000))
+            connection.setblocking(False)
+        settle = time.monotonic() + 0.5
+        while time.monotonic() < settle:
+            take_replies()
+            time.sleep(0.01)
+    return statuses
+
+
+def test_a_model_node_calling_beyond_its_budget_takes_nothing_from_another_callers_share(tmp_path):
+    """The rates model with two caller nodes of server.bump (max-rate 50 Hz), each calling every
+    40 ms: 25 Hz each, the max-rate together, which check accepts. Node rogue's name is then used
+    by a client that sends 2,000 requests a second. Each caller node has the rate its gates call
+    at as a budget of its own: rogue's requests beyond 25 Hz are refused as over budget before
+    they take any of bump's max-rate, and the other caller's calls are all served, none refused.
+    Before budgets the flood took bump's whole max-rate and the honest caller's calls were
+    refused as beyond it."""
+    text = (RATES / "rates.tmo").read_text().replace(
+        "/tmp/kairos-rates-", f"/tmp/kairos-rates-{tmp_path.name}-").replace("every 4 ms",
+                                                                            "every 40 ms")
+    client = re.search(r"^tmo Client \{.*?^\}\n", text, re.MULTILINE | re.DOTALL).group(0)
+    text = text.replace(client, client + "\n" + client.replace("tmo Client", "tmo Rogue"))
+    node = re.search(r"^node client \{.*?^\}\n", text, re.MULTILINE | re.DOTALL).group(0)
+    text = text.replace(node, node + "\n" + node.replace("Client as client", "Rogue as rogue")
+                        .replace("client", "rogue"))
+    text = text.replace("connects client, server;", "connects client, rogue, server;")
+    impl = tmp_path / "impl"
+    shutil.copytree(RATES / "src", impl)
+    for suffix in ("hpp", "cpp"):
+        body = (impl / "rates" / f"Client.{suffix}").read_text()
+        (impl / "rates" / f"Rogue.{suffix}").write_text(
+            body.replace("Client", "Rogue").replace("client calls", "rogue calls"))
+    model = tmp_path / "rates.tmo"
+    model.write_text(text)
+    report = analysed(model)  # check accepts it
+    band = next(task["priority"] for n in report["nodes"] if n["node"] == "server"
+                for task in n["tasks"] if task["name"] == "server.bump")
+    out = tmp_path / "generated"
+    result = kairos("generate", model, "-o", out, "--impl", impl)
+    assert result.returncode == 0, result.stdout + result.stderr
+    build = tmp_path / "build"
+    build_node_project(out, build, impl)
+
+    server = subprocess.Popen([build / "server", "--duration", "2500ms", "--peer-wait", "0s"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    honest = None
+    try:
+        time.sleep(0.3)
+        honest = subprocess.Popen([build / "client", "--duration", "1500ms", "--quiet"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        statuses = flood(f"/tmp/kairos-rates-{tmp_path.name}-server", "rogue", band,
+                         count=3000, within_s=1.5)
+        honest_out, honest_err = honest.communicate(timeout=60)
+        server_out, server_err = server.communicate(timeout=60)
+    finally:
+        for process in (server, honest):
+            if process is not None and process.poll() is None:
+                process.kill()
+    assert honest.returncode == 0 and server.returncode == 0, honest_err + server_err
+
+    # The honest caller: every call it made was answered, none refused as beyond a rate.
+    calls = client_calls(honest_out)
+    assert calls["answered"] >= 25, calls
+    assert calls["over_rate"] == 0 and calls["other"] <= 1, calls
+    # The flood: about its 25 Hz served, the rest refused as over its budget (status 6), and
+    # nothing beyond bump's max-rate.
+    (orb,) = fields_of("orb", server_out)
+    summary = next(s for s in fields_of("summary", server_out) if s["node"] == "server")
+    refused_over_budget = int(orb["over_budget"])
+    assert statuses.get(0, 0) <= 25 * 2 + 3, statuses
+    assert refused_over_budget >= 3000 - 25 * 2 - 3, orb
+    assert statuses.get(6, 0) <= refused_over_budget, (statuses, orb)
+    assert int(summary["requests_over_rate"]) <= 2, summary
+    assert orb["not_permitted"] == "0", orb
+    # And the hard SpM beside bump kept every deadline.
+    crunches = [a for a in parse_activations(server_out) if a.method == "crunch"]
+    assert crunches and all(a.deadline == "met" for a in crunches), crunches

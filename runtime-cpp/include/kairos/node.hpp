@@ -217,6 +217,16 @@ std::size_t format_clock_round(std::span<char> out, std::string_view node_name, 
 /// on stdout.
 void print_clock(std::string_view node_name, const clock::ClockSync& sync);
 
+/// Writes the `orb ...` line of a node that serves others, after the run, into `out` as
+/// format_activation does: requests taken in and refused, and of those refused the ones whose
+/// caller the access list does not permit or that went beyond their caller's budget, the
+/// connections refused at their hello, and the malformed frames whose connections were closed.
+std::size_t format_orb(std::span<char> out, std::string_view node_name,
+                       const orb::OrbCounters& counters) noexcept;
+
+/// Prints the `orb ...` line on stdout.
+void print_orb(std::string_view node_name, const orb::OrbCounters& counters);
+
 /// Reports, as one error line of the node (kal::report), that `what` failed and why (`status`).
 void report_failure(const char* node_name, const char* what, kal::Status status) noexcept;
 

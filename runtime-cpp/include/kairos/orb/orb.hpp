@@ -24,6 +24,7 @@
 #include <span>
 #include <string_view>
 
+#include <kairos/arrival_budget.hpp>
 #include <kairos/capacities.hpp>
 #include <kairos/kal/clock.hpp>
 #include <kairos/kal/error.hpp>
@@ -110,14 +111,21 @@ struct OrbCounters {
   std::uint64_t not_permitted = 0;
   /// connections refused at their hello: the node it names has no entry in the access list
   std::uint64_t unknown_callers = 0;
+  /// requests refused because their caller went beyond the rate the model gives it for their
+  /// operation (CallerPermit::min_interval), before they took any of the method's max-rate
+  std::uint64_t over_budget = 0;
 };
 
 /// One entry of a server's access list (Orb::permit_only): node `caller` may invoke `operation`
-/// of `object` here.
+/// of `object` here, at most once per `min_interval`, each request at most `tolerance` before its
+/// turn (ArrivalBudget); a zero `min_interval` gives it no budget of its own (the method's
+/// max-rate still holds for all callers together).
 struct CallerPermit {
   std::string_view caller;
   std::uint16_t object = 0;
   std::uint16_t operation = 0;
+  kal::Duration min_interval{0};
+  kal::Duration tolerance{0};
 };
 
 class Orb;
@@ -230,7 +238,9 @@ class Orb {
   /// gate of another node that calls here (`caller` as its hello names it). From then on a hello
   /// naming a node with no entry is refused (counted in `unknown_callers`), and a request that
   /// matches no entry is refused (ReplyStatus::kNotPermitted), counted in `not_permitted` and
-  /// warned of; no entries refuse every connection. A server that never calls
+  /// warned of; no entries refuse every connection. A request beyond its entry's budget is
+  /// refused (ReplyStatus::kRateExceeded), counted in `over_budget` and warned of, so that a
+  /// caller that floods takes nothing from the others' share. A server that never calls
   /// this takes every request, as before. kCapacityExceeded past kMaxPermits, kInvalidArgument
   /// for a name longer than kMaxNodeName, or after start().
   kal::Status permit_only(std::span<const CallerPermit> permits) noexcept;
@@ -298,8 +308,13 @@ class Orb {
   /// Closes a connection that has not said hello and frees its slot.
   void drop_greeting(ServerConnection& connection, kal::Poller& acceptor) noexcept;
   void serve(Reader& reader) noexcept;
-  /// Reads and dispatches every complete request on `connection`; false if it must be closed.
+  /// Dispatches the complete requests on `connection`, at most kFramesPerTurn of them, reading
+  /// the socket first when none is left from before; false if it must be closed.
   bool take_requests(ServerConnection& connection) noexcept;
+  /// One turn of `connection` (take_requests), closing it if it must be.
+  void take_turn(ServerConnection& connection) noexcept;
+  /// A turn for each connection of `reader` that has frames left from its last turn.
+  void take_backlog(Reader& reader) noexcept;
   /// Closes this reader's connections whose frame has stayed unfinished past
   /// kPartialFrameTimeout (slowloris: a frame announced and never finished holds its slot).
   void close_unfinished_frames(Reader& reader) noexcept;
@@ -322,6 +337,7 @@ class Orb {
     std::array<char, kMaxNodeName + 1> caller{};
     std::uint16_t object = 0;
     std::uint16_t operation = 0;
+    ArrivalBudget budget;  ///< the caller's rate for the operation (CallerPermit::min_interval)
   };
   struct Object {
     Dispatch dispatch = nullptr;
@@ -337,21 +353,23 @@ class Orb {
   /// Says, once per event, that a peer was lost or is back, with the time (kal::report: queued,
   /// so a lane that finds it never waits for the log).
   void say_peer(std::uint8_t peer, const char* what) const noexcept;
-  /// Whether an entry of the access list matches.
+  /// The first entry of the access list that matches, or nullptr.
   template <typename Match>
-  bool any_permit(Match match) const noexcept {
+  PermitEntry* find_permit(Match match) noexcept {
     for (std::size_t i = 0; i < permit_count_; ++i) {
       if (match(permits_[i])) {
-        return true;
+        return &permits_[i];
       }
     }
-    return false;
+    return nullptr;
   }
   /// Whether the access list names `caller` at all (everyone, without one).
-  bool known_caller(const char* caller) const noexcept;
-  /// Whether `caller` may invoke `operation` of `object` (permit_only; everyone, without it);
-  /// nullptr for a udp: datagram, which names no caller.
-  bool permitted(const char* caller, std::uint16_t object, std::uint16_t operation) const noexcept;
+  bool known_caller(const char* caller) noexcept;
+  /// Whether `caller` may invoke `operation` of `object` (permit_only; everyone, without it) and
+  /// its request now is within its budget; nullptr for a udp: datagram, which names no caller
+  /// (it may invoke what some node may, within the method's max-rate). Answers a refused request.
+  bool admit_caller(ServerConnection& connection, const FrameHeader& request,
+                    kal::TimePoint arrival) noexcept;
   struct Counter {
     std::atomic<std::uint64_t> value{0};
     void add() noexcept { value.fetch_add(1, std::memory_order_relaxed); }
@@ -383,7 +401,7 @@ class Orb {
   Counter calls_, replies_, deadline_expired_, late_replies_, failed_, connects_, connect_failures_,
       requests_received_, refused_, replies_sent_, replies_dropped_, malformed_frames_,
       datagrams_dropped_, connections_accepted_, connections_closed_, connections_of_other_users_,
-      not_permitted_, unknown_callers_;
+      not_permitted_, unknown_callers_, over_budget_;
 };
 
 }  // namespace kairos::orb

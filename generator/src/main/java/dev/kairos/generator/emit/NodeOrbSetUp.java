@@ -73,7 +73,7 @@ final class NodeOrbSetUp {
               "cannot serve " + deployment.instance());
         }
       }
-      accessList(w, node, callers, clock.filter(ClockSyncEmitter.NodeClock::isMaster));
+      accessList(w, node, report, callers, clock.filter(ClockSyncEmitter.NodeClock::isMaster));
     }
     final Map<String, String> peers = new LinkedHashMap<>();
     for (ResolvedGate gate : gates) {
@@ -179,6 +179,17 @@ final class NodeOrbSetUp {
     }
   }
 
+  /** The arrival jitter the analysis gave the requests of the service method `gate` calls. */
+  private static long arrivalJitterNs(NodePlan report, String instance, ResolvedGate gate) {
+    return report.tasks().stream()
+        .filter(task -> task.kind() == TaskReport.Kind.SVM)
+        .filter(task -> task.instance().equals(instance))
+        .filter(task -> task.method().equals(gate.svm().name()))
+        .mapToLong(TaskReport::jitterNs)
+        .findFirst()
+        .orElse(0);
+  }
+
   /** A line per gate after the run: its calls beside the round trip the analysis bounds. */
   static void gateSummaries(CodeWriter w, List<ResolvedGate> gates) {
     for (ResolvedGate gate : gates) {
@@ -202,11 +213,14 @@ final class NodeOrbSetUp {
   /**
    * The model as the access list: each node may invoke here the operations its gates name, and no
    * other (the followers of the clock this node is master of, its clock); a node no gate of another
-   * node calls refuses every request.
+   * node calls refuses every request. Each (node, operation) gets the rate its gates call at as a
+   * budget of its own, so that a node that floods takes nothing from the others' share of the
+   * method's max-rate.
    */
   private static void accessList(
       CodeWriter w,
       Node node,
+      NodePlan report,
       List<RemoteCalls.Caller> callers,
       Optional<ClockSyncEmitter.NodeClock> mastersClock) {
     final List<String> clockFollowers =
@@ -216,33 +230,74 @@ final class NodeOrbSetUp {
             .toList();
     w.comment(
         "The model is the access list: a node may invoke here what its gates name, nothing else"
-            + " (a request beyond it is refused, kNotPermitted).");
+            + " (a request beyond it is refused, kNotPermitted), at most at the rate its gates"
+            + " call, with one interval more than the analysis's arrival jitter to spare (a"
+            + " request sooner than that is refused, kRateExceeded).");
     if (callers.isEmpty() && clockFollowers.isEmpty()) {
       w.line("// No gate of another node calls this one.");
       check(w, "orb.permit_only({})", "cannot set the node's callers");
       return;
     }
-    w.open("static constexpr ::kairos::orb::CallerPermit kCallers[] = {");
+    // One entry per (node, object, operation): the gates of a node that call one operation share
+    // its budget.
+    final Map<String, List<RemoteCalls.Caller>> entries = new LinkedHashMap<>();
     for (RemoteCalls.Caller caller : callers) {
       final ResolvedGate gate = caller.gate();
+      entries
+          .computeIfAbsent(
+              caller.node().name() + "/" + gate.object() + "/" + gate.operation(),
+              key -> new ArrayList<>())
+          .add(caller);
+    }
+    w.open("static constexpr ::kairos::orb::CallerPermit kCallers[] = {");
+    for (List<RemoteCalls.Caller> gates : entries.values()) {
+      final ResolvedGate first = gates.get(0).gate();
+      final double callsPerSecond =
+          gates.stream().mapToDouble(RemoteCalls.Caller::callsPerSecond).sum();
+      final boolean budgeted = callsPerSecond > 0 && !Double.isInfinite(callsPerSecond);
+      final long intervalNs = budgeted ? (long) Math.floor(1e9 / callsPerSecond) : 0;
+      final long toleranceNs =
+          budgeted ? intervalNs + arrivalJitterNs(report, first.callee().instance(), first) : 0;
       w.line(
-          "{$node$, $object$, $operation$},  // $instance$.$gate$ -> $callee$.$method$ ($source$)",
-          "node",
-          CppNames.literal(caller.node().name()),
-          "object",
-          gate.object(),
-          "operation",
-          gate.operation(),
-          "instance",
-          gate.caller().instance(),
-          "gate",
-          gate.gate().name(),
+          "// $gates$ -> $callee$.$method$, $rate$",
+          "gates",
+          String.join(
+              ", ",
+              gates.stream()
+                  .map(
+                      c ->
+                          c.gate().caller().instance()
+                              + "."
+                              + c.gate().gate().name()
+                              + " ("
+                              + c.gate().gate().source()
+                              + ")")
+                  .toList()),
           "callee",
-          gate.callee().instance(),
+          first.callee().instance(),
           "method",
-          gate.svm().name(),
-          "source",
-          gate.gate().source());
+          first.svm().name(),
+          "rate",
+          budgeted
+              ? new java.math.BigDecimal(callsPerSecond)
+                      .round(new java.math.MathContext(4))
+                      .stripTrailingZeros()
+                      .toPlainString()
+                  + " calls/s"
+              : "no budget: " + (callsPerSecond == 0 ? "no max-rate" : "a caller unbounded"));
+      w.line(
+          "{$node$, $object$, $operation$, ::std::chrono::nanoseconds{$interval$},"
+              + " ::std::chrono::nanoseconds{$tolerance$}},",
+          "node",
+          CppNames.literal(gates.get(0).node().name()),
+          "object",
+          first.object(),
+          "operation",
+          first.operation(),
+          "interval",
+          intervalNs,
+          "tolerance",
+          toleranceNs);
     }
     for (String follower : clockFollowers) {
       w.line(

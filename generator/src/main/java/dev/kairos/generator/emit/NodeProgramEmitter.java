@@ -130,6 +130,9 @@ final class NodeProgramEmitter {
       w.line("node_runtime->orb.stop();");
     }
     ChannelEmitter.stop(w, system, node);
+    if (serves) {
+      w.line("::kairos::print_orb(kNode, node_runtime->orb.counters());");
+    }
     w.line("::kairos::print_summary(kNode, node_runtime->engine.counters());");
     if (clock.isPresent()) {
       w.line("::kairos::print_clock(kNode, node_runtime->clock);");

@@ -10,6 +10,7 @@ import dev.kairos.ir.Types.Interface;
 import dev.kairos.ir.Types.Operation;
 import dev.kairos.timing.EndToEndAnalysis.GateReport;
 import dev.kairos.timing.NodePlan;
+import dev.kairos.timing.ServiceRates;
 import dev.kairos.timing.TaskReport;
 import dev.kairos.timing.TimingPlan;
 import java.util.ArrayList;
@@ -116,8 +117,15 @@ final class RemoteCalls {
     return latest;
   }
 
-  /** A gate of an instance on another node that calls this one, with the node it is on. */
-  record Caller(Node node, ResolvedGate gate) {}
+  /**
+   * A gate of an instance on another node that calls this one, with the node it is on and how often
+   * the methods that name the gate call through it together.
+   *
+   * @param callsPerSecond what the rates of the gate's calling methods add up to (a one-shot SpM
+   *     counts nothing); {@link Double#POSITIVE_INFINITY} when one of them is an SvM without
+   *     max-rate, and 0 when the service method it calls has no max-rate (nothing bounds it)
+   */
+  record Caller(Node node, ResolvedGate gate, double callsPerSecond) {}
 
   /** The gates of other nodes' instances that call `node`, resolved: its callers, as modelled. */
   static List<Caller> callersOf(SystemModel system, TimingPlan analysis, Node node) {
@@ -126,10 +134,32 @@ final class RemoteCalls {
       if (caller != node) {
         gatesOf(system, analysis, caller).stream()
             .filter(gate -> gate.calleeNode() == node)
-            .forEach(gate -> callers.add(new Caller(caller, gate)));
+            .forEach(gate -> callers.add(new Caller(caller, gate, callsPerSecond(analysis, gate))));
       }
     }
     return callers;
+  }
+
+  /** The calls per second the methods naming `gate` make through it, from the service rates. */
+  private static double callsPerSecond(TimingPlan analysis, ResolvedGate gate) {
+    final String callee = gate.callee().instance() + "." + gate.svm().name();
+    final String callingInstance = gate.caller().instance() + ".";
+    double total = 0;
+    for (ServiceRates.Report rate : analysis.rates()) {
+      if (!rate.callee().equals(callee)) {
+        continue;
+      }
+      for (ServiceRates.Caller method : rate.callers()) {
+        if (method.caller().startsWith(callingInstance)
+            && method.gate().equals(gate.gate().name())) {
+          if (method.intervalNs() == ServiceRates.Caller.UNBOUNDED) {
+            return Double.POSITIVE_INFINITY;
+          }
+          total += method.intervalNs() > 0 ? 1e9 / method.intervalNs() : 0;
+        }
+      }
+    }
+    return total;
   }
 
   /** Every gate of the instances deployed on `node`, resolved against the whole system. */
