@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, machine_unfit_for_ideal_bounds
 
 TUTORIALS = [ROOT / "docs" / "tutorial.md", ROOT / "docs" / "timing-tutorial.md"]
 PREFIX_BIN = ROOT / "build" / "prefix" / "bin"
@@ -107,22 +107,32 @@ def matches(expected: list[str], actual: list[str]) -> bool:
 
 TABLE_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(spm|svm|gate|chan)\s+(hard|soft)\s+(\S+)\s+\d+\s+(\S+ \S+)\s+"
                        r"(\S+ \S+)\s+\S+ \S+\s+(ABOVE BOUND|MISSED.*)$")
-STALL = re.compile(r"^run: (\S+) (\S+) (.+) on CPU (\d+), which lost (?:only )?(\S+ \S+|no time) to "
-                   r"the machine while the nodes ran: ")
+STALL = re.compile(r"^run: (\S+) (\S+) (.+) on (?:CPU (\d+)|the run's CPUs), which lost (?:only )?"
+                   r"(\S+ \S+|no time) to the machine while the nodes ran: ")
+
+
+GATE_ABOVE = re.compile(r"^(\S+): kairos: warning: \S+: gate (\S+): an answered call took .* beyond "
+                        r"the analysed bound ")
 
 
 def as_if_no_stall(printed: list[str], where: str) -> list[str]:
     """A `kairos run` that failed only in methods whose delay the run explains (time the machine
     took from their CPU, or what the ideal-processor bounds do not charge: the lines after the
     table say which), as it would have printed on a machine that takes nothing away: each failing
-    row must be a method with such a line; a failing gate fails the step."""
+    row must be a method with such a line on its CPU, or a gate's answered round trip with one on
+    the run's CPUs."""
     stalls = {(m[1], m[2]): m for m in map(STALL.match, printed) if m}
     shown = []
     for line in printed:
+        # A node's warning of a round trip above its bound, for a gate the lines below explain.
+        if (warning := GATE_ABOVE.match(line)) and (warning[1], warning[2]) in stalls:
+            continue
         row = TABLE_ROW.match(line)
         if row:
             stall = stalls.get((row[1], row[2]))
-            assert row[3] != "gate" and stall and stall[4] == row[5], f"{where}: not a stall:\n{line}"
+            on_its_cpus = stall and (stall[4] == row[5] if row[3] != "gate"
+                                     else stall[4] is None and row[8] == "ABOVE BOUND")
+            assert row[3] != "chan" and on_its_cpus, f"{where}: not a stall:\n{line}"
             line = line[: row.start(8)] + "within"
         elif re.fullmatch(r"run: \d+ hard items? missed or measured above (its|their) bound", line):
             line = "run: every hard method and gate measured within its bound"
@@ -191,6 +201,12 @@ def test_every_command_of_the_tutorial_runs_as_shown(tutorial, tmp_path):
         if any("--timings" in command for command in commands):
             previous_run = commands
         if commands[-1].startswith("kairos run ") and result.returncode == 1 == step.exit_code + 1:
+            if unfit := machine_unfit_for_ideal_bounds():
+                # The run is not held to ideal-processor bounds on a machine that cannot keep
+                # them: it ran to its end and printed its table; the steps after it read its logs.
+                print(f"{where}: not held to its bounds: {unfit}")
+                assert any(line.startswith("run directory: ") for line in printed), printed
+                continue
             printed = as_if_no_stall(printed, where)
             result.returncode = 0
         assert result.returncode == step.exit_code, f"{where} exited {result.returncode}:\n" + "\n".join(printed)

@@ -373,11 +373,15 @@ public final class RunTable {
                       .toList()),
               source));
     }
+    // A gate's round trip or a channel's sample crosses the caller's CPU, the callee's and the
+    // network between: what every CPU of the run lost may be in it.
+    final long lostByAll = lostNs.values().stream().mapToLong(Long::longValue).sum();
     for (Row row : rows) {
-      if (!row.fails() || row.cpu() < 0 || !lostNs.containsKey(row.cpu())) {
+      final boolean acrossCpus = row.cpu() < 0;
+      if (!row.fails() || (!acrossCpus && !lostNs.containsKey(row.cpu()))) {
         continue;
       }
-      final long lost = lostNs.get(row.cpu());
+      final long lost = acrossCpus ? lostByAll : lostNs.get(row.cpu());
       final String what =
           row.verdict() == Verdict.ABOVE_BOUND
               ? Figures.duration(row.maxNs() - row.boundNs()) + " above its bound"
@@ -389,7 +393,7 @@ public final class RunTable {
               row.node(),
               row.item(),
               what,
-              cpuName.apply(row.cpu()),
+              acrossCpus ? "the run's CPUs" : cpuName.apply(row.cpu()),
               explanation(row, lost)));
     }
     return out.toString();
