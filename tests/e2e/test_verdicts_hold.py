@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -148,6 +149,20 @@ def client_calls(stdout: str) -> dict[str, int]:
     return {k: int(v) for k, v in (item.split("=", 1) for item in lines[0].split()[2:])}
 
 
+def with_client_copy(tmp_path: Path, text: str, name: str) -> tuple[str, Path]:
+    """The rates model `text` with a copy of its TMO Client named `name`, and a directory of
+    method bodies with a copy of Client's for it (printing `<name> calls ...`)."""
+    client = re.search(r"^tmo Client \{.*?^\}\n", text, re.MULTILINE | re.DOTALL).group(0)
+    text = text.replace(client, client + "\n" + client.replace("tmo Client", f"tmo {name}"))
+    impl = tmp_path / "impl"
+    shutil.copytree(RATES / "src", impl)
+    for suffix in ("hpp", "cpp"):
+        body = (impl / "rates" / f"Client.{suffix}").read_text()
+        (impl / "rates" / f"{name}.{suffix}").write_text(
+            body.replace("Client", name).replace("client calls", f"{name.lower()} calls"))
+    return text, impl
+
+
 def test_check_rejects_callers_faster_than_max_rate():
     result = kairos("check", RATES / "rates.tmo")
     assert result.returncode == 1, result.stdout + result.stderr
@@ -170,7 +185,11 @@ def assert_refused_beyond_max_rate(server_out: str, client_out: str, seconds: fl
     the hard SpM beside it kept every deadline; the client saw the refusals as such."""
     summary = next(s for s in fields_of("summary", server_out) if s["node"] == "server")
     assert summary["deadline_misses"] == "0", summary
-    served, over = int(summary["requests_served"]), int(summary["requests_over_rate"])
+    # Refused as beyond max-rate, or as beyond the client's own budget (its gate's rate and the
+    # jitter the analysis counted: a machine that bunches its calls may pass that first).
+    orb = next(o for o in fields_of("orb", server_out) if o["node"] == "server")
+    served = int(summary["requests_served"])
+    over = int(summary["requests_over_rate"]) + int(orb["over_budget"])
     # 50 Hz, and one more for the jitter its requests may have (the analysed arrival jitter).
     assert served <= 50 * seconds + 2, summary
     calls = client_calls(client_out)
@@ -234,17 +253,10 @@ def test_a_node_refuses_requests_beyond_max_rate_on_linux(tmp_path):
 def test_two_callers_at_max_rate_together_are_never_refused_on_sim(tmp_path):
     # Two clients every 40 ms, released together: their requests arrive in pairs, 20 ms closer
     # than 1 / max-rate; the analysis counts that as release jitter and the node admits it.
-    text = (RATES / "rates.tmo").read_text().replace("every 4 ms", "every 40 ms")
-    client = re.search(r"^tmo Client \{.*?^\}\n", text, re.MULTILINE | re.DOTALL).group(0)
-    text = text.replace(client, client + "\n" + client.replace("tmo Client", "tmo Twin"))
+    text, impl = with_client_copy(
+        tmp_path, (RATES / "rates.tmo").read_text().replace("every 4 ms", "every 40 ms"), "Twin")
     text = text.replace("deploy Client as client", "deploy Client as client\n  deploy Twin as twin")
     text = on_sim(text, "Rates")
-    impl = tmp_path / "impl"
-    shutil.copytree(RATES / "src", impl)
-    for suffix in ("hpp", "cpp"):
-        body = (impl / "rates" / f"Client.{suffix}").read_text()
-        (impl / "rates" / f"Twin.{suffix}").write_text(
-            body.replace("Client", "Twin").replace("client calls", "twin calls"))
     model = tmp_path / "rates.tmo"
     model.write_text(text)
     report = analysed(model)

@@ -96,7 +96,7 @@ class ModuleBoundariesTest {
   private static final Pattern RESULTS =
       Pattern.compile(
           "dev\\.kairos\\.timing\\.(TimingPlan|NodePlan|TaskReport|ChainReport|Finding"
-              + "|EndToEndAnalysis\\$GateReport|ServiceRates\\$Report|BccAdmission\\$Admission"
+              + "|EndToEndAnalysis\\$GateReport|ServiceRates\\$(Report|Caller)|BccAdmission\\$Admission"
               + "|ReleaseTable)(\\$.*)?");
 
   private static final DescribedPredicate<JavaClass> ANALYSIS_INTERNALS =

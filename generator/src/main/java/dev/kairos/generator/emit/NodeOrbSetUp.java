@@ -231,8 +231,8 @@ final class NodeOrbSetUp {
     w.comment(
         "The model is the access list: a node may invoke here what its gates name, nothing else"
             + " (a request beyond it is refused, kNotPermitted), at most at the rate its gates"
-            + " call, with one interval more than the analysis's arrival jitter to spare (a"
-            + " request sooner than that is refused, kRateExceeded).");
+            + " call, with the arrival jitter the analysis counted for them (a request sooner than"
+            + " that is refused, kRateExceeded).");
     if (callers.isEmpty() && clockFollowers.isEmpty()) {
       w.line("// No gate of another node calls this one.");
       check(w, "orb.permit_only({})", "cannot set the node's callers");
@@ -256,8 +256,17 @@ final class NodeOrbSetUp {
           gates.stream().mapToDouble(RemoteCalls.Caller::callsPerSecond).sum();
       final boolean budgeted = callsPerSecond > 0 && !Double.isInfinite(callsPerSecond);
       final long intervalNs = budgeted ? (long) Math.floor(1e9 / callsPerSecond) : 0;
-      final long toleranceNs =
-          budgeted ? intervalNs + arrivalJitterNs(report, first.callee().instance(), first) : 0;
+      // The node's methods call independently, as the callers of the method do together: up
+      // to (methods - 1) intervals early, with the jitter the analysis gives the chains'
+      // requests (the method's arrival jitter less its callers' burst). Every caller's budget so
+      // kept, their requests together keep to what the method's max-rate admits.
+      final int methods = gates.stream().mapToInt(RemoteCalls.Caller::methods).sum();
+      final long chainJitterNs =
+          Math.max(
+              0,
+              arrivalJitterNs(report, first.callee().instance(), first)
+                  - gates.get(0).burstJitterNs());
+      final long toleranceNs = budgeted ? Math.max(0, methods - 1) * intervalNs + chainJitterNs : 0;
       w.line(
           "// $gates$ -> $callee$.$method$, $rate$",
           "gates",

@@ -124,8 +124,12 @@ final class RemoteCalls {
    * @param callsPerSecond what the rates of the gate's calling methods add up to (a one-shot SpM
    *     counts nothing); {@link Double#POSITIVE_INFINITY} when one of them is an SvM without
    *     max-rate, and 0 when the service method it calls has no max-rate (nothing bounds it)
+   * @param methods how many methods call through the gate
+   * @param burstJitterNs the release jitter the analysis adds to the service method's requests for
+   *     its independent callers, (n - 1) / max-rate ({@link ServiceRates.Report#burstJitterNs})
    */
-  record Caller(Node node, ResolvedGate gate, double callsPerSecond) {}
+  record Caller(
+      Node node, ResolvedGate gate, double callsPerSecond, int methods, long burstJitterNs) {}
 
   /** The gates of other nodes' instances that call `node`, resolved: its callers, as modelled. */
   static List<Caller> callersOf(SystemModel system, TimingPlan analysis, Node node) {
@@ -134,32 +138,35 @@ final class RemoteCalls {
       if (caller != node) {
         gatesOf(system, analysis, caller).stream()
             .filter(gate -> gate.calleeNode() == node)
-            .forEach(gate -> callers.add(new Caller(caller, gate, callsPerSecond(analysis, gate))));
+            .forEach(gate -> callers.add(caller(analysis, caller, gate)));
       }
     }
     return callers;
   }
 
-  /** The calls per second the methods naming `gate` make through it, from the service rates. */
-  private static double callsPerSecond(TimingPlan analysis, ResolvedGate gate) {
+  /** `gate` of `node` with the calls per second its methods make through it (service rates). */
+  private static Caller caller(TimingPlan analysis, Node node, ResolvedGate gate) {
     final String callee = gate.callee().instance() + "." + gate.svm().name();
     final String callingInstance = gate.caller().instance() + ".";
-    double total = 0;
     for (ServiceRates.Report rate : analysis.rates()) {
       if (!rate.callee().equals(callee)) {
         continue;
       }
+      double total = 0;
+      int methods = 0;
       for (ServiceRates.Caller method : rate.callers()) {
         if (method.caller().startsWith(callingInstance)
             && method.gate().equals(gate.gate().name())) {
-          if (method.intervalNs() == ServiceRates.Caller.UNBOUNDED) {
-            return Double.POSITIVE_INFINITY;
-          }
-          total += method.intervalNs() > 0 ? 1e9 / method.intervalNs() : 0;
+          ++methods;
+          total +=
+              method.intervalNs() == ServiceRates.Caller.UNBOUNDED
+                  ? Double.POSITIVE_INFINITY
+                  : method.intervalNs() > 0 ? 1e9 / method.intervalNs() : 0;
         }
       }
+      return new Caller(node, gate, total, methods, rate.burstJitterNs());
     }
-    return total;
+    return new Caller(node, gate, 0, 0, 0); // a service method without max-rate: no rate
   }
 
   /** Every gate of the instances deployed on `node`, resolved against the whole system. */
