@@ -142,8 +142,13 @@ TEST_CASE("lanes of different cores do not preempt each other", "[conformance][m
       REQUIRE(r.finish_ns == r.release_ns + (unit() * 4).count());
     }
   } else if (real_time()) {
-    for (const auto& r : patient) {
-      REQUIRE(r.finish_ns - r.release_ns < (unit() * 7).count());  // 8 if it had waited
+    // Each 'patient' starts while its 'urgent' still runs: on one core it would start only once
+    // 'urgent' finished. An order, not a time: a host that stalls a vCPU for a few milliseconds
+    // (this machine's host does) delays both alike.
+    const auto urgent = outcome.of(1);
+    REQUIRE(urgent.size() == patient.size());
+    for (std::size_t k = 0; k < patient.size(); ++k) {
+      REQUIRE(patient[k].start_ns < urgent[k].finish_ns);
     }
   }
 }
