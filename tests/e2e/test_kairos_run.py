@@ -92,7 +92,9 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
         context = f"run {attempt}:\n{done.stdout}\n{done.stderr}"
         table = rows(done.stdout)
         assert len(table) == ITEMS, context
-        failing = {key: row for key, row in table.items() if row[-1] not in
+        # What fails a run is what the run's verdict counts: a hard item (a soft one that came
+        # late is what soft means; the lines below still hold its gates to answering).
+        failing = {key: row for key, row in table.items() if row[3] == "hard" and row[-1] not in
                    ("within", "no bound", "not measured")}
         for key, row in failing.items():
             node, method = key.split("/")
@@ -138,7 +140,9 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
             assert int(table[key][5]) > 0, (key, context)
         for key in ["mission2/tracker.navigation", "mission1/planner.sensors",
                     "mission1/hud.tracking"]:
-            assert table[key][-1] == "within" or key in failing, (key, context)
+            assert table[key][-1] == "within" or key in failing or (
+                table[key][3] == "soft" and table[key][-1] in ("ABOVE BOUND", "MISSED (1)")), (
+                    key, context)
         # mission1's nav.update publishes the track every 25 ms; tracker.fuse (hard) reads it on
         # mission2 over Cyclone DDS, held to the bound of the holistic analysis.
         track = table["mission2/tracker.track"]

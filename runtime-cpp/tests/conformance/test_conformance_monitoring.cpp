@@ -60,7 +60,8 @@ TEST_CASE("a method still running at its deadline is reported at the deadline, o
     // Seen at 4 units, while the method still had 2 units of work left.
     REQUIRE(run.worker->first_miss_observed_ns == (unit() * 4).count());
   } else {
-    REQUIRE(run.worker->first_miss_observed_ns < (unit() * 6).count());
+    // Seen while the method still ran: an order, which a host's stall of the CPU delays alike.
+    REQUIRE(run.worker->first_miss_observed_ns < run.outcome.records[0].finish_ns);
   }
 }
 
@@ -82,7 +83,7 @@ TEST_CASE("a deadline is watched even after the next activation was handed to th
     // Seen at 10, while the first activation still had 2 units of work left.
     REQUIRE(run.worker->first_miss_observed_ns == (unit() * 10).count());
   } else {
-    REQUIRE(run.worker->first_miss_observed_ns < (unit() * 12).count());
+    REQUIRE(run.worker->first_miss_observed_ns < run.outcome.records[0].finish_ns);
   }
 }
 

@@ -9,6 +9,7 @@ import dev.kairos.generator.emit.RemoteCalls.ResolvedGate;
 import dev.kairos.ir.Platform.Deployment;
 import dev.kairos.ir.Platform.Node;
 import dev.kairos.timing.NodePlan;
+import dev.kairos.timing.ServiceRates;
 import dev.kairos.timing.TaskReport;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -179,6 +180,15 @@ final class NodeOrbSetUp {
     }
   }
 
+  /** A rate as the access list's comments say it: "10/s". */
+  private static String perSecond(double hz) {
+    return new java.math.BigDecimal(hz)
+            .round(new java.math.MathContext(4))
+            .stripTrailingZeros()
+            .toPlainString()
+        + "/s";
+  }
+
   /** The arrival jitter the analysis gave the requests of the service method `gate` calls. */
   private static long arrivalJitterNs(NodePlan report, String instance, ResolvedGate gate) {
     return report.tasks().stream()
@@ -254,21 +264,30 @@ final class NodeOrbSetUp {
       final ResolvedGate first = gates.get(0).gate();
       final double callsPerSecond =
           gates.stream().mapToDouble(RemoteCalls.Caller::callsPerSecond).sum();
-      final boolean budgeted = callsPerSecond > 0 && !Double.isInfinite(callsPerSecond);
-      final long intervalNs = budgeted ? (long) Math.floor(1e9 / callsPerSecond) : 0;
+      final Optional<ServiceRates.Report> rate = gates.get(0).rate();
+      // The node's share of the method's max-rate: max-rate split among the calling nodes as
+      // their gates' rates are (all of it for a lone caller; where the callers together call
+      // more often than max-rate, the node gets its part of max-rate, not what it calls at).
+      final boolean budgeted =
+          rate.isPresent() && callsPerSecond > 0 && !Double.isInfinite(rate.get().callsPerSecond());
+      final double shareHz =
+          budgeted ? rate.get().maxRateHz() * callsPerSecond / rate.get().callsPerSecond() : 0;
+      final long intervalNs = budgeted ? (long) Math.floor(1e9 / shareHz) : 0;
       // The node's methods call independently, as the callers of the method do together: up
       // to (methods - 1) intervals early, with the jitter the analysis gives the chains'
       // requests (the method's arrival jitter less its callers' burst). Every caller's budget so
       // kept, their requests together keep to what the method's max-rate admits.
       final int methods = gates.stream().mapToInt(RemoteCalls.Caller::methods).sum();
       final long chainJitterNs =
-          Math.max(
-              0,
-              arrivalJitterNs(report, first.callee().instance(), first)
-                  - gates.get(0).burstJitterNs());
+          budgeted
+              ? Math.max(
+                  0,
+                  arrivalJitterNs(report, first.callee().instance(), first)
+                      - rate.get().burstJitterNs())
+              : 0;
       final long toleranceNs = budgeted ? Math.max(0, methods - 1) * intervalNs + chainJitterNs : 0;
       w.line(
-          "// $gates$ -> $callee$.$method$, $rate$",
+          "// $gates$ -> $callee$.$method$: $rate$",
           "gates",
           String.join(
               ", ",
@@ -288,12 +307,8 @@ final class NodeOrbSetUp {
           first.svm().name(),
           "rate",
           budgeted
-              ? new java.math.BigDecimal(callsPerSecond)
-                      .round(new java.math.MathContext(4))
-                      .stripTrailingZeros()
-                      .toPlainString()
-                  + " calls/s"
-              : "no budget: " + (callsPerSecond == 0 ? "no max-rate" : "a caller unbounded"));
+              ? perSecond(callsPerSecond) + ", budget " + perSecond(shareHz)
+              : "no budget: " + (rate.isEmpty() ? "no max-rate" : "a caller unbounded"));
       w.line(
           "{$node$, $object$, $operation$, ::std::chrono::nanoseconds{$interval$},"
               + " ::std::chrono::nanoseconds{$tolerance$}},",

@@ -125,11 +125,15 @@ final class RemoteCalls {
    *     counts nothing); {@link Double#POSITIVE_INFINITY} when one of them is an SvM without
    *     max-rate, and 0 when the service method it calls has no max-rate (nothing bounds it)
    * @param methods how many methods call through the gate
-   * @param burstJitterNs the release jitter the analysis adds to the service method's requests for
-   *     its independent callers, (n - 1) / max-rate ({@link ServiceRates.Report#burstJitterNs})
+   * @param rate what the analysis found of the service method's callers and max-rate; empty for a
+   *     method without max-rate
    */
   record Caller(
-      Node node, ResolvedGate gate, double callsPerSecond, int methods, long burstJitterNs) {}
+      Node node,
+      ResolvedGate gate,
+      double callsPerSecond,
+      int methods,
+      Optional<ServiceRates.Report> rate) {}
 
   /** The gates of other nodes' instances that call `node`, resolved: its callers, as modelled. */
   static List<Caller> callersOf(SystemModel system, TimingPlan analysis, Node node) {
@@ -164,9 +168,9 @@ final class RemoteCalls {
                   : method.intervalNs() > 0 ? 1e9 / method.intervalNs() : 0;
         }
       }
-      return new Caller(node, gate, total, methods, rate.burstJitterNs());
+      return new Caller(node, gate, total, methods, Optional.of(rate));
     }
-    return new Caller(node, gate, 0, 0, 0); // a service method without max-rate: no rate
+    return new Caller(node, gate, 0, 0, Optional.empty()); // a method without max-rate
   }
 
   /** Every gate of the instances deployed on `node`, resolved against the whole system. */
