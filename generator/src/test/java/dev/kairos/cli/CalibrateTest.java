@@ -205,36 +205,29 @@ class CalibrateTest {
   @Test
   void aLoneRunAboveTheWcetAmongManyIsCalledOutAsPossiblyTheMachines() throws IOException {
     final Path model = write("plant.tmo", MODEL);
-    final Path lone =
-        write(
-            "lone.json",
-            run(
-                method("control", 1_000_000, 1, 295, 2_900_000, false)
-                    + method("log", 2_000_000, 0, 30, 1_000_000, true)));
-    final CliRun report = CliRun.kairos("calibrate", model.toString(), lone.toString());
-    assertEquals(1, report.exit(), report.all());
+    final CliRun lone = calibrateControlAbove(model, 1, 295);
+    assertEquals(1, lone.exit(), lone.all());
     assertTrue(
-        report.out().contains("controller.control: 1 run of 295 above its WCET: on a virtual"),
-        report.out());
-    assertTrue(report.out().contains("run again before raising the WCET"), report.out());
+        lone.out().contains("controller.control: 1 run of 295 above its WCET: on a virtual"),
+        lone.out());
+    assertTrue(lone.out().contains("run again before raising the WCET"), lone.out());
 
     // Several runs above the WCET, or one among few, are the body's: no such line.
-    final Path several =
+    final CliRun several = calibrateControlAbove(model, 3, 295);
+    assertFalse(several.out().contains("run again before"), several.out());
+    final CliRun few = calibrateControlAbove(model, 1, 20);
+    assertFalse(few.out().contains("run again before"), few.out());
+  }
+
+  /** Calibrates `model` with a run whose control went above its 1 ms WCET in `overruns` runs. */
+  private CliRun calibrateControlAbove(Path model, long overruns, long runs) throws IOException {
+    final Path timings =
         write(
-            "several.json",
+            "run-" + overruns + "-of-" + runs + ".json",
             run(
-                method("control", 1_000_000, 3, 295, 2_900_000, false)
-                    + method("log", 2_000_000, 0, 30, 1_000_000, true)));
-    final CliRun many = CliRun.kairos("calibrate", model.toString(), several.toString());
-    assertFalse(many.out().contains("run again before"), many.out());
-    final Path few =
-        write(
-            "few.json",
-            run(
-                method("control", 1_000_000, 1, 20, 2_900_000, false)
-                    + method("log", 2_000_000, 0, 3, 1_000_000, true)));
-    final CliRun fewRuns = CliRun.kairos("calibrate", model.toString(), few.toString());
-    assertFalse(fewRuns.out().contains("run again before"), fewRuns.out());
+                method("control", 1_000_000, overruns, runs, 2_900_000, false)
+                    + method("log", 2_000_000, 0, Math.max(1, runs / 10), 1_000_000, true)));
+    return CliRun.kairos("calibrate", model.toString(), timings.toString());
   }
 
   @Test
