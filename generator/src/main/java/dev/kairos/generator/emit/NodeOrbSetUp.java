@@ -223,9 +223,9 @@ final class NodeOrbSetUp {
   /**
    * The model as the access list: each node may invoke here the operations its gates name, and no
    * other (the followers of the clock this node is master of, its clock); a node no gate of another
-   * node calls refuses every request. Each (node, operation) gets the rate its gates call at as a
-   * budget of its own, so that a node that floods takes nothing from the others' share of the
-   * method's max-rate.
+   * node calls refuses every request. Each (node, operation) gets its share of the method's
+   * max-rate as a budget of its own, so that a node that floods takes nothing from the others'
+   * share.
    */
   private static void accessList(
       CodeWriter w,
@@ -240,9 +240,9 @@ final class NodeOrbSetUp {
             .toList();
     w.comment(
         "The model is the access list: a node may invoke here what its gates name, nothing else"
-            + " (a request beyond it is refused, kNotPermitted), at most at the rate its gates"
-            + " call, with the arrival jitter the analysis counted for them (a request sooner than"
-            + " that is refused, kRateExceeded).");
+            + " (a request beyond it is refused, kNotPermitted), at most at its share of the"
+            + " method's max-rate, with the arrival jitter the analysis counted for its calls (a"
+            + " request sooner than that is refused, kRateExceeded).");
     if (callers.isEmpty() && clockFollowers.isEmpty()) {
       w.line("// No gate of another node calls this one.");
       check(w, "orb.permit_only({})", "cannot set the node's callers");
