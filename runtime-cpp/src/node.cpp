@@ -282,17 +282,22 @@ std::size_t format_summary(std::span<char> out, std::string_view node_name,
     std::snprintf(wcet_overruns, sizeof wcet_overruns, "%llu",
                   static_cast<unsigned long long>(counters.wcet_overruns));
   }
+  // An activation that never ran has missed its deadline as surely as one that finished late: a
+  // hard method starved by a flood must not read as `deadline_misses=0`.
+  const std::uint64_t not_run = counters.start_window_misses + counters.overruns;
   return written(std::snprintf(out.data(), out.size(),
                                "summary node=%.*s activations=%llu start_window_misses=%llu "
-                               "deadline_misses=%llu overruns=%llu trace_drops=%llu scheduling=%s "
+                               "deadline_misses=%llu overruns=%llu not_run=%llu trace_drops=%llu "
+                               "scheduling=%s "
                                "requests_served=%llu requests_refused=%llu "
                                "requests_over_rate=%llu gct_misses=%llu wcet_overruns=%s "
                                "log_drops=%llu\n",
                                static_cast<int>(node_name.size()), node_name.data(),
                                static_cast<unsigned long long>(counters.activations),
                                static_cast<unsigned long long>(counters.start_window_misses),
-                               static_cast<unsigned long long>(counters.deadline_misses),
+                               static_cast<unsigned long long>(counters.deadline_misses + not_run),
                                static_cast<unsigned long long>(counters.overruns),
+                               static_cast<unsigned long long>(not_run),
                                static_cast<unsigned long long>(counters.trace_drops), scheduling,
                                static_cast<unsigned long long>(counters.requests_served),
                                static_cast<unsigned long long>(counters.requests_refused),
@@ -418,21 +423,48 @@ std::size_t format_orb(std::span<char> out, std::string_view node_name,
   return written(
       std::snprintf(out.data(), out.size(),
                     "orb node=%.*s requests=%llu refused=%llu not_permitted=%llu over_budget=%llu "
-                    "unknown_callers=%llu malformed_frames=%llu connections_of_other_users=%llu\n",
+                    "unknown_callers=%llu connections_refused=%llu connections_evicted=%llu "
+                    "malformed_frames=%llu connections_of_other_users=%llu\n",
                     static_cast<int>(node_name.size()), node_name.data(),
                     static_cast<unsigned long long>(counters.requests),
                     static_cast<unsigned long long>(counters.refused),
                     static_cast<unsigned long long>(counters.not_permitted),
                     static_cast<unsigned long long>(counters.over_budget),
                     static_cast<unsigned long long>(counters.unknown_callers),
+                    static_cast<unsigned long long>(counters.connections_refused),
+                    static_cast<unsigned long long>(counters.connections_evicted),
                     static_cast<unsigned long long>(counters.malformed_frames),
                     static_cast<unsigned long long>(counters.connections_of_other_users)),
       out);
 }
 
-void print_orb(std::string_view node_name, const orb::OrbCounters& counters) {
+std::size_t format_orb_caller(std::span<char> out, std::string_view node_name,
+                              const orb::CallerCounters& caller) noexcept {
+  return written(
+      std::snprintf(out.data(), out.size(),
+                    "orb-caller node=%.*s caller=%.*s requests=%llu refused=%llu "
+                    "not_permitted=%llu over_budget=%llu connections=%u connection_slots=%u "
+                    "connections_refused=%llu connections_evicted=%llu\n",
+                    static_cast<int>(node_name.size()), node_name.data(),
+                    static_cast<int>(caller.caller.size()), caller.caller.data(),
+                    static_cast<unsigned long long>(caller.requests),
+                    static_cast<unsigned long long>(caller.refused),
+                    static_cast<unsigned long long>(caller.not_permitted),
+                    static_cast<unsigned long long>(caller.over_budget), caller.connections,
+                    caller.connection_slots,
+                    static_cast<unsigned long long>(caller.connections_refused),
+                    static_cast<unsigned long long>(caller.connections_evicted)),
+      out);
+}
+
+void print_orb(std::string_view node_name, const orb::Orb& orb) {
   std::array<char, kLineCapacity> line{};
-  std::fwrite(line.data(), 1, format_orb(line, node_name, counters), stdout);
+  std::fwrite(line.data(), 1, format_orb(line, node_name, orb.counters()), stdout);
+  std::array<orb::CallerCounters, orb::kMaxCallers> callers{};
+  const std::size_t count = std::min(callers.size(), orb.caller_counters(callers));
+  for (std::size_t c = 0; c < count; ++c) {
+    std::fwrite(line.data(), 1, format_orb_caller(line, node_name, callers[c]), stdout);
+  }
   std::fflush(stdout);
 }
 

@@ -76,22 +76,55 @@ kal::Status Orb::permit_only(std::span<const CallerPermit> permits) noexcept {
     }
   }
   permit_count_ = 0;
+  caller_count_ = 0;
+  std::array<std::uint32_t, kMaxCallers> routes{};  // the connections each caller says it opens
   for (const CallerPermit& permit : permits) {
     PermitEntry& entry = permits_[permit_count_++];
     std::memcpy(entry.caller.data(), permit.caller.data(), permit.caller.size());
     entry.caller[permit.caller.size()] = '\0';
+    std::uint8_t index = caller_index(entry.caller.data());
+    if (index == kNoCaller) {
+      if (caller_count_ == callers_.size()) {
+        return kal::Status::kCapacityExceeded;
+      }
+      index = static_cast<std::uint8_t>(caller_count_++);
+      callers_[index].name = entry.caller;
+    }
+    routes[index] = std::max<std::uint32_t>(routes[index], permit.connections);
+    entry.caller_index = index;
     entry.object = permit.object;
     entry.operation = permit.operation;
     entry.budget.reset(permit.min_interval.count(), permit.tolerance.count());
+  }
+  // Every caller has slots of its own: its routes and one for a reconnection; those that say no
+  // number share what is left evenly. Connections not yet greeted have kGreetingSlots besides.
+  std::size_t reserved = kGreetingSlots;
+  std::size_t unnumbered = 0;
+  for (std::size_t c = 0; c < caller_count_; ++c) {
+    reserved += routes[c] > 0 ? routes[c] + 1U : 0U;
+    unnumbered += routes[c] == 0 ? 1U : 0U;
+  }
+  const std::size_t left = kMaxConnections > reserved ? kMaxConnections - reserved : 0;
+  for (std::size_t c = 0; c < caller_count_; ++c) {
+    callers_[c].connection_slots =
+        routes[c] > 0 ? routes[c] + 1
+                      : static_cast<std::uint32_t>(std::max<std::size_t>(1, left / unnumbered));
   }
   callers_limited_ = true;
   return kal::Status::kOk;
 }
 
+std::uint8_t Orb::caller_index(const char* caller) const noexcept {
+  for (std::size_t c = 0; c < caller_count_; ++c) {
+    if (std::strcmp(callers_[c].name.data(), caller) == 0) {
+      return static_cast<std::uint8_t>(c);
+    }
+  }
+  return kNoCaller;
+}
+
 bool Orb::known_caller(const char* caller) noexcept {
-  return !callers_limited_ || find_permit([caller](const PermitEntry& entry) {
-                                return std::strcmp(entry.caller.data(), caller) == 0;
-                              }) != nullptr;
+  return !callers_limited_ || caller_index(caller) != kNoCaller;
 }
 
 kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer) noexcept {
@@ -318,7 +351,27 @@ OrbCounters Orb::counters() const noexcept {
   counters.not_permitted = read(not_permitted_);
   counters.unknown_callers = read(unknown_callers_);
   counters.over_budget = read(over_budget_);
+  counters.connections_refused = read(connections_refused_);
+  counters.connections_evicted = read(connections_evicted_);
   return counters;
+}
+
+std::size_t Orb::caller_counters(std::span<CallerCounters> out) const noexcept {
+  auto read = [](const Counter& counter) { return counter.value.load(std::memory_order_relaxed); };
+  for (std::size_t c = 0; c < caller_count_ && c < out.size(); ++c) {
+    const Caller& caller = callers_[c];
+    CallerCounters& counts = out[c];
+    counts.caller = caller.name.data();
+    counts.requests = read(caller.requests);
+    counts.refused = read(caller.refused);
+    counts.not_permitted = read(caller.not_permitted);
+    counts.over_budget = read(caller.over_budget);
+    counts.connections = caller.connections.load(std::memory_order_relaxed);
+    counts.connection_slots = caller.connection_slots;
+    counts.connections_refused = read(caller.connections_refused);
+    counts.connections_evicted = read(caller.connections_evicted);
+  }
+  return caller_count_;
 }
 
 Orb::Sent Orb::send_frame(kal::Socket& socket, std::span<const std::byte> frame) noexcept {

@@ -17,6 +17,9 @@ void Orb::release(ServerConnection& connection) noexcept {
 
 void Orb::close_connection(ServerConnection& connection) noexcept {
   readers_[connection.reader]->poller.remove(connection.socket);
+  if (connection.counted.exchange(false, std::memory_order_acq_rel)) {
+    callers_[connection.caller].connections.fetch_sub(1, std::memory_order_acq_rel);
+  }
   connections_closed_.add();
   connection.state.store(ServerConnection::kClosing, std::memory_order_release);
   if (connection.in_flight.load(std::memory_order_acquire) == 0) {
@@ -57,6 +60,7 @@ void Orb::accept_connections() noexcept {
         continue;
       }
       for (;;) {  // take every pending connection in
+        make_greeting_room(poller);
         std::size_t free = kMaxConnections;
         for (std::size_t c = 0; c < kMaxConnections; ++c) {
           if (connections_[c].state.load(std::memory_order_acquire) == ServerConnection::kFree) {
@@ -87,6 +91,7 @@ void Orb::accept_connections() noexcept {
         connection.backlog = false;
         connection.partial_since = kal::TimePoint::min();
         connection.peer[0] = '\0';
+        connection.caller = kNoCaller;
         connections_accepted_.add();
         if (poller.add(connection.socket, free) != kal::Status::kOk) {
           connection.socket.close();
@@ -104,6 +109,48 @@ void Orb::accept_connections() noexcept {
       }
     }
   }
+}
+
+void Orb::make_greeting_room(kal::Poller& acceptor) noexcept {
+  std::size_t greeting = 0;
+  ServerConnection* longest = nullptr;
+  for (std::size_t c = 0; c < kMaxConnections; ++c) {
+    ServerConnection& connection = connections_[c];
+    if (connection.state.load(std::memory_order_acquire) == ServerConnection::kGreeting) {
+      ++greeting;
+      if (longest == nullptr || connection.accepted_at < longest->accepted_at) {
+        longest = &connection;
+      }
+    }
+  }
+  if (greeting >= kGreetingSlots && longest != nullptr) {
+    connections_evicted_.add();
+    report("connection closed", "no hello yet, and a newer connection wants its slot");
+    drop_greeting(*longest, acceptor);
+  }
+}
+
+bool Orb::make_room_for(std::uint8_t index) noexcept {
+  const std::int64_t now = kal::MonotonicClock::now().time_since_epoch().count();
+  ServerConnection* idlest = nullptr;
+  std::int64_t idlest_since = now - kIdleBeforeEviction.count();
+  for (std::size_t c = 0; c < kMaxConnections; ++c) {
+    ServerConnection& connection = connections_[c];
+    const std::int64_t since = connection.last_request_ns.load(std::memory_order_relaxed);
+    if (connection.caller == index && connection.counted.load(std::memory_order_acquire) &&
+        since <= idlest_since) {
+      idlest = &connection;
+      idlest_since = since;
+    }
+  }
+  // Closed by its reader: the acceptor only shuts it down, and gives its slot's count back at
+  // once so that the new connection may take it.
+  if (idlest == nullptr || !idlest->counted.exchange(false, std::memory_order_acq_rel)) {
+    return false;
+  }
+  callers_[index].connections.fetch_sub(1, std::memory_order_acq_rel);
+  idlest->socket.shutdown();
+  return true;
 }
 
 void Orb::drop_greeting(ServerConnection& connection, kal::Poller& acceptor) noexcept {
@@ -167,6 +214,38 @@ void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
     drop_greeting(connection, acceptor);
     return;
   }
+  // Each node of the model has connection slots of its own: whoever holds all of one node's
+  // (under its name) takes none of another's.
+  const std::uint8_t node = callers_limited_ ? caller_index(connection.peer) : kNoCaller;
+  if (node != kNoCaller) {
+    Caller& caller = callers_[node];
+    bool room = caller.connections.load(std::memory_order_acquire) < caller.connection_slots;
+    if (!room && make_room_for(node)) {
+      caller.connections_evicted.add();
+      connections_evicted_.add();
+      char detail[112];
+      std::snprintf(detail, sizeof detail,
+                    "of node '%s', idle for 2 s: a new connection of it wants its slot",
+                    connection.peer);
+      report("connection closed", detail);
+      room = true;
+    }
+    if (!room) {
+      caller.connections_refused.add();
+      connections_refused_.add();
+      char detail[112];
+      std::snprintf(detail, sizeof detail, "node '%s' holds every connection slot it is given",
+                    connection.peer);
+      report("connection refused", detail);
+      drop_greeting(connection, acceptor);
+      return;
+    }
+    caller.connections.fetch_add(1, std::memory_order_acq_rel);
+  }
+  connection.caller = node;
+  connection.counted.store(node != kNoCaller, std::memory_order_release);
+  connection.last_request_ns.store(kal::MonotonicClock::now().time_since_epoch().count(),
+                                   std::memory_order_relaxed);
   connection.received = 0;
   connection.band = hello.band;
   connection.reader = reader;
@@ -183,6 +262,9 @@ void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
   encode_header(answer, frame);
   if (band_reader.poller.add(connection.socket, index) != kal::Status::kOk) {
     connection.state.store(ServerConnection::kGreeting);
+    if (connection.counted.exchange(false, std::memory_order_acq_rel)) {
+      callers_[node].connections.fetch_sub(1, std::memory_order_acq_rel);
+    }
     refuse("cannot watch it");
     return;
   }

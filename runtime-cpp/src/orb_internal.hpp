@@ -31,6 +31,14 @@ inline constexpr kal::Duration kHelloTimeout = std::chrono::seconds{2};
 /// a peer sends each frame in one send(), so only a peer that holds its connection (and a
 /// connection slot) on purpose leaves one unfinished.
 inline constexpr kal::Duration kPartialFrameTimeout = std::chrono::seconds{1};
+/// A node's connection with no request for this long may be closed when a new connection of the
+/// same node finds every slot it is given in use: a node opens a connection per route once, so
+/// a new one means it reconnected (its old one lingers), or somebody holds its slots under its
+/// name.
+inline constexpr kal::Duration kIdleBeforeEviction = std::chrono::seconds{2};
+/// A connection's node when the access list names none (ServerConnection::caller).
+inline constexpr std::uint8_t kNoCaller = 0xFF;
+static_assert(kMaxCallers < kNoCaller);
 inline constexpr std::uint64_t kListenerTag = ~std::uint64_t{0};
 /// A band reader's tag for its UDP socket (its connections are tagged by their index).
 inline constexpr std::uint64_t kDatagramTag = kListenerTag - 1;
@@ -170,6 +178,13 @@ struct ServerConnection {
   /// When the unfinished frame in the receive buffer began to arrive (min(): none is).
   kal::TimePoint partial_since = kal::TimePoint::min();
   char peer[kMaxNodeName + 1] = {};
+  /// Its node in the access list (Orb::callers_), or kNoCaller.
+  std::uint8_t caller = internal::kNoCaller;
+  /// Whether it is counted in its node's Caller::connections: whoever clears it (closing, or
+  /// the acceptor closing it for a new connection of that node) gives the count back, once.
+  std::atomic<bool> counted{false};
+  /// When its last request came, or its hello (nanoseconds of the monotonic clock).
+  std::atomic<std::int64_t> last_request_ns{0};
   /// A reader's udp: socket: its datagrams come with no hello, and name no caller.
   bool anonymous = false;
 };

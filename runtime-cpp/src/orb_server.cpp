@@ -166,9 +166,16 @@ bool Orb::take_requests(ServerConnection& connection) noexcept {
   return true;
 }
 
+void Orb::count_refused(const ServerConnection& connection) noexcept {
+  refused_.add();
+  if (connection.caller != kNoCaller) {
+    callers_[connection.caller].refused.add();
+  }
+}
+
 void Orb::send_error(ServerConnection& connection, const FrameHeader& request,
                      ReplyStatus status) noexcept {
-  refused_.add();
+  count_refused(connection);
   if (request.kind == FrameKind::kOneway) {
     return;
   }
@@ -203,6 +210,9 @@ bool Orb::admit_caller(ServerConnection& connection, const FrameHeader& request,
   // The model is the access list: a node may invoke what its gates name, nothing else.
   if (permit == nullptr) {
     not_permitted_.add();
+    if (connection.caller != kNoCaller) {
+      callers_[connection.caller].not_permitted.add();
+    }
     std::snprintf(detail, sizeof detail, "node '%s' may not invoke operation %u of object %u",
                   connection.peer, static_cast<unsigned>(request.operation),
                   static_cast<unsigned>(request.object));
@@ -214,6 +224,7 @@ bool Orb::admit_caller(ServerConnection& connection, const FrameHeader& request,
   // the method's max-rate.
   if (caller != nullptr && !permit->budget.take(arrival.time_since_epoch().count())) {
     over_budget_.add();
+    callers_[permit->caller_index].over_budget.add();
     std::snprintf(detail, sizeof detail,
                   "node '%s' called operation %u of object %u sooner than its gates' rate allows",
                   connection.peer, static_cast<unsigned>(request.operation),
@@ -229,6 +240,10 @@ void Orb::handle_request(ServerConnection& connection, const FrameHeader& header
                          std::span<const std::byte> body) noexcept {
   requests_received_.add();
   const kal::TimePoint arrival = kal::MonotonicClock::now();
+  if (connection.caller != kNoCaller) {
+    callers_[connection.caller].requests.add();
+    connection.last_request_ns.store(arrival.time_since_epoch().count(), std::memory_order_relaxed);
+  }
   if (header.object >= kMaxObjects || objects_[header.object].dispatch == nullptr) {
     send_error(connection, header, ReplyStatus::kNoSuchTarget);
     return;
@@ -256,7 +271,7 @@ void Orb::handle_request(ServerConnection& connection, const FrameHeader& header
   const Object& object = objects_[header.object];
   const ReplyStatus admitted = object.dispatch(object.context, *slot);
   if (admitted != ReplyStatus::kOk) {
-    refused_.add();
+    count_refused(connection);
     slot->complete(admitted, 0);
   }
 }

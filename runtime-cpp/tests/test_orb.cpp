@@ -369,17 +369,35 @@ TEST_CASE("requests the server cannot take are answered with the reason", "[inte
 }
 
 namespace {
-/// Says an unnamed hello on the cube's band over a raw socket and waits for its answer.
-void say_hello(kairos::kal::Socket& socket) {
+/// Says a hello on the cube's band over a raw socket, naming node `name` (none: unnamed), and
+/// waits for the server's answer: whether it answered (a hello it refuses ends the stream).
+bool hello_answered(kairos::kal::Socket& socket, std::string_view name = {}) {
   FrameHeader hello{};
   hello.kind = FrameKind::kHello;
   hello.band = kServiceBand;
-  std::array<std::byte, kairos::orb::kHeaderSize> frame{};
-  kairos::orb::encode_header(hello, frame);
-  REQUIRE(socket.send(frame) == kairos::orb::kHeaderSize);
+  hello.body_size = static_cast<std::uint32_t>(name.size());
+  std::array<std::byte, kairos::orb::kHeaderSize + kairos::orb::kMaxNodeName> frame{};
+  kairos::orb::encode_header(hello, std::span<std::byte, kairos::orb::kHeaderSize>(
+                                        frame.data(), kairos::orb::kHeaderSize));
+  std::memcpy(frame.data() + kairos::orb::kHeaderSize, name.data(), name.size());
+  const std::size_t size = kairos::orb::kHeaderSize + name.size();
+  REQUIRE(socket.send({frame.data(), size}) == static_cast<std::int64_t>(size));
   REQUIRE(socket.wait_readable(MonotonicClock::now() + 1s));
   std::array<std::byte, 64> answer{};
-  REQUIRE(socket.receive(answer) == kairos::orb::kHeaderSize);
+  return socket.receive(answer) == kairos::orb::kHeaderSize;
+}
+
+/// Says an unnamed hello on the cube's band over a raw socket and waits for its answer.
+void say_hello(kairos::kal::Socket& socket) {
+  REQUIRE(hello_answered(socket));
+}
+
+/// A raw TCP connection to `endpoint`.
+void connect_raw(kairos::kal::Socket& socket, const std::string& endpoint) {
+  kairos::kal::Endpoint parsed;
+  REQUIRE(kairos::kal::parse_endpoint(endpoint, parsed));
+  REQUIRE(socket.connect(parsed, MonotonicClock::now() + 1s, kairos::kal::Transfer::kStream) ==
+          kairos::kal::Status::kOk);
 }
 }  // namespace
 
@@ -649,6 +667,62 @@ TEST_CASE("a caller beyond its budget is refused and takes nothing from another 
   std::this_thread::sleep_for(350ms);
   REQUIRE(flooder.cube(2, result) == CallStatus::kOk);  // its next turn came
   REQUIRE(server.orb.counters().not_permitted == 0);
+}
+
+TEST_CASE("each caller has connection slots of its own, and connections without a hello hold none",
+          "[integration][orb][security]") {
+  const std::string endpoint = unique_endpoint("tcp", 19);
+  // Each opens one connection here: it is given two slots (one for a reconnection).
+  const std::vector<kairos::orb::CallerPermit> callers{
+      {"holder", kCubeObject, kCubeOperation, 0ms, 0ms, 1},
+      {"steady", kCubeObject, kCubeOperation, 0ms, 0ms, 1}};
+  CubeServer server(endpoint, 10s, &callers);
+  // Somebody takes both of holder's slots under its name and sends nothing; a third connection
+  // under that name is refused, their connections being fresh.
+  std::array<kairos::kal::Socket, 3> held;
+  for (auto& socket : held) {
+    connect_raw(socket, endpoint);
+  }
+  REQUIRE(hello_answered(held[0], "holder"));
+  REQUIRE(hello_answered(held[1], "holder"));
+  REQUIRE_FALSE(hello_answered(held[2], "holder"));
+  // And opens three times more connections than there are slots for those without a hello.
+  std::array<kairos::kal::Socket, 3 * kairos::orb::kGreetingSlots> silent;
+  for (auto& socket : silent) {
+    connect_raw(socket, endpoint);
+  }
+  // Another node of the model still connects at once and is served.
+  CubeClient steady(endpoint, true, "steady");
+  std::int32_t result = 0;
+  REQUIRE(steady.cube(5, result) == CallStatus::kOk);
+  REQUIRE(result == 125);
+  auto counters = server.orb.counters();
+  REQUIRE(counters.connections_refused == 1);
+  REQUIRE(counters.connections_evicted >= 2 * kairos::orb::kGreetingSlots);
+  // Idle past kIdleBeforeEviction (2 s), a connection under holder's name gives its slot to a
+  // new one of holder: a restarted node gets in past connections that only hold its slots.
+  std::this_thread::sleep_for(2100ms);
+  REQUIRE(steady.cube(2, result) == CallStatus::kOk);  // steady's own is busy, not idle
+  kairos::kal::Socket restarted;
+  connect_raw(restarted, endpoint);
+  REQUIRE(hello_answered(restarted, "holder"));
+  std::size_t closed = 0;
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::array<std::byte, 64> rest{};
+    closed += held[i].wait_readable(MonotonicClock::now() + 1s) && held[i].receive(rest) == -1;
+  }
+  REQUIRE(closed == 1);
+  std::array<kairos::orb::CallerCounters, kairos::orb::kMaxCallers> each{};
+  REQUIRE(server.orb.caller_counters(each) == 2);
+  REQUIRE(each[0].caller == "holder");
+  REQUIRE(each[0].connection_slots == 2);
+  REQUIRE(each[0].connections == 2);
+  REQUIRE(each[0].connections_refused == 1);
+  REQUIRE(each[0].connections_evicted == 1);
+  REQUIRE(each[1].caller == "steady");
+  REQUIRE(each[1].connections == 1);
+  REQUIRE(each[1].requests >= 3);  // its first call (waiting for service) and the two above
+  REQUIRE(each[1].refused == 0);
 }
 
 TEST_CASE("a process of another user can neither connect to a uds: node nor map a shm: one's rings",

@@ -139,6 +139,12 @@ def parse_summary(stdout: str) -> dict[str, str]:
     pytest.fail(f"no summary line in:\n{stdout}")
 
 
+def finished_late(summary: dict[str, str]) -> int:
+    """The activations of a summary that ran and finished after their deadline: its
+    `deadline_misses` counts those never run too (`not_run`)."""
+    return int(summary["deadline_misses"]) - int(summary["not_run"])
+
+
 @pytest.fixture(scope="session", autouse=True)
 def built_toolchain():
     if not (ROOT / "generator" / "target" / "kairos.jar").is_file():

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, kairos, machine_unfit_for_ideal_bounds
+from conftest import ROOT, finished_late, kairos, machine_unfit_for_ideal_bounds, parse_summary
 
 DEMO = ROOT / "examples" / "avionics" / "avionics.tmo"
 # node, method or gate, kind, criticality, cpu, count, max, bound, deadline, verdict
@@ -177,8 +177,9 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
         timings = json.loads((out / f"{node}.timings.json").read_text())
         assert timings["complete"] is True
         assert all(m["deadline_misses"] == 0 for m in timings["methods"]), timings
-        assert re.search(r"^summary node=%s .* deadline_misses=0 " % node,
-                         (out / f"{node}.log").read_text(), re.M)
+        # The summary counts a start window missed as a deadline missed too (not_run=): the
+        # stalls the runs above allowed are those, and no activation that ran finished late.
+        assert finished_late(parse_summary((out / f"{node}.log").read_text())) == 0
 
 
 def test_sigterm_stops_every_node_at_a_clean_point_and_the_table_is_still_printed(run_dir):

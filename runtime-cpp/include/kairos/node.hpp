@@ -167,8 +167,10 @@ std::size_t format_activation(std::span<char> out, const SpmEntry& entry,
 
 /// Writes the closing `summary ...` line into `out` as format_activation does. Its counts are
 /// those of the lines: `activations` all of them, `start_window_misses` those with
-/// `window=missed`, `overruns` those with `window=overrun`, `deadline_misses` those with
-/// `deadline=missed`; `wcet_overruns` (last) counts runs longer than their WCET, as the
+/// `window=missed`, `overruns` those with `window=overrun`, `not_run` those with
+/// `deadline=not-run` (the two before together), `deadline_misses` those with `deadline=missed`
+/// or `deadline=not-run` (an activation that never ran did not finish by its deadline either);
+/// `wcet_overruns` (last) counts runs longer than their WCET, as the
 /// `--timings` file does per method, or says `unmeasured` when execution times were not measured
 /// (EngineOptions::measure_execution_time).
 std::size_t format_summary(std::span<char> out, std::string_view node_name,
@@ -220,12 +222,19 @@ void print_clock(std::string_view node_name, const clock::ClockSync& sync);
 /// Writes the `orb ...` line of a node that serves others, after the run, into `out` as
 /// format_activation does: requests taken in and refused, and of those refused the ones whose
 /// caller the access list does not permit or that went beyond their caller's budget, the
-/// connections refused at their hello, and the malformed frames whose connections were closed.
+/// connections refused at their hello (an unknown node; a node holding every slot it is given)
+/// and closed to let a newer one in, and the malformed frames whose connections were closed.
 std::size_t format_orb(std::span<char> out, std::string_view node_name,
                        const orb::OrbCounters& counters) noexcept;
 
-/// Prints the `orb ...` line on stdout.
-void print_orb(std::string_view node_name, const orb::OrbCounters& counters);
+/// Writes the `orb-caller ...` line of one calling node of the access list into `out`: what it
+/// asked of this node and what was refused, and the connection slots it holds and is given.
+std::size_t format_orb_caller(std::span<char> out, std::string_view node_name,
+                              const orb::CallerCounters& caller) noexcept;
+
+/// Prints the `orb ...` line, then an `orb-caller ...` line per node of its access list, on
+/// stdout.
+void print_orb(std::string_view node_name, const orb::Orb& orb);
 
 /// Reports, as one error line of the node (kal::report), that `what` failed and why (`status`).
 void report_failure(const char* node_name, const char* what, kal::Status status) noexcept;

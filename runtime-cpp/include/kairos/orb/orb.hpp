@@ -49,6 +49,12 @@ inline constexpr std::size_t kMaxServedBands = capacity::kBands;
 inline constexpr std::size_t kMaxNodeName = 32;
 /// Entries of a server's access list: (calling node, object, operation) triples.
 inline constexpr std::size_t kMaxPermits = 128;
+/// Calling nodes a server's access list names (each has its own share of the connection slots).
+inline constexpr std::size_t kMaxCallers = 32;
+/// Connection slots kept for connections that have not said hello yet: a new one beyond them
+/// closes the one that has waited longest (a model node says hello at once), so that
+/// connections that never say it hold no slot of the model's nodes.
+inline constexpr std::size_t kGreetingSlots = kMaxConnections / 8 < 2 ? 2 : kMaxConnections / 8;
 
 /// How a call ended, as its caller sees it.
 enum class CallStatus : std::uint8_t {
@@ -114,6 +120,27 @@ struct OrbCounters {
   /// requests refused because their caller went beyond the rate the model gives it for their
   /// operation (CallerPermit::min_interval), before they took any of the method's max-rate
   std::uint64_t over_budget = 0;
+  /// hellos of a node of the access list refused: the connection slots it is given were all in
+  /// use and none of its connections idle long enough to be closed for the new one
+  std::uint64_t connections_refused = 0;
+  /// connections of a node closed after kIdleBeforeEviction without a request, to let in a new
+  /// connection of the same node (its slots all in use); and those closed before their hello,
+  /// to let a newer one say it (kGreetingSlots all in use)
+  std::uint64_t connections_evicted = 0;
+};
+
+/// What one calling node of the access list did on a server (Orb::caller_counters): the
+/// `orb-caller` line a node prints per caller.
+struct CallerCounters {
+  std::string_view caller;
+  std::uint64_t requests = 0;          ///< requests it sent
+  std::uint64_t refused = 0;           ///< of them, answered at once with an error
+  std::uint64_t not_permitted = 0;     ///< of them, naming an operation no gate of it names
+  std::uint64_t over_budget = 0;       ///< of them, beyond its budget
+  std::uint32_t connections = 0;       ///< connections it holds now (after hello)
+  std::uint32_t connection_slots = 0;  ///< connection slots it is given
+  std::uint64_t connections_refused = 0;
+  std::uint64_t connections_evicted = 0;  ///< its idle connections closed for a new one of it
 };
 
 /// One entry of a server's access list (Orb::permit_only): node `caller` may invoke `operation`
@@ -126,6 +153,11 @@ struct CallerPermit {
   std::uint16_t operation = 0;
   kal::Duration min_interval{0};
   kal::Duration tolerance{0};
+  /// The connections `caller` opens to this node (one per server band and calling lane of its
+  /// routes here; the largest of its entries counts). It is given that many connection slots
+  /// and one more, for a reconnection while the old connection is still closing; 0 gives it an
+  /// even share of the slots the callers that say no number leave.
+  std::uint8_t connections = 0;
 };
 
 class Orb;
@@ -284,6 +316,9 @@ class Orb {
   void abandon(Call& call) noexcept;
 
   OrbCounters counters() const noexcept;
+  /// The counts of each calling node of the access list (permit_only), in the order of its
+  /// first entry, into `out`; returns how many there are (all of them, even past out's size).
+  std::size_t caller_counters(std::span<CallerCounters> out) const noexcept;
 
  private:
   friend class ServerRequest;
@@ -335,6 +370,7 @@ class Orb {
 
   struct PermitEntry {
     std::array<char, kMaxNodeName + 1> caller{};
+    std::uint8_t caller_index = 0;  ///< its node in callers_
     std::uint16_t object = 0;
     std::uint16_t operation = 0;
     ArrivalBudget budget;  ///< the caller's rate for the operation (CallerPermit::min_interval)
@@ -363,18 +399,38 @@ class Orb {
     }
     return nullptr;
   }
+  struct Counter {
+    std::atomic<std::uint64_t> value{0};
+    void add() noexcept { value.fetch_add(1, std::memory_order_relaxed); }
+  };
+  /// A calling node of the access list: its share of the connection slots and its counts.
+  struct Caller {
+    std::array<char, kMaxNodeName + 1> name{};
+    std::uint32_t connection_slots = 0;
+    /// Its connections after hello, not closing: taken by the acceptor, given back by whoever
+    /// closes one.
+    std::atomic<std::uint32_t> connections{0};
+    Counter requests, refused, not_permitted, over_budget, connections_refused, connections_evicted;
+  };
+  /// The index in callers_ of the node the access list names `caller`, or kNoCaller (also for
+  /// everyone, without an access list).
+  std::uint8_t caller_index(const char* caller) const noexcept;
   /// Whether the access list names `caller` at all (everyone, without one).
   bool known_caller(const char* caller) noexcept;
+  /// Makes room for a new connection of caller `index` among its slots: closes its connection
+  /// that has gone longest without a request, if that is longer than kIdleBeforeEviction.
+  /// False when there is none: the new one is refused.
+  bool make_room_for(std::uint8_t index) noexcept;
+  /// Makes room among the kGreetingSlots for a new connection: closes the one that has waited
+  /// longest for its hello.
+  void make_greeting_room(kal::Poller& acceptor) noexcept;
+  /// A request of `connection` answered at once with an error: counted for its node too.
+  void count_refused(const ServerConnection& connection) noexcept;
   /// Whether `caller` may invoke `operation` of `object` (permit_only; everyone, without it) and
   /// its request now is within its budget; nullptr for a udp: datagram, which names no caller
   /// (it may invoke what some node may, within the method's max-rate). Answers a refused request.
   bool admit_caller(ServerConnection& connection, const FrameHeader& request,
                     kal::TimePoint arrival) noexcept;
-  struct Counter {
-    std::atomic<std::uint64_t> value{0};
-    void add() noexcept { value.fetch_add(1, std::memory_order_relaxed); }
-  };
-
   OrbOptions options_;
   bool started_ = false;
   std::atomic<bool> stopping_{false};
@@ -387,6 +443,8 @@ class Orb {
   std::array<PermitEntry, kMaxPermits> permits_{};
   std::size_t permit_count_ = 0;
   bool callers_limited_ = false;  ///< permit_only was called: only its entries pass
+  std::array<Caller, kMaxCallers> callers_{};
+  std::size_t caller_count_ = 0;
   std::array<std::unique_ptr<Reader>, kMaxServedBands> readers_;
   std::size_t reader_count_ = 0;
   std::unique_ptr<ServerConnection[]> connections_;
@@ -401,7 +459,7 @@ class Orb {
   Counter calls_, replies_, deadline_expired_, late_replies_, failed_, connects_, connect_failures_,
       requests_received_, refused_, replies_sent_, replies_dropped_, malformed_frames_,
       datagrams_dropped_, connections_accepted_, connections_closed_, connections_of_other_users_,
-      not_permitted_, unknown_callers_, over_budget_;
+      not_permitted_, unknown_callers_, over_budget_, connections_refused_, connections_evicted_;
 };
 
 }  // namespace kairos::orb

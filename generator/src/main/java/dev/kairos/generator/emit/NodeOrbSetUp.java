@@ -259,6 +259,19 @@ final class NodeOrbSetUp {
               key -> new ArrayList<>())
           .add(caller);
     }
+    // Each calling node has connection slots of its own: as many as its routes here (one per
+    // server band and calling lane, as it adds them) and the clock's.
+    final Map<String, Set<String>> routes = new LinkedHashMap<>();
+    for (RemoteCalls.Caller caller : callers) {
+      for (RemoteCalls.Lane lane : caller.gate().callerLanes()) {
+        routes
+            .computeIfAbsent(caller.node().name(), n -> new HashSet<>())
+            .add(caller.gate().band() + "/" + lane);
+      }
+    }
+    for (String follower : clockFollowers) {
+      routes.computeIfAbsent(follower, n -> new HashSet<>()).add("clock");
+    }
     w.open("static constexpr ::kairos::orb::CallerPermit kCallers[] = {");
     for (List<RemoteCalls.Caller> gates : entries.values()) {
       final ResolvedGate first = gates.get(0).gate();
@@ -311,7 +324,7 @@ final class NodeOrbSetUp {
               : "no budget: " + (rate.isEmpty() ? "no max-rate" : "a caller unbounded"));
       w.line(
           "{$node$, $object$, $operation$, ::std::chrono::nanoseconds{$interval$},"
-              + " ::std::chrono::nanoseconds{$tolerance$}},",
+              + " ::std::chrono::nanoseconds{$tolerance$}, $connections$},",
           "node",
           CppNames.literal(gates.get(0).node().name()),
           "object",
@@ -321,13 +334,18 @@ final class NodeOrbSetUp {
           "interval",
           intervalNs,
           "tolerance",
-          toleranceNs);
+          toleranceNs,
+          "connections",
+          routes.get(gates.get(0).node().name()).size());
     }
     for (String follower : clockFollowers) {
       w.line(
-          "{$node$, ::kairos::clock::kSyncObject, 0},  // clock synchronisation of system $system$",
+          "{$node$, ::kairos::clock::kSyncObject, 0, {}, {}, $connections$},"
+              + "  // clock synchronisation of system $system$",
           "node",
           CppNames.literal(follower),
+          "connections",
+          routes.get(follower).size(),
           "system",
           mastersClock.get().system().name());
     }

@@ -131,7 +131,7 @@ final class NodeProgramEmitter {
     }
     ChannelEmitter.stop(w, system, node);
     if (serves) {
-      w.line("::kairos::print_orb(kNode, node_runtime->orb.counters());");
+      w.line("::kairos::print_orb(kNode, node_runtime->orb);");
     }
     w.line("::kairos::print_summary(kNode, node_runtime->engine.counters());");
     if (clock.isPresent()) {
