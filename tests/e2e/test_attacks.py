@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from conftest import build_node_project, built_example, kairos, parse_activations, parse_summary
+from conftest import (ROOT, build_node_project, built_example, finished_late, kairos,
+                      parse_activations, parse_summary)
 from test_remote_calls import parse_gates
 from test_verdicts_hold import RATES, analysed, client_calls, fields_of, with_client_copy
 
@@ -216,3 +217,73 @@ def test_a_model_node_calling_beyond_its_budget_takes_nothing_from_another_calle
     # And the hard SpM beside bump kept every deadline.
     crunches = [a for a in parse_activations(server_out) if a.method == "crunch"]
     assert crunches and all(a.deadline == "met" for a in crunches), crunches
+
+
+# ------------------------------------------------ connections that hold a node's slots
+
+def hello_answered(connection: socket.socket, name: str, band: int) -> bool:
+    """Says hello as node `name` on `band` over a TCP connection: whether the node answered (a
+    hello it refuses ends the stream)."""
+    connection.sendall(frame(0, band, body=name.encode()))
+    answer = b""
+    while len(answer) < 32:
+        chunk = connection.recv(32 - len(answer))
+        if not chunk:
+            return False
+        answer += chunk
+    return answer[7] == 0
+
+
+def test_connections_that_hold_a_nodes_slots_keep_neither_it_nor_another_node_out(avionics):
+    """Somebody opens 64 connections to mission2 (its every slot) and says hello on each as
+    mission1, and 24 more that never say hello, then sends nothing. Each calling node of the model
+    has slots of its own (its routes there and one more): the hellos past mission1's slots are
+    refused, those without a hello share an eighth of the slots, and once the held connections
+    have gone 2 s without a request, mission1's own take their slots back as it starts. Before,
+    the 64 connections kept a restarted mission1 from calling anything for its whole run."""
+    report = analysed(ROOT / "examples" / "avionics" / "avionics.tmo")
+    band = next(task["priority"] for n in report["nodes"] if n["node"] == "mission2"
+                for task in n["tasks"] if task["name"] == "sensors.sample")
+    mission2 = subprocess.Popen([str(avionics / "mission2"), "--quiet", "--duration", "8s",
+                                 "--peer-wait", "0s"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    mission1 = None
+    held: list[socket.socket] = []
+    try:
+        answered = 0
+        give_up = time.monotonic() + 5
+        while len(held) < 64 + 24 and time.monotonic() < give_up:
+            try:
+                connection = socket.create_connection(MISSION2, timeout=2)
+            except OSError:
+                time.sleep(0.05)  # not listening yet
+                continue
+            held.append(connection)
+            if len(held) <= 64:
+                answered += hello_answered(connection, "mission1", band)
+        assert len(held) == 64 + 24, f"only {len(held)} connections were made"
+        time.sleep(2.2)  # the held connections idle past 2 s
+        mission1 = subprocess.Popen([str(avionics / "mission1"), "--quiet", "--duration", "2s"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout1, stderr1 = mission1.communicate(timeout=60)
+        stdout2, stderr2 = mission2.communicate(timeout=60)
+    finally:
+        for connection in held:
+            connection.close()
+        for process in (mission2, mission1):
+            if process is not None and process.poll() is None:
+                process.kill()
+    assert mission1.returncode == 0 and mission2.returncode == 0, stderr1 + stderr2
+    (orb,) = fields_of("orb", stdout2)
+    (caller,) = fields_of("orb-caller", stdout2)
+    slots = int(caller["connection_slots"])
+    assert caller["caller"] == "mission1" and 2 <= slots <= 16, caller
+    assert answered == slots, (answered, caller)  # the rest of the 64 refused
+    assert int(orb["connections_refused"]) >= 64 - slots, orb
+    assert int(caller["connections_evicted"]) >= slots - 1, caller
+    # mission1's calls to mission2 were answered as on any run (test_remote_calls.py's bound).
+    fields = parse_gates("mission1", stdout1)[("mission1", "planner.sensors")]
+    calls = int(fields["calls"])
+    assert calls >= 15, fields
+    assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
+    assert finished_late(parse_summary(stdout2)) == 0, stdout2
