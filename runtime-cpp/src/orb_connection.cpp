@@ -92,6 +92,9 @@ void Orb::accept_connections() noexcept {
         connection.partial_since = kal::TimePoint::min();
         connection.peer[0] = '\0';
         connection.caller = kNoCaller;
+        connection.over_budget_in_a_row = 0;
+        connection.paused_until = kal::TimePoint::min();
+        connection.paused = false;
         connections_accepted_.add();
         if (poller.add(connection.socket, free) != kal::Status::kOk) {
           connection.socket.close();

@@ -36,6 +36,15 @@ inline constexpr kal::Duration kPartialFrameTimeout = std::chrono::seconds{1};
 /// a new one means it reconnected (its old one lingers), or somebody holds its slots under its
 /// name.
 inline constexpr kal::Duration kIdleBeforeEviction = std::chrono::seconds{2};
+/// Requests of one connection refused in a row as beyond their caller's budget before its reader
+/// stops reading it until the budget takes one again: a caller whose calls a host bunched now
+/// and then sees each refused, as its budget says; a flood costs the reader this many requests
+/// and one per budget interval, whatever its rate.
+inline constexpr std::uint32_t kRefusalsBeforePause = 8;
+/// The longest a connection over its caller's budget goes unread (ServerConnection::
+/// paused_until): a budget of one request in ten seconds does not leave a closed connection
+/// unnoticed for as long.
+inline constexpr kal::Duration kLongestPause = std::chrono::milliseconds{500};
 /// A connection's node when the access list names none (ServerConnection::caller).
 inline constexpr std::uint8_t kNoCaller = 0xFF;
 static_assert(kMaxCallers < kNoCaller);
@@ -177,6 +186,15 @@ struct ServerConnection {
   bool backlog = false;
   /// When the unfinished frame in the receive buffer began to arrive (min(): none is).
   kal::TimePoint partial_since = kal::TimePoint::min();
+  /// Its requests refused in a row as beyond their caller's budget.
+  std::uint32_t over_budget_in_a_row = 0;
+  /// Set when kRefusalsBeforePause requests of it in a row came beyond their caller's budget, to
+  /// when the budget takes one again: until then (at most kLongestPause) its reader neither reads
+  /// its socket nor takes its frames, so that the kernel holds a flood back at the sender instead
+  /// of the reader refusing each request at its band's priority.
+  kal::TimePoint paused_until = kal::TimePoint::min();
+  /// Taken out of its reader's poller until paused_until.
+  bool paused = false;
   char peer[kMaxNodeName + 1] = {};
   /// Its node in the access list (Orb::callers_), or kNoCaller.
   std::uint8_t caller = internal::kNoCaller;
@@ -201,6 +219,9 @@ struct Orb::Reader {
   std::uint64_t datagrams_dropped = 0;  ///< by this reader (it alone counts them here)
   /// Whether a connection of this reader ended its last turn with frames left (backlog).
   bool backlogged = false;
+  /// Connections of this reader paused over their caller's budget, and the first to resume.
+  std::size_t paused = 0;
+  kal::TimePoint first_resume = kal::TimePoint::max();
 };
 
 }  // namespace kairos::orb

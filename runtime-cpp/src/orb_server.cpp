@@ -57,7 +57,11 @@ void Orb::serve(Reader& reader) noexcept {
   while (!stopping_.load(std::memory_order_acquire)) {
     // A reader with frames left on a connection only looks for others that have some too.
     const kal::TimePoint now = kal::MonotonicClock::now();
-    const std::size_t count = reader.poller.wait(reader.backlogged ? now : now + kIdleWake, ready);
+    const std::size_t count = reader.poller.wait(
+        reader.backlogged ? now : std::min(now + kIdleWake, reader.first_resume), ready);
+    if (reader.paused > 0 && kal::MonotonicClock::now() >= reader.first_resume) {
+      resume_paused(reader);
+    }
     for (std::size_t i = 0; i < count; ++i) {
       if (ready[i] == kDatagramTag) {
         take_datagrams(reader);
@@ -76,6 +80,42 @@ void Orb::take_turn(ServerConnection& connection) noexcept {
   if (connection.state.load(std::memory_order_acquire) == ServerConnection::kServing &&
       !take_requests(connection)) {
     close_connection(connection);
+  }
+}
+
+void Orb::pause(ServerConnection& connection) noexcept {
+  Reader& reader = *readers_[connection.reader];
+  connection.paused_until =
+      std::min(connection.paused_until, kal::MonotonicClock::now() + kLongestPause);
+  connection.paused = true;
+  reader.poller.remove(connection.socket);
+  ++reader.paused;
+  reader.first_resume = std::min(reader.first_resume, connection.paused_until);
+}
+
+void Orb::resume_paused(Reader& reader) noexcept {
+  const kal::TimePoint now = kal::MonotonicClock::now();
+  reader.first_resume = kal::TimePoint::max();
+  for (std::size_t c = 0; c < kMaxConnections && reader.paused > 0; ++c) {
+    ServerConnection& connection = connections_[c];
+    if (!connection.paused || readers_[connection.reader].get() != &reader) {
+      continue;
+    }
+    if (connection.paused_until > now) {
+      reader.first_resume = std::min(reader.first_resume, connection.paused_until);
+      continue;
+    }
+    connection.paused = false;
+    connection.paused_until = kal::TimePoint::min();
+    --reader.paused;
+    const std::size_t index = static_cast<std::size_t>(&connection - connections_.get());
+    if (reader.poller.add(connection.socket, index) != kal::Status::kOk) {
+      close_connection(connection);
+      continue;
+    }
+    // Its frames left in the buffer first, at its next turn among the others'.
+    connection.backlog = true;
+    reader.backlogged = true;
   }
 }
 
@@ -157,6 +197,14 @@ bool Orb::take_requests(ServerConnection& connection) noexcept {
     }
     handle_request(connection, header, {buffer + taken + kHeaderSize, header.body_size});
     taken += frame_size;
+    if (connection.paused_until != kal::TimePoint::min()) {
+      // Beyond its caller's budget: the rest waits in the buffer and the socket, unread, until
+      // the budget would take a request again.
+      connection.backlog = false;  // resume_paused gives it back
+      connection.partial_since = kal::TimePoint::min();
+      pause(connection);
+      return true;
+    }
   }
   if (connection.backlog || connection.received == taken) {
     connection.partial_since = kal::TimePoint::min();  // nothing unfinished: frames to take
@@ -225,6 +273,9 @@ bool Orb::admit_caller(ServerConnection& connection, const FrameHeader& request,
   if (caller != nullptr && !permit->budget.take(arrival.time_since_epoch().count())) {
     over_budget_.add();
     callers_[permit->caller_index].over_budget.add();
+    if (++connection.over_budget_in_a_row >= kRefusalsBeforePause) {
+      connection.paused_until = kal::TimePoint{kal::Duration{permit->budget.admits_from()}};
+    }
     std::snprintf(detail, sizeof detail,
                   "node '%s' called operation %u of object %u sooner than its gates' rate allows",
                   connection.peer, static_cast<unsigned>(request.operation),
@@ -233,6 +284,7 @@ bool Orb::admit_caller(ServerConnection& connection, const FrameHeader& request,
     send_error(connection, request, ReplyStatus::kRateExceeded);
     return false;
   }
+  connection.over_budget_in_a_row = 0;
   return true;
 }
 

@@ -35,6 +35,12 @@ class ArrivalBudget {
   /// Whether the budget limits anything.
   bool limited() const noexcept { return interval_ns_ > 0; }
 
+  /// The earliest instant (monotonic clock, ns) at which an arrival would be taken now:
+  /// std::numeric_limits<std::int64_t>::min() while every arrival would be.
+  std::int64_t admits_from() const noexcept {
+    const std::int64_t next = next_ns_.load(std::memory_order_acquire);
+    return interval_ns_ <= 0 || next == kNoArrivalYet ? kNoArrivalYet : next - tolerance_ns_;
+  }
   /// Takes an arrival at `now_ns` (monotonic clock): false, and nothing changed, when it comes
   /// sooner than the budget allows.
   bool take(std::int64_t now_ns) noexcept {

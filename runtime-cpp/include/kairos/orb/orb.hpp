@@ -350,6 +350,10 @@ class Orb {
   void take_turn(ServerConnection& connection) noexcept;
   /// A turn for each connection of `reader` that has frames left from its last turn.
   void take_backlog(Reader& reader) noexcept;
+  /// Stops reading `connection` until its paused_until (a request beyond its caller's budget).
+  void pause(ServerConnection& connection) noexcept;
+  /// Reads again the connections of `reader` whose pause is over.
+  void resume_paused(Reader& reader) noexcept;
   /// Closes this reader's connections whose frame has stayed unfinished past
   /// kPartialFrameTimeout (slowloris: a frame announced and never finished holds its slot).
   void close_unfinished_frames(Reader& reader) noexcept;
