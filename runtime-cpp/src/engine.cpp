@@ -23,6 +23,10 @@ constexpr kal::Duration kStartupLead = std::chrono::milliseconds{10};
 // time the trigger's zero-time run at that instant could otherwise come after the choice.
 constexpr kal::Duration kMinimumDispatchAhead{1};
 constexpr kal::Duration kDefaultDispatchAhead = std::chrono::microseconds{200};
+/// While a thread runs a service request's handler (serve_request), whether execution times are
+/// measured, and its CPU time when the reply began to leave (note_reply_sending; max(): not yet).
+thread_local bool measuring_request = false;
+thread_local kal::Duration reply_sending_cpu = kal::Duration::max();
 }  // namespace
 
 using namespace engine_internal;
@@ -317,12 +321,17 @@ void Engine::serve_request(Lane& lane, const Activation& activation) noexcept {
   if (options_.model_execution_time) {
     kal::busy_for(service.entry->wcet);
   }
+  measuring_request = options_.measure_execution_time;
+  reply_sending_cpu = kal::Duration::max();
   service.handler(service.servant, activation.request);
+  measuring_request = false;
   // Decided here unless the watchdog found the request past its GCT first; the clock is read
-  // after the claim, as for SpMs, and before the locks go.
+  // after the claim, as for SpMs, and before the locks go. The method's execution ends where its
+  // reply began to leave (note_reply_sending), a handler that sends none at its return.
   const bool decided_here = claim_decision(service.decided, activation.sequence);
   const kal::TimePoint finish = kal::MonotonicClock::now();
-  const kal::Duration executed = cpu_time_if_measured() - computed_before;
+  const kal::Duration executed =
+      std::min(cpu_time_if_measured(), reply_sending_cpu) - computed_before;
   if (lane.by_deadline) {
     srp_exit(lane, service.entry->segments);
   } else {
@@ -364,6 +373,12 @@ LaneIdentity current_lane() noexcept {
 
 void set_current_lane(LaneIdentity lane) noexcept {
   this_lane = lane;
+}
+
+void note_reply_sending() noexcept {
+  if (measuring_request && reply_sending_cpu == kal::Duration::max()) {
+    reply_sending_cpu = kal::thread_cpu_time();
+  }
 }
 
 void Engine::lane_main(void* lane_pointer) noexcept {

@@ -11,6 +11,7 @@ using namespace internal;
 
 void ServerRequest::complete(ReplyStatus status, std::size_t reply_size,
                              std::uint8_t exception) noexcept {
+  note_reply_sending();  // the service method's measured execution ends here
   Orb& orb = *orb_;
   ServerConnection& connection = *connection_;
   if (!oneway()) {
