@@ -14,6 +14,11 @@ namespace kairos::engine_internal {
 /// and how often the time trigger looks at the request queue once releases are over.
 inline constexpr kal::Duration kTracePollInterval = std::chrono::milliseconds{10};
 
+/// How long before the run's first wake the time trigger warms the node's CPUs up
+/// (Engine::warm_up), and how often it wakes itself and every lane meanwhile.
+inline constexpr kal::Duration kWarmUp = std::chrono::milliseconds{20};
+inline constexpr kal::Duration kWarmUpTick = std::chrono::milliseconds{1};
+
 /// The time trigger's "no time": a row with no release left, nothing to watch.
 inline constexpr kal::TimePoint kNever = kal::TimePoint::max();
 

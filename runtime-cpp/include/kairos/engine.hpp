@@ -343,6 +343,10 @@ class Engine {
   /// deadline or a GCT to judge; TimePoint::max() when nothing is left to release or watch.
   kal::TimePoint next_wake(Trigger& trigger) noexcept;
   void wake_lanes(Trigger& trigger) noexcept;
+  /// Before the run's first wake (`first`): wakes the trigger and every lane once per
+  /// kWarmUpTick for the kWarmUp before it, so that no CPU of the node comes to its first release
+  /// from a long idle.
+  void warm_up(kal::TimePoint first) noexcept;
   /// With no release left: whether requests are still to be taken in or handed on.
   bool still_serving(Trigger& trigger) noexcept;
   void pass_watches(Trigger& trigger, kal::TimePoint now) noexcept;
