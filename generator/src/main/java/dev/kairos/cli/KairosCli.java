@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
       ProbeCommand.class,
       RunCommand.class,
       DeployCommand.class,
+      KeysCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class KairosCli implements Callable<Integer> {
