@@ -69,6 +69,22 @@ def track_line(stdout: str) -> dict[str, str]:
     return dict(item.split("=", 1) for item in line.split()[1:])
 
 
+def forge(seconds: float, until=lambda: False) -> int:
+    """Writes forged NavState samples on the track channel's topic every 5 ms for `seconds` (or
+    until `until()`), as a participant with no identity in this run's DDS domain: how many."""
+    participant = DomainParticipant(int(re.search(r'Domain Id="(\d+)"',
+                                                  os.environ["CYCLONEDDS_URI"])[1]))
+    writer = DataWriter(participant, Topic(participant, "avionics_track", NavState),
+                        qos=Qos(Policy.Reliability.BestEffort))
+    forged = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not until():
+        writer.write(NavState(lat=89.0, lon=179.0, alt=1e4, leg=99, route=[], label="forged"))
+        forged += 1
+        time.sleep(0.005)
+    return forged
+
+
 def run_with_forger(avionics, secured_by=None) -> tuple[dict, dict, int]:
     """mission2 and mission1 for 3 s, each with its node's DDS Security configuration from
     `secured_by` (or none), while a participant with no identity publishes forged NavState
@@ -84,17 +100,8 @@ def run_with_forger(avionics, secured_by=None) -> tuple[dict, dict, int]:
 
     mission2 = started("mission2", 4)
     mission1 = started("mission1", 3)
-    forged = 0
     try:
-        participant = DomainParticipant(int(re.search(r'Domain Id="(\d+)"',
-                                                      os.environ["CYCLONEDDS_URI"])[1]))
-        writer = DataWriter(participant, Topic(participant, "avionics_track", NavState),
-                            qos=Qos(Policy.Reliability.BestEffort))
-        end = time.monotonic() + 3.5
-        while time.monotonic() < end:
-            writer.write(NavState(lat=89.0, lon=179.0, alt=1e4, leg=99, route=[], label="forged"))
-            forged += 1
-            time.sleep(0.005)
+        forged = forge(3.5)
         stdout1, stderr1 = mission1.communicate(timeout=60)
         stdout2, stderr2 = mission2.communicate(timeout=60)
     finally:

@@ -310,3 +310,39 @@ def test_a_flood_at_100k_requests_a_second_leaves_no_hard_activation_unrun(run_d
                 missed = m["start_window_misses"] + m["overruns"] + m["deadline_misses"]
                 unrun += [f"{node}/{m['instance']}.{m['method']}"] * missed
     assert len(unrun) <= 1, (unrun, stdout, errors)
+
+
+def test_the_demos_channel_runs_under_dds_security_and_takes_no_forged_sample(run_dir):
+    """kairos run makes the system's keys and starts each node with its DDS Security
+    configuration: the track channel from mission1 to mission2 runs as before, and a participant
+    without the system's keys that writes forged samples on its topic the whole run gets none
+    delivered (without security every one of them reaches mission2's tracker:
+    test_dds_security.py)."""
+    pytest.importorskip("cyclonedds", reason="the cyclonedds package from PyPI is not installed")
+    from test_dds_security import forge
+
+    out = run_dir
+    process = subprocess.Popen(
+        [str(ROOT / "kairos"), "run", str(DEMO), "--share-cpus", "--host-cpus", "0-1",
+         "--duration", "3s", "-o", str(out)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )
+    try:
+        forged = forge(seconds=8, until=lambda: process.poll() is not None)
+        stdout, errors = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        kill_nodes_of(out)
+    assert f"channels: DDS Security, the keys in {out / 'keys'}" in stdout, stdout + errors
+    assert forged >= 300, forged
+    lines = {}
+    for node in ["mission1", "mission2"]:
+        line = next(line for line in (out / f"{node}.log").read_text().splitlines()
+                    if line.startswith("channel ") and " channel=track " in line)
+        lines[node] = dict(item.split("=", 1) for item in line.split()[1:])
+    published, delivered = int(lines["mission1"]["published"]), int(lines["mission2"]["delivered"])
+    assert published >= 100 and 0.8 * published <= delivered <= published, (lines, forged)
+    assert rows(stdout)["mission2/tracker.track"][-1] == "within", stdout

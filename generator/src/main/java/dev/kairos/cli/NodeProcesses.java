@@ -106,6 +106,14 @@ final class NodeProcesses {
     this.err = err;
   }
 
+  /** Variables a node's process gets besides this process's environment, by node. */
+  private final Map<String, Map<String, String>> environments = new java.util.HashMap<>();
+
+  /** Starts {@code node} with {@code name=value} in its environment. */
+  void environment(String node, String name, String value) {
+    environments.computeIfAbsent(node, n -> new java.util.LinkedHashMap<>()).put(name, value);
+  }
+
   private Path log(String node) {
     return runDirectory.resolve(node + ".log");
   }
@@ -145,11 +153,12 @@ final class NodeProcesses {
         }
         final Process process;
         try {
-          process =
+          final ProcessBuilder starting =
               new ProcessBuilder(concat(launch, command))
                   .redirectErrorStream(true)
-                  .redirectOutput(log(node.getKey()).toFile())
-                  .start();
+                  .redirectOutput(log(node.getKey()).toFile());
+          starting.environment().putAll(environments.getOrDefault(node.getKey(), Map.of()));
+          process = starting.start();
         } catch (IOException e) {
           err.println("kairos: error: cannot start node " + node.getKey() + ": " + e.getMessage());
           clean = false;

@@ -119,11 +119,77 @@ final class RunCommand extends ModelCommand {
   boolean dryRun;
 
   @Option(
+      names = "--open-channels",
+      description =
+          "run the channels between the nodes without DDS Security (by default kairos run makes"
+              + " the system's keys in DIR/keys, as kairos keys does, and each node runs with its"
+              + " own: only the model's publishers publish, only its readers read)")
+  boolean openChannels;
+
+  @Option(
       names = "--peer-wait",
       paramLabel = "TIME",
       defaultValue = "5s",
       description = "how long each node waits for the nodes it calls (default: ${DEFAULT-VALUE})")
   String peerWait;
+
+  /**
+   * Unless --open-channels, where channels cross DDS between the nodes run: makes the system's keys
+   * in DIR/keys and has each node run with its DDS Security configuration. False, after saying why,
+   * when they cannot be made.
+   */
+  private boolean secureChannels(
+      SystemModel system, List<NodePlan> nodes, Path runDirectory, NodeProcesses processes)
+      throws IOException {
+    final List<dev.kairos.generator.emit.DdsSecurityDocuments.Grant> grants =
+        SystemKeys.grants(system, nodes.stream().map(n -> n.node().name()).toList());
+    if (openChannels || !SystemKeys.channelsCross(grants)) {
+      return true;
+    }
+    final Optional<String> libraries = SystemKeys.pluginDirectory(null);
+    if (libraries.isEmpty()) {
+      err()
+          .println(
+              "kairos: error: the nodes' channels run under DDS Security, and Cyclone DDS's security"
+                  + " plugins (libdds_security_auth.so) are not in "
+                  + String.join(", ", SystemKeys.PLUGIN_DIRECTORIES)
+                  + ": install them, or give --open-channels to run the channels unprotected;"
+                  + " nothing run");
+      return false;
+    }
+    final Path keys = runDirectory.resolve("keys");
+    final SystemKeys.Made made;
+    try {
+      made =
+          SystemKeys.make(
+              files.get(0).toString(),
+              SystemChoice.name(system, systemName),
+              grants,
+              keys,
+              30,
+              libraries.get());
+    } catch (SystemKeys.OpenSslFailed e) {
+      err()
+          .println(
+              "kairos: error: "
+                  + e.getMessage()
+                  + ": the nodes' channels run under DDS Security (give --open-channels to run them"
+                  + " unprotected); nothing run");
+      return false;
+    }
+    for (Map.Entry<String, Path> node : made.configurations().entrySet()) {
+      processes.environment(
+          node.getKey(),
+          "CYCLONEDDS_URI",
+          SystemKeys.cycloneUri(System.getenv("CYCLONEDDS_URI"), node.getValue()));
+    }
+    out()
+        .println(
+            "channels: DDS Security, the keys in "
+                + keys
+                + " (each node publishes and reads only what the model says)");
+    return true;
+  }
 
   @Override
   public Integer call() throws IOException {
@@ -180,6 +246,9 @@ final class RunCommand extends ModelCommand {
     }
     final NodeProcesses processes =
         new NodeProcesses(runDirectory, build.binaries(), duration, peerWait, out(), err());
+    if (!secureChannels(system, nodes, runDirectory, processes)) {
+      return MODEL_ERRORS;
+    }
     final Optional<StolenTime> before = StolenTime.now();
     final NodeProcesses.Outcome outcome =
         processes.run(cpuArguments(deployment.get(), hostCpus::get));
