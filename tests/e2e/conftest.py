@@ -4,6 +4,7 @@ They expect `make java cpp` to have run (make test-e2e does it): the kairos CLI 
 tests that build generated nodes the runtime installed into build/prefix.
 """
 
+import json
 import os
 import re
 import shutil
@@ -137,6 +138,19 @@ def parse_summary(stdout: str) -> dict[str, str]:
         if line.startswith("summary "):
             return dict(pair.split("=", 1) for pair in line.split()[1:])
     pytest.fail(f"no summary line in:\n{stdout}")
+
+
+def hard_spm_misses(*timings_files) -> list[str]:
+    """The activations of hard SpMs that these --timings files count as not run (start window
+    missed, overrun) or finished after their deadline: one `node/instance.method` each."""
+    missed = []
+    for path in timings_files:
+        timings = json.loads(Path(path).read_text())
+        for m in timings["methods"]:
+            if m["criticality"] == "hard" and m["kind"] == "spm":
+                count = m["start_window_misses"] + m["overruns"] + m["deadline_misses"]
+                missed += [f"{timings['node']}/{m['instance']}.{m['method']}"] * count
+    return missed
 
 
 def finished_late(summary: dict[str, str]) -> int:

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from conftest import (ROOT, build_node_project, built_example, finished_late, kairos,
-                      parse_activations, parse_summary)
+from conftest import (ROOT, build_node_project, built_example, finished_late, hard_spm_misses,
+                      kairos, parse_activations, parse_summary)
 from test_remote_calls import parse_gates
 from test_verdicts_hold import RATES, analysed, client_calls, fields_of, with_client_copy
 
@@ -23,6 +23,15 @@ MISSION2 = ("127.0.0.1", 7002)  # examples/avionics: node mission2's endpoint
 @pytest.fixture(scope="module")
 def avionics(tmp_path_factory):
     return built_example(tmp_path_factory, "avionics")
+
+
+def assert_answered_as_on_any_run(stdout1: str):
+    """mission1's calls of planner.sensors were answered as on any run (test_remote_calls.py's
+    bound)."""
+    fields = parse_gates("mission1", stdout1)[("mission1", "planner.sensors")]
+    calls = int(fields["calls"])
+    assert calls >= 15, fields
+    assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
 
 
 def full_pipe() -> tuple[int, int]:
@@ -95,11 +104,7 @@ def test_a_node_whose_error_stream_nobody_reads_serves_its_calls_and_ends_on_tim
     assert took < 15, f"mission2 took {took:.1f} s"
     summary = parse_summary(stdout2)
     assert int(summary["log_drops"]) > 0, summary  # over 100 warnings a second, and none written
-    # mission1's calls to mission2 were answered as on any run (test_remote_calls.py's bound).
-    fields = parse_gates("mission1", stdout1)[("mission1", "planner.sensors")]
-    calls = int(fields["calls"])
-    assert calls >= 15, fields
-    assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
+    assert_answered_as_on_any_run(stdout1)
 
 
 # ------------------------------------------------ a model node that calls beyond its budget
@@ -291,11 +296,7 @@ def test_connections_that_hold_a_nodes_slots_keep_neither_it_nor_another_node_ou
     assert answered == slots, (answered, caller)  # the rest of the 64 refused
     assert int(orb["connections_refused"]) >= 64 - slots, orb
     assert int(caller["connections_evicted"]) >= slots - 1, caller
-    # mission1's calls to mission2 were answered as on any run (test_remote_calls.py's bound).
-    fields = parse_gates("mission1", stdout1)[("mission1", "planner.sensors")]
-    calls = int(fields["calls"])
-    assert calls >= 15, fields
-    assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
+    assert_answered_as_on_any_run(stdout1)
     assert finished_late(parse_summary(stdout2)) == 0, stdout2
 
 
@@ -396,15 +397,7 @@ def test_slow_and_unpermitted_clients_change_nothing_and_disturb_no_deadline(avi
     ran = {m["method"]: m["execution"]["count"] for m in timings1["methods"]
            if m["instance"] == "nav"}
     assert ran["nudge"] == 0 and ran["setRoute"] == 0, ran  # the position was never moved
-    unrun = []
-    for timings in (timings1, json.loads((tmp_path / "mission2.json").read_text())):
-        for m in timings["methods"]:
-            if m["criticality"] == "hard" and m["kind"] == "spm":
-                unrun += [m["method"]] * (m["start_window_misses"] + m["overruns"]
-                                          + m["deadline_misses"])
-    assert len(unrun) <= 1, unrun  # one to a host that stalls a vCPU, as the demo's runs allow
-    # The nodes' own calls were answered as on any run (test_remote_calls.py's bound).
-    fields = parse_gates("mission1", stdout1)[("mission1", "planner.sensors")]
-    calls = int(fields["calls"])
-    assert calls >= 15, fields
-    assert int(fields["failed"]) <= 2 and int(fields["answered"]) >= 0.8 * calls, fields
+    # One miss allowed to a host that stalls a vCPU, as the demo's runs allow.
+    missed = hard_spm_misses(tmp_path / "mission1.json", tmp_path / "mission2.json")
+    assert len(missed) <= 1, missed
+    assert_answered_as_on_any_run(stdout1)

@@ -1,6 +1,7 @@
 """kairos run end to end: the demo system on two CPUs as deployed, run after run within its bounds,
 and a run stopped by SIGTERM that still stops every node cleanly and prints its table."""
 
+import contextlib
 import json
 import os
 import re
@@ -12,7 +13,8 @@ import time
 
 import pytest
 
-from conftest import ROOT, finished_late, kairos, machine_unfit_for_ideal_bounds, parse_summary
+from conftest import (ROOT, finished_late, hard_spm_misses, kairos, machine_unfit_for_ideal_bounds,
+                      parse_summary)
 from test_attacks import frame, hello_answered
 
 DEMO = ROOT / "examples" / "avionics" / "avionics.tmo"
@@ -53,6 +55,33 @@ def kill_nodes_of(run_directory):
                 os.kill(int(entry), signal.SIGKILL)
             except OSError:
                 pass
+
+
+@contextlib.contextmanager
+def demo_running(out, *options: str, started_line: str):
+    """kairos run of the demo into `out` with `options`, in a session of its own: yields the
+    process and what it printed up to `started_line` (its nodes started); at the end kills it and
+    its nodes, if still running."""
+    process = subprocess.Popen(
+        [str(ROOT / "kairos"), "run", str(DEMO), "--share-cpus", "--host-cpus", "0-1", *options,
+         "-o", str(out)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )
+    try:
+        started = time.monotonic()
+        seen = ""
+        while started_line not in seen:
+            line = process.stdout.readline()
+            assert line, "kairos run ended before its nodes ran: " + seen + process.stderr.read()
+            seen += line
+            assert time.monotonic() - started < 300, seen
+        yield process, seen
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        kill_nodes_of(out)
 
 
 def nanos(figure: str) -> int:
@@ -187,28 +216,10 @@ def test_the_demo_is_refused_on_two_cpus_until_they_are_shared_then_keeps_its_bo
 
 def test_sigterm_stops_every_node_at_a_clean_point_and_the_table_is_still_printed(run_dir):
     out = run_dir
-    process = subprocess.Popen(
-        [str(ROOT / "kairos"), "run", str(DEMO), "--share-cpus", "--host-cpus", "0-1", "-o",
-         str(out)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )
-    try:
-        started = time.monotonic()
-        seen = ""
-        while "run: until Ctrl+C or SIGTERM" not in seen:
-            line = process.stdout.readline()
-            assert line, "kairos run ended before its nodes ran: " + seen + process.stderr.read()
-            seen += line
-            assert time.monotonic() - started < 300, seen
+    with demo_running(out, started_line="run: until Ctrl+C or SIGTERM") as (process, seen):
         time.sleep(4)  # the common epoch is two seconds after the start; then a run of two
         process.send_signal(signal.SIGTERM)
         rest, errors = process.communicate(timeout=90)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        kill_nodes_of(out)
     stdout = seen + rest
     assert "kairos: SIGTERM: stopping the nodes" in errors
     table = rows(stdout)
@@ -246,21 +257,8 @@ def test_a_flood_at_100k_requests_a_second_leaves_no_hard_activation_unrun(run_d
     band = next(task["priority"] for n in report["nodes"] if n["node"] == "mission2"
                 for task in n["tasks"] if task["name"] == "sensors.sample")
     out = run_dir
-    process = subprocess.Popen(
-        [str(ROOT / "kairos"), "run", str(DEMO), "--share-cpus", "--host-cpus", "0-1",
-         "--duration", "3s", "-o", str(out)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )
     attempted = held_back = 0
-    try:
-        started = time.monotonic()
-        seen = ""
-        while "run: for 3s" not in seen:
-            line = process.stdout.readline()
-            assert line, "kairos run ended before its nodes ran: " + seen + process.stderr.read()
-            seen += line
-            assert time.monotonic() - started < 300, seen
+    with demo_running(out, "--duration", "3s", started_line="run: for 3s") as (process, seen):
         listening_by = time.monotonic() + 10
         while True:  # mission2 listens once set up
             try:
@@ -287,11 +285,6 @@ def test_a_flood_at_100k_requests_a_second_leaves_no_hard_activation_unrun(run_d
                         break  # mission2 ended
                 time.sleep(max(0.0, flood_started + attempted / 100_000 - time.monotonic()))
         rest, errors = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        kill_nodes_of(out)
     stdout = seen + rest
     assert attempted >= 200_000 and held_back >= attempted // 2, (attempted, held_back)
     mission2 = (out / "mission2.log").read_text()
@@ -302,14 +295,8 @@ def test_a_flood_at_100k_requests_a_second_leaves_no_hard_activation_unrun(run_d
     assert int(caller["over_budget"]) <= 8 * (taken + 1), caller  # the rest never read
     # No hard activation of either node unrun or late (one is allowed to a host that stalls a
     # vCPU for milliseconds, as the ten runs above allow three).
-    unrun = []
-    for node in ["mission1", "mission2"]:
-        timings = json.loads((out / f"{node}.timings.json").read_text())
-        for m in timings["methods"]:
-            if m["criticality"] == "hard" and m["kind"] == "spm":
-                missed = m["start_window_misses"] + m["overruns"] + m["deadline_misses"]
-                unrun += [f"{node}/{m['instance']}.{m['method']}"] * missed
-    assert len(unrun) <= 1, (unrun, stdout, errors)
+    missed = hard_spm_misses(out / "mission1.timings.json", out / "mission2.timings.json")
+    assert len(missed) <= 1, (missed, stdout, errors)
 
 
 def test_the_demos_channel_runs_under_dds_security_and_takes_no_forged_sample(run_dir):
@@ -322,20 +309,10 @@ def test_the_demos_channel_runs_under_dds_security_and_takes_no_forged_sample(ru
     from test_dds_security import forge
 
     out = run_dir
-    process = subprocess.Popen(
-        [str(ROOT / "kairos"), "run", str(DEMO), "--share-cpus", "--host-cpus", "0-1",
-         "--duration", "3s", "-o", str(out)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )
-    try:
+    with demo_running(out, "--duration", "3s", started_line="run: for 3s") as (process, seen):
         forged = forge(seconds=8, until=lambda: process.poll() is not None)
-        stdout, errors = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        kill_nodes_of(out)
+        rest, errors = process.communicate(timeout=120)
+    stdout = seen + rest
     assert f"channels: DDS Security, the keys in {out / 'keys'}" in stdout, stdout + errors
     assert forged >= 300, forged
     lines = {}
