@@ -137,25 +137,28 @@ final class RemoteCalls {
 
   /** The gates of other nodes' instances that call `node`, resolved: its callers, as modelled. */
   static List<Caller> callersOf(SystemModel system, TimingPlan analysis, Node node) {
+    // The analysis's rates by service method, looked up once per gate.
+    final Map<String, ServiceRates.Report> rates = new HashMap<>();
+    for (ServiceRates.Report rate : analysis.rates()) {
+      rates.putIfAbsent(rate.callee(), rate);
+    }
     final List<Caller> callers = new ArrayList<>();
     for (Node caller : system.nodes()) {
       if (caller != node) {
         gatesOf(system, analysis, caller).stream()
             .filter(gate -> gate.calleeNode() == node)
-            .forEach(gate -> callers.add(caller(analysis, caller, gate)));
+            .forEach(gate -> callers.add(caller(rates, caller, gate)));
       }
     }
     return callers;
   }
 
   /** `gate` of `node` with the calls per second its methods make through it (service rates). */
-  private static Caller caller(TimingPlan analysis, Node node, ResolvedGate gate) {
-    final String callee = gate.callee().instance() + "." + gate.svm().name();
+  private static Caller caller(
+      Map<String, ServiceRates.Report> rates, Node node, ResolvedGate gate) {
     final String callingInstance = gate.caller().instance() + ".";
-    for (ServiceRates.Report rate : analysis.rates()) {
-      if (!rate.callee().equals(callee)) {
-        continue;
-      }
+    final ServiceRates.Report rate = rates.get(gate.callee().instance() + "." + gate.svm().name());
+    if (rate != null) {
       double total = 0;
       int methods = 0;
       for (ServiceRates.Caller method : rate.callers()) {
