@@ -312,10 +312,9 @@ void Orb::stop() noexcept {
     readers_[i]->datagrams.socket.close();
   }
   listener_.close();
-  // A Unix domain socket leaves its file behind. A simulated endpoint is no file: its path may
-  // be that of a real node running beside the simulation.
-  if (listening_ && listen_endpoint_.kind == kal::Endpoint::Kind::kUnix && !kal::kSimulatedTime) {
-    std::remove(listen_endpoint_.address);
+  // A Unix domain socket, and a shared-memory endpoint's set-up socket, leave a file behind.
+  if (listening_) {
+    kal::remove_endpoint_file(listen_endpoint_);
   }
   if (connections_) {
     for (std::size_t i = 0; i < kMaxConnections; ++i) {

@@ -41,8 +41,9 @@ struct Pair {
   Socket client;
   kairos::kal::Poller poller;
 
-  explicit Pair(int salt) {
-    const Endpoint endpoint = shm_endpoint(salt);
+  Endpoint endpoint;
+
+  explicit Pair(int salt) : endpoint{shm_endpoint(salt)} {
     REQUIRE(listener.listen(endpoint, Transfer::kMessages) == Status::kOk);
     kairos::kal::Poller accepting;
     REQUIRE(accepting.add(listener, 1) == Status::kOk);
@@ -60,7 +61,10 @@ struct Pair {
     REQUIRE(server.is_open());
     REQUIRE(poller.add(server, 7) == Status::kOk);
   }
-  ~Pair() { poller.remove(server); }
+  ~Pair() {
+    poller.remove(server);
+    kairos::kal::remove_endpoint_file(endpoint);  // the set-up socket's file
+  }
 
   /// The server's next message, waiting for it through the Poller; -1 once closed, 0 if none
   /// came in 2 s.
@@ -339,6 +343,10 @@ TEST_CASE("a corrupt ring closes the connection, never reads out of bounds",
   const Endpoint endpoint = shm_endpoint(7);
   Socket listener;
   REQUIRE(listener.listen(endpoint, Transfer::kMessages) == Status::kOk);
+  struct Removed {
+    const Endpoint& endpoint;
+    ~Removed() { kairos::kal::remove_endpoint_file(endpoint); }
+  } removed{endpoint};
   RawClient peer(endpoint);
   Socket server;
   REQUIRE(listener.accept(server) == Status::kOk);

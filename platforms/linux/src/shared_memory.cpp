@@ -1,8 +1,8 @@
-// Linux: shared-memory connections. The server, on accepting a set-up connection on an abstract
-// Unix socket, creates a sealed memfd holding two message rings and two eventfd doorbells, and
-// passes them with SCM_RIGHTS; from then on bytes move through the rings without a system call,
-// and a doorbell is rung only when its reader said it is going to sleep (as a futex handoff
-// does). The set-up socket stays open: it becomes readable when the peer dies or shuts the
+// Linux: shared-memory connections. The server, on accepting a set-up connection on a Unix socket
+// (a file of its user's alone), creates a sealed memfd holding two message rings and two eventfd
+// doorbells, and passes them with SCM_RIGHTS; from then on bytes move through the rings without a
+// system call, and a doorbell is rung only when its reader said it is going to sleep (as a futex
+// handoff does). The set-up socket stays open: it becomes readable when the peer dies or shuts the
 // connection down, which is how either side learns that the other is gone.
 #include "shared_memory.hpp"
 
@@ -172,13 +172,38 @@ Status listen(const Endpoint& endpoint, int& handle) noexcept {
   if (handle < 0) {
     return Status::kResourceExhausted;
   }
-  if (::bind(handle, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-      ::listen(handle, 64) != 0) {
+  auto bound = [&] { return ::bind(handle, reinterpret_cast<sockaddr*>(&address), length) == 0; };
+  bool ok = bound();
+  if (!ok && errno == EADDRINUSE) {
+    // A file left by a run that ended is taken over; one a process still listens on is not (its
+    // node would serve nothing more, silently).
+    int probe = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const bool listened =
+        probe >= 0 &&
+        (::connect(probe, reinterpret_cast<sockaddr*>(&address), length) == 0 || errno == EAGAIN);
+    close_fd(probe);
+    if (listened) {
+      close_fd(handle);
+      return Status::kAddressInUse;
+    }
+    ::unlink(address.sun_path);
+    ok = bound();
+  }
+  // Its user's alone before anyone can connect (listen below); each peer is checked on accept too.
+  if (!ok || ::chmod(address.sun_path, 0600) != 0 || ::listen(handle, 64) != 0) {
     const Status status = errno == EACCES ? Status::kPermissionDenied : Status::kPlatformError;
     close_fd(handle);
     return status;
   }
   return Status::kOk;
+}
+
+void remove_setup_file(const Endpoint& endpoint) noexcept {
+  sockaddr_un address{};
+  socklen_t length = 0;
+  if (setup_address(endpoint.address, address, length)) {
+    ::unlink(address.sun_path);
+  }
 }
 
 bool peer_is_trusted(int unix_socket) noexcept {
@@ -196,8 +221,8 @@ Status accept(int listener, int& handle, SharedMemoryLink& link) noexcept {
   if (setup < 0) {
     return errno == EAGAIN ? Status::kResourceExhausted : Status::kPlatformError;
   }
-  // The abstract socket has no file and no mode: anyone on the host can connect to it. The
-  // memory, which holds both rings, goes only to a process of this node's user.
+  // The set-up socket's file is this user's alone, and the memory, which holds both rings, goes
+  // only to a process of this node's user (root aside) besides.
   if (!peer_is_trusted(setup)) {
     close_fd(setup);
     return Status::kPermissionDenied;

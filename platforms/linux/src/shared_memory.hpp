@@ -10,6 +10,8 @@ namespace kairos::kal::shm {
 
 /// Listens for set-up connections on the abstract Unix socket of `endpoint`'s name.
 Status listen(const Endpoint& endpoint, int& handle) noexcept;
+/// Removes the set-up socket's file of a listener on `endpoint` that has closed.
+void remove_setup_file(const Endpoint& endpoint) noexcept;
 /// Takes one set-up connection: creates the shared memory and the doorbells and hands them over.
 /// `handle` becomes this side's doorbell.
 Status accept(int listener, int& handle, SharedMemoryLink& link) noexcept;

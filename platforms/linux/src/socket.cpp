@@ -107,6 +107,14 @@ void tune_stream(int handle, Endpoint::Kind kind) {
 }
 }  // namespace
 
+void remove_endpoint_file(const Endpoint& endpoint) noexcept {
+  if (endpoint.kind == Endpoint::Kind::kUnix) {
+    ::unlink(endpoint.address);
+  } else if (endpoint.kind == Endpoint::Kind::kShm) {
+    shm::remove_setup_file(endpoint);
+  }
+}
+
 Socket::~Socket() {
   close();
 }

@@ -78,6 +78,10 @@ void Socket::close() noexcept {
   release(lock, handle);
 }
 
+void remove_endpoint_file(const Endpoint& /*endpoint*/) noexcept {
+  // A simulated endpoint is no file: its path may be that of a real node beside the simulation.
+}
+
 Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
   close();
   if (transfer == Transfer::kMessages && endpoint.kind == Endpoint::Kind::kTcp) {

@@ -32,6 +32,10 @@ inline constexpr std::size_t kLargestSharedMemoryMessage = 32 + capacity::kBody;
 /// Parses an endpoint as written in a model; false if malformed.
 bool parse_endpoint(std::string_view text, Endpoint& out) noexcept;
 
+/// Removes the file a closed listener on `endpoint` leaves behind: a uds: socket's, or a shm:
+/// set-up socket's; nothing for other endpoints, and nothing on a simulated network.
+void remove_endpoint_file(const Endpoint& endpoint) noexcept;
+
 /// How a connection carries data. kMessages keeps each send() one message at the receiver, whole
 /// and never interleaved with another thread's send on the same socket (SOCK_SEQPACKET for Unix
 /// domain sockets; datagrams are messages anyway; shared memory carries nothing else); a TCP

@@ -64,18 +64,20 @@ struct SetupMessage {
   std::uint64_t size = Layout::kSize;
 };
 
-/// The set-up socket's address for `name`: abstract (no file to leave behind), "kairos-shm/name".
+/// The set-up socket's address for `name`: the socket file /tmp/kairos-shm-NAME, which the server
+/// makes readable and writable by its user alone, so that no process of another user can even
+/// connect (an abstract socket has no file and no mode: anyone on the host could).
 inline bool setup_address(std::string_view name, sockaddr_un& address, socklen_t& length) noexcept {
-  constexpr std::string_view kPrefix = "kairos-shm/";
-  if (name.empty() || 1 + kPrefix.size() + name.size() > sizeof address.sun_path) {
+  constexpr std::string_view kPrefix = "/tmp/kairos-shm-";
+  if (name.empty() || kPrefix.size() + name.size() + 1 > sizeof address.sun_path) {
     return false;
   }
   std::memset(&address, 0, sizeof address);
   address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path + 1, kPrefix.data(), kPrefix.size());
-  std::memcpy(address.sun_path + 1 + kPrefix.size(), name.data(), name.size());
+  std::memcpy(address.sun_path, kPrefix.data(), kPrefix.size());
+  std::memcpy(address.sun_path + kPrefix.size(), name.data(), name.size());
   length =
-      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + kPrefix.size() + name.size());
+      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + kPrefix.size() + name.size() + 1);
   return true;
 }
 
