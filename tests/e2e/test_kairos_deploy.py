@@ -217,3 +217,70 @@ def test_a_deployment_until_stopped_stops_at_sigterm_collects_and_prints_its_tab
 
 # kairos deploy's epoch is this far after it starts the nodes (DeployCommand.START_LEAD_SECONDS).
 DEPLOY_LEAD_S = 10
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the inventory gives two CPUs")
+def test_the_demo_deployed_runs_its_channel_under_dds_security_and_takes_no_forged_sample(
+        tmp_path):
+    """The avionics demo deployed on two hosts that Ansible reaches on this machine itself
+    (ansible_connection: local; one machine, its two CPUs): kairos deploy makes the system's keys,
+    the playbook installs each node's in its home (its user's alone) and start.env names them
+    after the host's own Cyclone DDS configuration (this run's domain, on loopback). The track
+    channel runs through the security plugins from mission1 to mission2, and a participant
+    without the keys, writing forged samples on its topic the whole time, gets none delivered."""
+    for tool in ("ansible-playbook", "ansible-inventory"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (make test installs ansible-core)")
+    pytest.importorskip("cyclonedds", reason="the cyclonedds package from PyPI is not installed")
+    from test_dds_security import forge
+
+    model = copy_example("avionics", tmp_path / "avionics") / "avionics.tmo"
+    text = model.read_text()
+    for node, host in (("mission1", "alpha"), ("mission2", "beta")):
+        text = re.sub(rf'(node {node} \{{.*?endpoint "[^"]*"[^\n]*\n)',
+                      lambda m, h=host: m.group(1) + f'  host "{h}"\n', text, count=1,
+                      flags=re.S)
+    model.write_text(text)
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text("\n".join([
+        "all:",
+        "  vars:",
+        "    ansible_connection: local",
+        "    ansible_python_interpreter: /usr/bin/python3",
+        "    kairos_machine: this-machine",
+        "    kairos_cpus: \"0-1\"",
+        f"    kairos_root: {tmp_path}/hosts",
+        f"    kairos_cyclonedds_uri: {json.dumps(os.environ['CYCLONEDDS_URI'])}",
+        "  hosts:",
+        "    alpha: {}",
+        "    beta: {}",
+    ]) + "\n")
+    out = tmp_path / "deployment"
+    process = subprocess.Popen(
+        [ROOT / "kairos", "deploy", model, "-i", inventory, "-o", out, "--share-cpus",
+         "--duration", "3s", "--apply"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        forged = forge(seconds=240, until=lambda: process.poll() is not None)
+        stdout, errors = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode in (0, 1), stdout + errors
+    assert "deploy: channels under DDS Security: the system's keys in " in stdout, stdout
+    assert "ansible: site.yml: done" in stdout, stdout + errors
+    for node in ("mission1", "mission2"):
+        home = tmp_path / "hosts" / "Avionics" / node
+        key = home / "keys" / f"{node}.key"
+        assert oct(key.stat().st_mode & 0o777) == "0o600", key
+        start = (home / "start.env").read_text()
+        assert f",file://{home}/keys/{node}.cyclonedds.xml'" in start, start
+    lines = {}
+    for node in ("mission1", "mission2"):
+        line = next(line for line in (out / "run" / f"{node}.log").read_text().splitlines()
+                    if line.startswith("channel ") and " channel=track " in line)
+        lines[node] = dict(item.split("=", 1) for item in line.split()[1:])
+    published, delivered = int(lines["mission1"]["published"]), int(lines["mission2"]["delivered"])
+    assert forged >= 300, forged
+    assert published >= 100 and 0.8 * published <= delivered <= published, (lines, forged)

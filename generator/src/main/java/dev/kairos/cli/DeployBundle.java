@@ -16,8 +16,9 @@ final class DeployBundle {
   /**
    * A node as deployed: its host, its unit's name, its home there (bin/, run/, the unit and the
    * epoch file), the CPUs it may run on (a taskset list), its command line, where the model
-   * declares it, and its stop wave: how many levels of callers stop before it ({@link
-   * #STOP_WAVE_MILLIS} apart), so that no call finds its callee gone.
+   * declares it, its stop wave: how many levels of callers stop before it ({@link
+   * #STOP_WAVE_MILLIS} apart), so that no call finds its callee gone, and whether its channels run
+   * under DDS Security (its keys in keys/NODE of the bundle, installed in its home's keys/).
    */
   record NodeUnit(
       String node,
@@ -27,7 +28,13 @@ final class DeployBundle {
       String cpus,
       List<String> command,
       String modelLocation,
-      int stopWave) {
+      int stopWave,
+      boolean secureChannels) {
+    /** Its DDS Security configuration where it is installed. */
+    String ddsSecurityFile() {
+      return home + "/keys/" + node + ".cyclonedds.xml";
+    }
+
     String log() {
       return home + "/run/" + node + ".log";
     }
@@ -179,6 +186,12 @@ final class DeployBundle {
         out.append("          stop_after_ms: ")
             .append(node.stopWave() * STOP_WAVE_MILLIS)
             .append('\n');
+        if (node.secureChannels()) {
+          // Its keys (keys/NODE of the bundle) go to its home's keys/; start.env names them.
+          out.append("          dds_security: ")
+              .append(quoted("file://" + node.ddsSecurityFile()))
+              .append('\n');
+        }
       }
     }
     return out.toString();

@@ -4,6 +4,7 @@ import static dev.kairos.cli.KairosCli.MODEL_ERRORS;
 import static dev.kairos.cli.KairosCli.OK;
 import static dev.kairos.cli.KairosCli.USAGE;
 
+import dev.kairos.generator.emit.DdsSecurityDocuments;
 import dev.kairos.ir.Platform;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.RunTable;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -95,6 +97,13 @@ final class DeployCommand extends ModelCommand {
   @Mixin NodeSourceOptions sources;
 
   @Option(
+      names = "--open-channels",
+      description =
+          "deploy the channels between the nodes without DDS Security (by default the system's"
+              + " keys are made in DIR/keys, as kairos keys does, and each node runs with its own)")
+  boolean openChannels;
+
+  @Option(
       names = "--apply",
       description =
           "run the deployment with ansible-playbook: check each host's kernel settings, install"
@@ -140,9 +149,23 @@ final class DeployCommand extends ModelCommand {
     if (!build.generate(files, sources.impl, sources.clangFormat) || !build.build(nodes)) {
       return MODEL_ERRORS;
     }
+    final List<DdsSecurityDocuments.Grant> grants =
+        SystemKeys.grants(system, nodes.stream().map(n -> n.node().name()).toList());
+    final boolean secure = !openChannels && SystemKeys.channelsCross(grants);
     final DeployBundle.Deployment bundle =
-        bundle(name, nodes, hosts.get(), deployment.get(), stopWaves(system, nodes));
+        bundle(
+            name,
+            nodes,
+            hosts.get(),
+            deployment.get(),
+            stopWaves(system, nodes),
+            secure
+                ? grants.stream().map(g -> g.node().name()).collect(Collectors.toSet())
+                : java.util.Set.of());
     write(directory, bundle, build.binaries());
+    if (secure && !writeKeys(directory, name, grants, bundle)) {
+      return MODEL_ERRORS;
+    }
     final String playbookCommand =
         "ansible-playbook -i "
             + inventoryFile
@@ -525,7 +548,8 @@ final class DeployCommand extends ModelCommand {
       List<NodePlan> nodes,
       Hosts hosts,
       DeployedAnalysis.AsDeployed deployment,
-      Map<String, Integer> stopWaves) {
+      Map<String, Integer> stopWaves,
+      java.util.Set<String> secured) {
     final Map<String, List<String>> cpuArguments =
         RunCommand.cpuArguments(deployment, cpuNumbers::get);
     final Map<String, java.util.TreeSet<Integer>> cpusOfNode = new LinkedHashMap<>();
@@ -571,7 +595,8 @@ final class DeployCommand extends ModelCommand {
               cpus,
               command,
               Path.of(node.source().file()).getFileName() + ":" + node.source().line(),
-              stopWaves.getOrDefault(node.name(), 0)));
+              stopWaves.getOrDefault(node.name(), 0),
+              secured.contains(node.name())));
       cpusOfHost.computeIfAbsent(host.name(), h -> new ArrayList<>());
       for (int cpu : cpusOfNode.get(node.name())) {
         if (!cpusOfHost.get(host.name()).contains(cpu)) {
@@ -621,6 +646,63 @@ final class DeployCommand extends ModelCommand {
   }
 
   /** Writes the bundle's files and each node's executable into {@code directory}. */
+  /**
+   * The system's keys, made in DIR/keys as kairos keys makes them, and each node's own in
+   * DIR/keys/NODE, its Cyclone DDS configuration naming them where the playbook installs them (its
+   * home's keys/). False after saying why they could not be made.
+   */
+  private boolean writeKeys(
+      Path directory,
+      String system,
+      List<DdsSecurityDocuments.Grant> grants,
+      DeployBundle.Deployment bundle)
+      throws IOException {
+    // The plugins where they are on this machine: hosts of the same distribution have them there.
+    final Optional<String> libraries = SystemKeys.pluginDirectory(null);
+    if (libraries.isEmpty()) {
+      SystemKeys.warnNoPlugins(err());
+    }
+    final Path keys = directory.resolve("keys");
+    try {
+      SystemKeys.make(files.get(0).toString(), system, grants, keys, 365, libraries.orElse(""));
+    } catch (SystemKeys.OpenSslFailed e) {
+      err()
+          .println(
+              "kairos: error: "
+                  + e.getMessage()
+                  + ": the nodes' channels run under DDS Security (give --open-channels to deploy"
+                  + " them unprotected)");
+      return false;
+    }
+    for (DeployBundle.NodeUnit unit : bundle.nodes()) {
+      if (!unit.secureChannels()) {
+        continue;
+      }
+      final String node = unit.node();
+      final Path own = keys.resolve(node);
+      Files.createDirectories(own);
+      for (String file :
+          List.of(
+              "ca.pem",
+              "governance.p7s",
+              node + ".pem",
+              node + ".key",
+              node + ".permissions.p7s")) {
+        Files.copy(keys.resolve(file), own.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+      }
+      Files.writeString(
+          own.resolve(node + ".cyclonedds.xml"),
+          DdsSecurityDocuments.cycloneConfig(node, unit.home() + "/keys", libraries.orElse("")),
+          StandardCharsets.UTF_8);
+    }
+    out()
+        .println(
+            "deploy: channels under DDS Security: the system's keys in "
+                + RunCommand.shownPath(keys)
+                + ", each node's installed in its home's keys/");
+    return true;
+  }
+
   private static void write(
       Path directory, DeployBundle.Deployment bundle, Map<String, Path> binaries)
       throws IOException {

@@ -197,7 +197,8 @@ class DeployCommandTest {
                 "--start-at",
                 "${KAIROS_START_AT}"),
             "cell.tmo:75",
-            2);
+            2,
+            false);
     final DeployBundle.Deployment deployment =
         new DeployBundle.Deployment(
             "Work Cell",
@@ -247,6 +248,34 @@ class DeployCommandTest {
     // The same deployment, the same files; every playbook the bundle names is shipped.
     assertEquals(DeployBundle.files(deployment), DeployBundle.files(deployment));
     assertTrue(DeployBundle.files(deployment).keySet().containsAll(DeployBundle.PLAYBOOK_FILES));
+    // Its channels open: nothing names keys. Under DDS Security: the inventory names its
+    // configuration where the playbook installs its keys, which start.env hands the node.
+    assertFalse(inventory.contains("dds_security"), inventory);
+    final DeployBundle.NodeUnit secured =
+        new DeployBundle.NodeUnit(
+            sensor.node(),
+            sensor.host(),
+            sensor.unit(),
+            sensor.home(),
+            sensor.cpus(),
+            sensor.command(),
+            sensor.modelLocation(),
+            sensor.stopWave(),
+            true);
+    final String securedInventory =
+        DeployBundle.inventory(
+            new DeployBundle.Deployment(
+                "Work Cell", "cell.tmo", List.of(secured), Map.of(), Map.of(), 0, 10));
+    assertTrue(
+        securedInventory
+            .lines()
+            .anyMatch(
+                "          dds_security: \"file:///opt/kairos/Cell/sensor/keys/sensor.cyclonedds.xml\""
+                    ::equals),
+        securedInventory);
+    final String site = DeployBundle.playbookFile("site.yml");
+    assertTrue(site.contains("src: \"keys/{{ item.name }}/\""), site);
+    assertTrue(site.contains("item.dds_security | default('')] | select | join(',')"), site);
   }
 
   @Test
