@@ -163,7 +163,7 @@ final class DeployCommand extends ModelCommand {
                 ? grants.stream().map(g -> g.node().name()).collect(Collectors.toSet())
                 : java.util.Set.of());
     write(directory, bundle, build.binaries());
-    if (secure && !writeKeys(directory, name, grants, bundle)) {
+    if (secure && !writeKeys(directory, system, grants, bundle)) {
       return MODEL_ERRORS;
     }
     final String playbookCommand =
@@ -653,7 +653,7 @@ final class DeployCommand extends ModelCommand {
    */
   private boolean writeKeys(
       Path directory,
-      String system,
+      SystemModel systemModel,
       List<DdsSecurityDocuments.Grant> grants,
       DeployBundle.Deployment bundle)
       throws IOException {
@@ -663,15 +663,16 @@ final class DeployCommand extends ModelCommand {
       SystemKeys.warnNoPlugins(err());
     }
     final Path keys = directory.resolve("keys");
-    try {
-      SystemKeys.make(files.get(0).toString(), system, grants, keys, 365, libraries.orElse(""));
-    } catch (SystemKeys.OpenSslFailed e) {
-      err()
-          .println(
-              "kairos: error: "
-                  + e.getMessage()
-                  + ": the nodes' channels run under DDS Security (give --open-channels to deploy"
-                  + " them unprotected)");
+    if (madeKeys(
+            systemModel,
+            systemName,
+            grants,
+            keys,
+            365,
+            libraries.orElse(""),
+            ": the nodes' channels run under DDS Security (give --open-channels to deploy them"
+                + " unprotected)")
+        .isEmpty()) {
       return false;
     }
     for (DeployBundle.NodeUnit unit : bundle.nodes()) {

@@ -80,20 +80,13 @@ final class KeysCommand extends ModelCommand {
     }
     final Path directory = output.toAbsolutePath().normalize();
     final Optional<String> libraries = SystemKeys.pluginDirectory(plugins);
-    final SystemKeys.Made made;
-    try {
-      made =
-          SystemKeys.make(
-              files.get(0).toString(),
-              SystemChoice.name(system, systemName),
-              grants,
-              directory,
-              days,
-              libraries.orElse(""));
-    } catch (SystemKeys.OpenSslFailed e) {
-      err().println("kairos: error: " + e.getMessage() + "; no keys made");
+    final Optional<SystemKeys.Made> keys =
+        madeKeys(
+            system, systemName, grants, directory, days, libraries.orElse(""), "; no keys made");
+    if (keys.isEmpty()) {
       return KairosCli.MODEL_ERRORS;
     }
+    final SystemKeys.Made made = keys.get();
     out()
         .println(
             "keys: system CA "

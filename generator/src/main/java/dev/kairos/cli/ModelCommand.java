@@ -6,6 +6,7 @@ import static dev.kairos.cli.KairosCli.USAGE;
 
 import dev.kairos.dsl.validation.IssueCodes;
 import dev.kairos.generator.pipeline.CheckPipeline;
+import dev.kairos.ir.SystemModel;
 import dev.kairos.reports.Diagnostic;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -268,6 +269,34 @@ abstract class ModelCommand implements Callable<Integer> {
       return Optional.empty();
     }
     return Optional.of(new SystemChoice.Chosen(system, plan, nodes.get()));
+  }
+
+  /**
+   * The system's keys and DDS Security documents for {@code grants}, made into {@code directory}
+   * ({@link SystemKeys#make}, valid {@code days}); empty after saying why not, and {@code after}.
+   */
+  Optional<SystemKeys.Made> madeKeys(
+      SystemModel system,
+      String systemName,
+      List<dev.kairos.generator.emit.DdsSecurityDocuments.Grant> grants,
+      Path directory,
+      int days,
+      String libraries,
+      String after)
+      throws IOException {
+    try {
+      return Optional.of(
+          SystemKeys.make(
+              files.get(0).toString(),
+              SystemChoice.name(system, systemName),
+              grants,
+              directory,
+              days,
+              libraries));
+    } catch (SystemKeys.OpenSslFailed e) {
+      err().println("kairos: error: " + e.getMessage() + after);
+      return Optional.empty();
+    }
   }
 
   /**

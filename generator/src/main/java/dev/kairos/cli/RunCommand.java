@@ -158,26 +158,20 @@ final class RunCommand extends ModelCommand {
       return false;
     }
     final Path keys = runDirectory.resolve("keys");
-    final SystemKeys.Made made;
-    try {
-      made =
-          SystemKeys.make(
-              files.get(0).toString(),
-              SystemChoice.name(system, systemName),
-              grants,
-              keys,
-              30,
-              libraries.get());
-    } catch (SystemKeys.OpenSslFailed e) {
-      err()
-          .println(
-              "kairos: error: "
-                  + e.getMessage()
-                  + ": the nodes' channels run under DDS Security (give --open-channels to run them"
-                  + " unprotected); nothing run");
+    final Optional<SystemKeys.Made> made =
+        madeKeys(
+            system,
+            systemName,
+            grants,
+            keys,
+            30,
+            libraries.get(),
+            ": the nodes' channels run under DDS Security (give --open-channels to run them"
+                + " unprotected); nothing run");
+    if (made.isEmpty()) {
       return false;
     }
-    for (Map.Entry<String, Path> node : made.configurations().entrySet()) {
+    for (Map.Entry<String, Path> node : made.get().configurations().entrySet()) {
       processes.environment(
           node.getKey(),
           "CYCLONEDDS_URI",
