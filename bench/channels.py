@@ -10,7 +10,8 @@ machines; they meet through DDS discovery. Each subscriber's `channel` line says
 samples were when they were handed to the reader (docs/channels.md): publication on the source's
 lane -> the source's hub -> DDS -> the subscriber's DDS listener -> the reader's history.
 
-Two baselines run in the same invocation, one after the other:
+Two baselines run in the same invocation, one after the other, and the Kairos nodes a third time
+under DDS Security (each with the keys `kairos keys` makes for the model):
 - raw: bench/channels_raw_dds.c, Cyclone DDS with nothing of Kairos around it. A SCHED_FIFO
   thread writes the same idlc type every --period; each of as many subscriber processes takes
   the samples in its listener and records their age from the source timestamp. It is what a
@@ -190,6 +191,8 @@ def build_nodes(workdir: Path, subscribers: int, period_ms: int) -> Path:
     run_checked(["cmake", "-S", generated, "-B", workdir / "build", "-G", "Ninja",
                  f"-DCMAKE_PREFIX_PATH={PREFIX}", f"-DKAIROS_IMPL_DIR={workdir / 'impl'}"])
     run_checked(["cmake", "--build", workdir / "build"])
+    # The system's keys, for the runs under DDS Security (kairos keys; kairos run does the same).
+    run_checked([KAIROS, "keys", model, "-o", workdir / "build" / "keys"])
     # The raw baseline, on the C type idlc made for the model's channels.
     run_checked([os.environ.get("CC", "cc"), "-O2", "-Wall", "-Wextra", "-Werror",
                  "-I", workdir / "build", ROOT / "bench" / "channels_raw_dds.c",
@@ -234,15 +237,30 @@ def finish(process: subprocess.Popen, timeout: float) -> str:
 DISCOVERY_S = 1.5
 
 
-def one_way_run(sinks: list[list], source: list, seconds: float, prefix: str) -> dict:
+def secured(keys: Path | None, node: str) -> dict | None:
+    """The environment of node `node` under DDS Security with the keys in `keys` (none: as this
+    process's): its configuration after any CYCLONEDDS_URI given here."""
+    if keys is None:
+        return None
+    inherited = os.environ.get("CYCLONEDDS_URI", "")
+    own = f"file://{keys / (node + '.cyclonedds.xml')}"
+    return {**os.environ, "CYCLONEDDS_URI": f"{inherited},{own}" if inherited else own}
+
+
+def one_way_run(sinks: list[list], source: list, seconds: float, prefix: str,
+                envs: list | None = None, source_env: dict | None = None) -> dict:
     """Starts the subscribers, waits for discovery, runs the publisher for `seconds`, and gathers
-    what the publisher published and the subscribers' delivery figures (`prefix` lines)."""
+    what the publisher published and the subscribers' delivery figures (`prefix` lines); each
+    subscriber with its environment from `envs`, the publisher with `source_env` (none: this
+    process's)."""
     sink_seconds = seconds + 2 * DISCOVERY_S
+    envs = envs or [None] * len(sinks)
     running = [subprocess.Popen([str(part) for part in command], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True) for command in sinks]
+                                stderr=subprocess.PIPE, text=True, env=env)
+               for command, env in zip(sinks, envs)]
     time.sleep(DISCOVERY_S)
     published = subprocess.run([str(part) for part in source], capture_output=True, text=True,
-                               timeout=seconds + 60)
+                               timeout=seconds + 60, env=source_env)
     if published.returncode != 0:
         raise RuntimeError(f"the publisher failed:\n{published.stdout}\n{published.stderr}")
     lines = [figures_line(finish(sink, sink_seconds + 60), prefix) for sink in running]
@@ -255,15 +273,19 @@ def one_way_run(sinks: list[list], source: list, seconds: float, prefix: str) ->
     }
 
 
-def kairos_run(build: Path, subscribers: int, seconds: float, cpus: tuple[int, int]) -> dict:
-    """The Kairos nodes: each sink's channel line, and the source's."""
+def kairos_run(build: Path, subscribers: int, seconds: float, cpus: tuple[int, int],
+               keys: Path | None = None) -> dict:
+    """The Kairos nodes: each sink's channel line, and the source's; with `keys`, each under DDS
+    Security with its own."""
     sink_ms = int((seconds + 2 * DISCOVERY_S) * 1000)
     return one_way_run(
         [[build / f"sink{k}", "--quiet", "--duration", f"{sink_ms}ms", *node_cpu(cpus[1])]
          for k in range(1, subscribers + 1)],
         [build / "source", "--quiet", "--duration", f"{int(seconds * 1000)}ms",
          *node_cpu(cpus[0])],
-        seconds, "channel ")
+        seconds, "channel ",
+        [secured(keys, f"sink{k}") for k in range(1, subscribers + 1)],
+        secured(keys, "source"))
 
 
 def raw_run(build: Path, subscribers: int, seconds: float, period_ms: int,
@@ -371,23 +393,29 @@ def main() -> int:
           f"{args.seconds:g} s per run, one host ({os.cpu_count()} CPUs, {where}, "
           f"load {os.getloadavg()[0]:.2f})")
     print(f"{'':>4}  {'kairos':^33}  {'raw cyclone dds':^33}  {'ddsperf rtt/2':^24}  "
-          f"{'kairos p50 /':^14}")
+          f"{'kairos p50 /':^14}  {'kairos under dds security':^33}  {'p50 /':>6}")
     print(f"{'subs':>4}  " + f"{'p50':>7} {'p99':>7} {'max':>7} {'delivered':>10}  " * 2
-          + f"{'p50':>7} {'p99':>7} {'max':>8}  {'raw':>6} {'ddsperf':>7}")
+          + f"{'p50':>7} {'p99':>7} {'max':>8}  {'raw':>6} {'ddsperf':>7}  "
+          + f"{'p50':>7} {'p99':>7} {'max':>7} {'delivered':>10}  {'kairos':>6}")
     with tempfile.TemporaryDirectory(prefix="kairos-channels-") as scratch:
         for subscribers in args.subscribers:
             build = build_nodes(Path(scratch) / f"n{subscribers}", subscribers, args.period_ms)
             # Kairos and raw DDS take turns, so that a change in the machine's load over the
             # run falls on both.
-            kairos_rounds, raw_rounds = [], []
+            kairos_rounds, raw_rounds, secure_rounds = [], [], []
             for _ in range(args.rounds):
                 kairos_rounds.append(kairos_run(build, subscribers, args.seconds, cpus))
                 raw_rounds.append(raw_run(build, subscribers, args.seconds, args.period_ms, cpus))
+                secure_rounds.append(kairos_run(build, subscribers, args.seconds, cpus,
+                                                build / "keys"))
             kairos, raw = combined(kairos_rounds), combined(raw_rounds)
+            secure = combined(secure_rounds)
             dds = ddsperf_run(subscribers, args.seconds, args.period_ms, cpus)
-            row = {"subscribers": subscribers, "kairos": kairos, "raw_dds": raw, "ddsperf": dds}
+            row = {"subscribers": subscribers, "kairos": kairos, "raw_dds": raw, "ddsperf": dds,
+                   "kairos_dds_security": secure}
             row["ratio_p50_raw"] = row["kairos"]["p50_us"] / raw["p50_us"]
             row["ratio_p50_ddsperf"] = row["kairos"]["p50_us"] / (dds["rtt_p50_us"] / 2)
+            row["ratio_p50_security"] = secure["p50_us"] / row["kairos"]["p50_us"]
             results.append(row)
 
             def figures(run: dict) -> str:
@@ -398,11 +426,14 @@ def main() -> int:
             print(f"{subscribers:>4}  {figures(row['kairos'])}  {figures(raw)}  "
                   f"{dds['rtt_p50_us'] / 2:>7.1f} {dds['rtt_p99_us'] / 2:>7.1f} "
                   f"{dds['rtt_max_us'] / 2:>8.1f}  {row['ratio_p50_raw']:>5.2f}x "
-                  f"{row['ratio_p50_ddsperf']:>6.2f}x", flush=True)
+                  f"{row['ratio_p50_ddsperf']:>6.2f}x  {figures(secure)}  "
+                  f"{row['ratio_p50_security']:>5.2f}x", flush=True)
     print(f"us. kairos and raw: one-way age on delivery, from publication (raw: the write), "
           f"{args.rounds} rounds each, taking turns; p50 and p99: the median over rounds of the "
           f"median over subscribers of each one's median, and of the largest p99; max: the "
-          f"largest. ddsperf: half its round trip, the same rate and size.")
+          f"largest. ddsperf: half its round trip, the same rate and size. Under DDS Security: "
+          f"the same Kairos nodes, each with the keys kairos keys made (authenticated, "
+          f"access-controlled, encrypted), a third turn of each round.")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"period_ms": args.period_ms, "seconds": args.seconds,

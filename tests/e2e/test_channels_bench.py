@@ -1,6 +1,6 @@
 """The channel benchmark (bench/channels.py), cheaply: one publisher and two subscriber nodes for a
-second, beside raw Cyclone DDS and ddsperf, checking what it prints and writes (never a timing
-bound).
+second, beside raw Cyclone DDS and ddsperf, and again under DDS Security, checking what it prints
+and writes (never a timing bound).
 
 Needs `make java cpp` (the kairos command and the runtime in build/prefix) and Cyclone DDS's tools.
 """
@@ -31,7 +31,8 @@ def test_the_channel_bench_measures_every_subscriber_beside_raw_dds_and_ddsperf(
     # of each release, shares CPU 0 with both subscribers here, which the model does not assume
     # (each node's processor its own): on a busy host it misses a few windows, and publishes
     # nothing for those (188 of 200 seen once).
-    for one_way in (kairos, raw):
+    secure = run["kairos_dds_security"]
+    for one_way in (kairos, raw, secure):
         assert 150 <= one_way["published"] <= 202, run
         assert len(one_way["rounds_p50_us"]) == 2, run
         assert one_way["delivered"] >= 0.8 * 2 * one_way["published"], run
@@ -39,6 +40,7 @@ def test_the_channel_bench_measures_every_subscriber_beside_raw_dds_and_ddsperf(
     assert dds["samples"] > 0 and 0 < dds["rtt_p50_us"] <= dds["rtt_max_us"], run
     assert run["ratio_p50_raw"] == kairos["p50_us"] / raw["p50_us"]
     assert run["ratio_p50_ddsperf"] == kairos["p50_us"] / (dds["rtt_p50_us"] / 2)
+    assert run["ratio_p50_security"] == secure["p50_us"] / kairos["p50_us"]
 
 
 def test_the_channel_bench_refuses_bad_arguments():
