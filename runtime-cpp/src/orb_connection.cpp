@@ -17,9 +17,7 @@ void Orb::release(ServerConnection& connection) noexcept {
 
 void Orb::close_connection(ServerConnection& connection) noexcept {
   readers_[connection.reader]->poller.remove(connection.socket);
-  if (connection.counted.exchange(false, std::memory_order_acq_rel)) {
-    callers_[connection.caller].connections.fetch_sub(1, std::memory_order_acq_rel);
-  }
+  uncount(connection);
   connections_closed_.add();
   connection.state.store(ServerConnection::kClosing, std::memory_order_release);
   if (connection.in_flight.load(std::memory_order_acquire) == 0) {
@@ -94,7 +92,6 @@ void Orb::accept_connections() noexcept {
         connection.caller = kNoCaller;
         connection.over_budget_in_a_row = 0;
         connection.paused_until = kal::TimePoint::min();
-        connection.paused = false;
         connections_accepted_.add();
         if (poller.add(connection.socket, free) != kal::Status::kOk) {
           connection.socket.close();
@@ -148,11 +145,18 @@ bool Orb::make_room_for(std::uint8_t index) noexcept {
   }
   // Closed by its reader: the acceptor only shuts it down, and gives its slot's count back at
   // once so that the new connection may take it.
-  if (idlest == nullptr || !idlest->counted.exchange(false, std::memory_order_acq_rel)) {
+  if (idlest == nullptr || !uncount(*idlest)) {
     return false;
   }
-  callers_[index].connections.fetch_sub(1, std::memory_order_acq_rel);
   idlest->socket.shutdown();
+  return true;
+}
+
+bool Orb::uncount(ServerConnection& connection) noexcept {
+  if (!connection.counted.exchange(false, std::memory_order_acq_rel)) {
+    return false;
+  }
+  callers_[connection.caller].connections.fetch_sub(1, std::memory_order_acq_rel);
   return true;
 }
 
@@ -265,9 +269,7 @@ void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
   encode_header(answer, frame);
   if (band_reader.poller.add(connection.socket, index) != kal::Status::kOk) {
     connection.state.store(ServerConnection::kGreeting);
-    if (connection.counted.exchange(false, std::memory_order_acq_rel)) {
-      callers_[node].connections.fetch_sub(1, std::memory_order_acq_rel);
-    }
+    uncount(connection);
     refuse("cannot watch it");
     return;
   }

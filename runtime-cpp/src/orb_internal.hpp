@@ -191,10 +191,9 @@ struct ServerConnection {
   /// Set when kRefusalsBeforePause requests of it in a row came beyond their caller's budget, to
   /// when the budget takes one again: until then (at most kLongestPause) its reader neither reads
   /// its socket nor takes its frames, so that the kernel holds a flood back at the sender instead
-  /// of the reader refusing each request at its band's priority.
+  /// of the reader refusing each request at its band's priority. min(): not paused; otherwise
+  /// out of its reader's poller (Orb::pause) until then.
   kal::TimePoint paused_until = kal::TimePoint::min();
-  /// Taken out of its reader's poller until paused_until.
-  bool paused = false;
   char peer[kMaxNodeName + 1] = {};
   /// Its node in the access list (Orb::callers_), or kNoCaller.
   std::uint8_t caller = internal::kNoCaller;

@@ -88,7 +88,6 @@ void Orb::pause(ServerConnection& connection) noexcept {
   Reader& reader = *readers_[connection.reader];
   connection.paused_until =
       std::min(connection.paused_until, kal::MonotonicClock::now() + kLongestPause);
-  connection.paused = true;
   reader.poller.remove(connection.socket);
   ++reader.paused;
   reader.first_resume = std::min(reader.first_resume, connection.paused_until);
@@ -99,14 +98,14 @@ void Orb::resume_paused(Reader& reader) noexcept {
   reader.first_resume = kal::TimePoint::max();
   for (std::size_t c = 0; c < kMaxConnections && reader.paused > 0; ++c) {
     ServerConnection& connection = connections_[c];
-    if (!connection.paused || readers_[connection.reader].get() != &reader) {
+    if (connection.paused_until == kal::TimePoint::min() ||
+        readers_[connection.reader].get() != &reader) {
       continue;
     }
     if (connection.paused_until > now) {
       reader.first_resume = std::min(reader.first_resume, connection.paused_until);
       continue;
     }
-    connection.paused = false;
     connection.paused_until = kal::TimePoint::min();
     --reader.paused;
     const std::size_t index = static_cast<std::size_t>(&connection - connections_.get());

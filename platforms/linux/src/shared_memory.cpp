@@ -172,25 +172,18 @@ Status listen(const Endpoint& endpoint, int& handle) noexcept {
   if (handle < 0) {
     return Status::kResourceExhausted;
   }
-  auto bound = [&] { return ::bind(handle, reinterpret_cast<sockaddr*>(&address), length) == 0; };
-  bool ok = bound();
-  if (!ok && errno == EADDRINUSE) {
-    // A file left by a run that ended is taken over; one a process still listens on is not (its
-    // node would serve nothing more, silently).
-    int probe = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    const bool listened =
-        probe >= 0 &&
-        (::connect(probe, reinterpret_cast<sockaddr*>(&address), length) == 0 || errno == EAGAIN);
-    close_fd(probe);
-    if (listened) {
-      close_fd(handle);
-      return Status::kAddressInUse;
-    }
-    ::unlink(address.sun_path);
-    ok = bound();
+  // A file left by a run that ended is taken over; one a process still listens on is not (its
+  // node would serve nothing more, silently), as for a uds: endpoint.
+  sockaddr_storage probed{};
+  std::memcpy(&probed, &address, sizeof address);
+  if (someone_listens(probed, length, Transfer::kMessages)) {
+    close_fd(handle);
+    return Status::kAddressInUse;
   }
+  ::unlink(address.sun_path);
   // Its user's alone before anyone can connect (listen below); each peer is checked on accept too.
-  if (!ok || ::chmod(address.sun_path, 0600) != 0 || ::listen(handle, 64) != 0) {
+  if (::bind(handle, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+      ::chmod(address.sun_path, 0600) != 0 || ::listen(handle, 64) != 0) {
     const Status status = errno == EACCES ? Status::kPermissionDenied : Status::kPlatformError;
     close_fd(handle);
     return status;

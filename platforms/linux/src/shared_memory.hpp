@@ -1,14 +1,24 @@
 // Linux: shared-memory connections (shm:name), the part of Socket behind its shm: endpoints.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <cstdint>
 #include <span>
 
 #include <kairos/kal/socket.hpp>
 
+namespace kairos::kal {
+/// Whether a process listens on the Unix socket at `address`: a connection to it is accepted
+/// into its backlog at once; a socket file nobody listens on refuses it (socket.cpp).
+bool someone_listens(const sockaddr_storage& address, socklen_t length, Transfer transfer) noexcept;
+}  // namespace kairos::kal
+
 namespace kairos::kal::shm {
 
-/// Listens for set-up connections on the abstract Unix socket of `endpoint`'s name.
+/// Listens for set-up connections on the Unix socket file of `endpoint`'s name (setup_address),
+/// its user's alone; a file a run that ended left behind is taken over, one a process still
+/// listens on is not (kAddressInUse).
 Status listen(const Endpoint& endpoint, int& handle) noexcept;
 /// Removes the set-up socket's file of a listener on `endpoint` that has closed.
 void remove_setup_file(const Endpoint& endpoint) noexcept;

@@ -85,9 +85,16 @@ Status open_for(const Endpoint& endpoint, Transfer transfer, int& handle, sockad
   return handle < 0 ? Status::kResourceExhausted : Status::kOk;
 }
 
-/// Whether a process listens on the Unix socket at `address`: a connection to it is accepted
-/// into its backlog at once; a socket file nobody listens on refuses it.
-bool someone_listens(const sockaddr_storage& address, socklen_t length, Transfer transfer) {
+void tune_stream(int handle, Endpoint::Kind kind) {
+  if (kind == Endpoint::Kind::kTcp) {
+    const int on = 1;
+    setsockopt(handle, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  }
+}
+}  // namespace
+
+bool someone_listens(const sockaddr_storage& address, socklen_t length,
+                     Transfer transfer) noexcept {
   const int probe = open_socket(Endpoint::Kind::kUnix, transfer);
   if (probe < 0) {
     return false;
@@ -98,14 +105,6 @@ bool someone_listens(const sockaddr_storage& address, socklen_t length, Transfer
   ::close(probe);
   return accepted;
 }
-
-void tune_stream(int handle, Endpoint::Kind kind) {
-  if (kind == Endpoint::Kind::kTcp) {
-    const int on = 1;
-    setsockopt(handle, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-  }
-}
-}  // namespace
 
 void remove_endpoint_file(const Endpoint& endpoint) noexcept {
   if (endpoint.kind == Endpoint::Kind::kUnix) {

@@ -428,6 +428,9 @@ class Orb {
   /// Makes room among the kGreetingSlots for a new connection: closes the one that has waited
   /// longest for its hello.
   void make_greeting_room(kal::Poller& acceptor) noexcept;
+  /// Gives `connection`'s place among its node's connections back (Caller::connections), once:
+  /// false when it holds none (not counted, or given back already).
+  bool uncount(ServerConnection& connection) noexcept;
   /// A request of `connection` answered at once with an error: counted for its node too.
   void count_refused(const ServerConnection& connection) noexcept;
   /// Whether `caller` may invoke `operation` of `object` (permit_only; everyone, without it) and
