@@ -645,11 +645,10 @@ final class DeployCommand extends ModelCommand {
         onlineCpus);
   }
 
-  /** Writes the bundle's files and each node's executable into {@code directory}. */
   /**
-   * The system's keys, made in DIR/keys as kairos keys makes them, and each node's own in
-   * DIR/keys/NODE, its Cyclone DDS configuration naming them where the playbook installs them (its
-   * home's keys/). False after saying why they could not be made.
+   * The system's keys, made in DIR/keys as kairos keys makes them, each node's Cyclone DDS
+   * configuration naming its files where the playbook installs them (its home's keys/), and each
+   * node's own set in DIR/keys/NODE. False after saying why they could not be made.
    */
   private boolean writeKeys(
       Path directory,
@@ -663,6 +662,8 @@ final class DeployCommand extends ModelCommand {
       SystemKeys.warnNoPlugins(err());
     }
     final Path keys = directory.resolve("keys");
+    final Map<String, String> homes = new LinkedHashMap<>();
+    bundle.nodes().forEach(unit -> homes.put(unit.node(), unit.home()));
     if (madeKeys(
             systemModel,
             systemName,
@@ -670,6 +671,7 @@ final class DeployCommand extends ModelCommand {
             keys,
             365,
             libraries.orElse(""),
+            node -> homes.get(node) + "/keys",
             ": the nodes' channels run under DDS Security (give --open-channels to deploy them"
                 + " unprotected)")
         .isEmpty()) {
@@ -679,22 +681,11 @@ final class DeployCommand extends ModelCommand {
       if (!unit.secureChannels()) {
         continue;
       }
-      final String node = unit.node();
-      final Path own = keys.resolve(node);
+      final Path own = keys.resolve(unit.node());
       Files.createDirectories(own);
-      for (String file :
-          List.of(
-              "ca.pem",
-              "governance.p7s",
-              node + ".pem",
-              node + ".key",
-              node + ".permissions.p7s")) {
+      for (String file : SystemKeys.filesOf(unit.node())) {
         Files.copy(keys.resolve(file), own.resolve(file), StandardCopyOption.REPLACE_EXISTING);
       }
-      Files.writeString(
-          own.resolve(node + ".cyclonedds.xml"),
-          DdsSecurityDocuments.cycloneConfig(node, unit.home() + "/keys", libraries.orElse("")),
-          StandardCharsets.UTF_8);
     }
     out()
         .println(
@@ -704,6 +695,7 @@ final class DeployCommand extends ModelCommand {
     return true;
   }
 
+  /** Writes the bundle's files and each node's executable into {@code directory}. */
   private static void write(
       Path directory, DeployBundle.Deployment bundle, Map<String, Path> binaries)
       throws IOException {

@@ -82,7 +82,14 @@ final class KeysCommand extends ModelCommand {
     final Optional<String> libraries = SystemKeys.pluginDirectory(plugins);
     final Optional<SystemKeys.Made> keys =
         madeKeys(
-            system, systemName, grants, directory, days, libraries.orElse(""), "; no keys made");
+            system,
+            systemName,
+            grants,
+            directory,
+            days,
+            libraries.orElse(""),
+            node -> directory.toString(),
+            "; no keys made");
     if (keys.isEmpty()) {
       return KairosCli.MODEL_ERRORS;
     }

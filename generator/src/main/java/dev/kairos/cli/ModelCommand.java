@@ -273,7 +273,8 @@ abstract class ModelCommand implements Callable<Integer> {
 
   /**
    * The system's keys and DDS Security documents for {@code grants}, made into {@code directory}
-   * ({@link SystemKeys#make}, valid {@code days}); empty after saying why not, and {@code after}.
+   * ({@link SystemKeys#make}, valid {@code days}, each node's files in {@code installedIn} where it
+   * runs); empty after saying why not, and {@code after}.
    */
   Optional<SystemKeys.Made> madeKeys(
       SystemModel system,
@@ -282,6 +283,7 @@ abstract class ModelCommand implements Callable<Integer> {
       Path directory,
       int days,
       String libraries,
+      java.util.function.UnaryOperator<String> installedIn,
       String after)
       throws IOException {
     try {
@@ -292,7 +294,8 @@ abstract class ModelCommand implements Callable<Integer> {
               grants,
               directory,
               days,
-              libraries));
+              libraries,
+              installedIn));
     } catch (SystemKeys.OpenSslFailed e) {
       err().println("kairos: error: " + e.getMessage() + after);
       return Optional.empty();

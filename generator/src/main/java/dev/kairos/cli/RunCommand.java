@@ -166,6 +166,7 @@ final class RunCommand extends ModelCommand {
             keys,
             30,
             libraries.get(),
+            node -> keys.toString(),
             ": the nodes' channels run under DDS Security (give --open-channels to run them"
                 + " unprotected); nothing run");
     if (made.isEmpty()) {

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * A system's identities and DDS Security documents, made with OpenSSL (the {@code openssl} command,
@@ -84,7 +85,8 @@ final class SystemKeys {
   /**
    * Makes everything into {@code directory} (absolute), each certificate and permissions document
    * valid for {@code days}; {@code libraries} is the plugins' directory, or empty for the dynamic
-   * loader.
+   * loader; {@code installedIn} says for each node the directory its files ({@link #filesOf}) are
+   * in where it runs, which its Cyclone DDS configuration names.
    */
   static Made make(
       String modelFile,
@@ -92,32 +94,23 @@ final class SystemKeys {
       List<DdsSecurityDocuments.Grant> grants,
       Path directory,
       int days,
-      String libraries)
+      String libraries,
+      UnaryOperator<String> installedIn)
       throws OpenSslFailed, IOException {
     Files.createDirectories(directory);
     final Path caKey = directory.resolve("ca.key");
     final Path ca = directory.resolve("ca.pem");
     final boolean keptCa = Files.isRegularFile(caKey) && Files.isRegularFile(ca);
     if (!keptCa) {
-      openssl(
+      newKey(
           directory,
           "the system CA",
-          "req",
+          caKey,
+          ca,
+          "/CN=Kairos system CA",
           "-x509",
-          "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
-          "-nodes",
-          "-keyout",
-          caKey.toString(),
-          "-out",
-          ca.toString(),
           "-days",
-          Integer.toString(Math.max(days, 3650)),
-          "-subj",
-          "/CN=Kairos system CA");
-      ownerOnly(caKey);
+          Integer.toString(Math.max(days, 3650)));
     }
     final Path governance = directory.resolve("governance.xml");
     Files.writeString(
@@ -132,22 +125,7 @@ final class SystemKeys {
       final String node = grant.node().name();
       final Path key = directory.resolve(node + ".key");
       final Path request = directory.resolve(node + ".csr");
-      openssl(
-          directory,
-          "node " + node + "'s key",
-          "req",
-          "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
-          "-nodes",
-          "-keyout",
-          key.toString(),
-          "-out",
-          request.toString(),
-          "-subj",
-          "/" + grant.subject());
-      ownerOnly(key);
+      newKey(directory, "node " + node + "'s key", key, request, "/" + grant.subject());
       openssl(
           directory,
           "node " + node + "'s certificate",
@@ -183,12 +161,23 @@ final class SystemKeys {
       final Path configuration = directory.resolve(node + ".cyclonedds.xml");
       Files.writeString(
           configuration,
-          DdsSecurityDocuments.cycloneConfig(node, directory.toString(), libraries),
+          DdsSecurityDocuments.cycloneConfig(node, installedIn.apply(node), libraries),
           StandardCharsets.UTF_8);
       configurations.put(node, configuration);
     }
     Files.deleteIfExists(directory.resolve("ca.srl"));
     return new Made(keptCa, configurations);
+  }
+
+  /** The files of {@code directory} that node {@code node} runs with. */
+  static List<String> filesOf(String node) {
+    return List.of(
+        "ca.pem",
+        "governance.p7s",
+        node + ".pem",
+        node + ".key",
+        node + ".permissions.p7s",
+        node + ".cyclonedds.xml");
   }
 
   /**
@@ -206,6 +195,33 @@ final class SystemKeys {
         "kairos: warning: Cyclone DDS's security plugins (libdds_security_auth.so) are not in "
             + String.join(", ", PLUGIN_DIRECTORIES)
             + ": the configurations leave them to the dynamic loader (kairos keys --plugins DIR)");
+  }
+
+  /**
+   * An EC P-256 private key in {@code key} (its owner's alone) and, for {@code subject}, a
+   * certificate request in {@code out}, or with {@code -x509} among {@code options} a certificate
+   * it signs itself.
+   */
+  private static void newKey(
+      Path directory, String what, Path key, Path out, String subject, String... options)
+      throws OpenSslFailed, IOException {
+    final List<String> arguments = new ArrayList<>(List.of("req"));
+    arguments.addAll(List.of(options));
+    arguments.addAll(
+        List.of(
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            key.toString(),
+            "-out",
+            out.toString(),
+            "-subj",
+            subject));
+    openssl(directory, what, arguments.toArray(String[]::new));
+    ownerOnly(key);
   }
 
   private static void sign(Path directory, Path document, Path signed, String what)

@@ -5,7 +5,9 @@ import dev.kairos.ir.Platform.OperatingSystem;
 import dev.kairos.ir.SystemModel;
 import dev.kairos.ir.Tmos.ChannelAccess;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The documents of the DDS Security standard (OMG DDS Security 1.1, as Eclipse Cyclone DDS's
@@ -30,31 +32,36 @@ public final class DdsSecurityDocuments {
 
   /** A grant per Linux node of the system (on sim, channels do not cross DDS), in model order. */
   public static List<Grant> grants(SystemModel system) {
-    final List<ChannelPlan.SystemChannel> channels = ChannelPlan.channels(system);
+    // Each channel's ends are looked up once, and filed under their nodes.
+    final Map<Node, List<String>> publishes = new HashMap<>();
+    final Map<Node, List<String>> reads = new HashMap<>();
+    for (ChannelPlan.SystemChannel channel : ChannelPlan.channels(system)) {
+      file(system, channel, ChannelAccess.PUBLISH, publishes);
+      file(system, channel, ChannelAccess.READ, reads);
+    }
     final List<Grant> grants = new ArrayList<>();
     for (Node node : system.nodes()) {
-      if (node.os() != OperatingSystem.LINUX) {
-        continue;
+      if (node.os() == OperatingSystem.LINUX) {
+        grants.add(
+            new Grant(
+                node,
+                List.copyOf(publishes.getOrDefault(node, List.of())),
+                List.copyOf(reads.getOrDefault(node, List.of()))));
       }
-      final List<String> publishes = new ArrayList<>();
-      final List<String> reads = new ArrayList<>();
-      for (ChannelPlan.SystemChannel channel : channels) {
-        if (uses(system, channel, node, ChannelAccess.PUBLISH)) {
-          publishes.add(channel.topic());
-        }
-        if (uses(system, channel, node, ChannelAccess.READ)) {
-          reads.add(channel.topic());
-        }
-      }
-      grants.add(new Grant(node, List.copyOf(publishes), List.copyOf(reads)));
     }
     return List.copyOf(grants);
   }
 
-  private static boolean uses(
-      SystemModel system, ChannelPlan.SystemChannel channel, Node node, ChannelAccess access) {
-    return system.channelEnds(channel.name(), access).stream()
-        .anyMatch(end -> end.node().equals(node));
+  /** Adds `channel`'s topic, once, to the topics of each node with an end of it of `access`. */
+  private static void file(
+      SystemModel system,
+      ChannelPlan.SystemChannel channel,
+      ChannelAccess access,
+      Map<Node, List<String>> topics) {
+    system.channelEnds(channel.name(), access).stream()
+        .map(SystemModel.ChannelEnd::node)
+        .distinct()
+        .forEach(node -> topics.computeIfAbsent(node, n -> new ArrayList<>()).add(channel.topic()));
   }
 
   /** The system's governance document. */
