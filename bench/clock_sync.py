@@ -84,6 +84,8 @@ def build_nodes(workdir: Path, endpoint: str, period: str = "100 ms") -> Path:
         ["cmake", "-S", generated, "-B", workdir / "build", "-G", "Ninja",
          f"-DCMAKE_PREFIX_PATH={PREFIX}"],
         ["cmake", "--build", workdir / "build"],
+        # Their tcp: connections run TLS 1.3: each node proves its name with its key.
+        [KAIROS, "keys", model, "-o", workdir / "build" / "keys"],
     ):
         result = subprocess.run([str(c) for c in command], capture_output=True, text=True,
                                 timeout=600)
@@ -184,7 +186,7 @@ def run_nodes(build: Path, seconds: float, skew: str, lan: Lan | None) -> Run:
     def command(node, *args):
         prefix = [] if lan is None else lan.exec(node)
         return [*prefix, str(build / node), "--quiet", "--duration", f"{int(seconds * 1000)}ms",
-                *args]
+                "--keys", str(build / "keys"), *args]
 
     reference = subprocess.Popen(command("reference"), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)

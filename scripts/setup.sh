@@ -15,8 +15,9 @@ cd "$(dirname "$0")/.."
 # openssh-server: the deployment test runs sshd in each host namespace of its LAN, over which
 # Ansible deploys (tests/e2e/test_kairos_deploy.py); systemd-analyze (systemd) verifies the units.
 # openssl: kairos keys makes the system's CA, the nodes' keys and the signed DDS Security documents.
+# libssl-dev: OpenSSL 3 for the runtime: the TLS 1.3 of Linux nodes' authenticated tcp: connections.
 packages=(catch2 clang libclang-rt-14-dev chromium fonts-dejavu-core python3-pip python3-pytest
-  libsecret-1-dev cyclonedds-dev cyclonedds-tools openssh-server systemd openssl)
+  libsecret-1-dev cyclonedds-dev cyclonedds-tools openssh-server systemd openssl libssl-dev)
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -12,9 +12,10 @@
 namespace cubit {
 
 /// Listens on a Unix socket in the run's directory, or on a free TCP port of loopback;
-/// `endpoint` receives the ORB endpoint (uds:/path, tcp:127.0.0.1:port). False on failure.
+/// `endpoint` receives the ORB endpoint (uds:/path, tcp:127.0.0.1:port); `authenticate`: TLS
+/// (the ORB's identity loaded). False on failure.
 bool listen_orb(kairos::orb::Orb& orb, Family family, const ServeContext& context,
-                std::string& endpoint);
+                std::string& endpoint, bool authenticate = false);
 
 /// Starts a serving node's ORB and announces `endpoint`. Works around a fault of the runtime:
 /// a band's reader that has no connection yet spins (its poller has no epoll instance before

@@ -35,6 +35,7 @@
 #include <kairos/orb/orb.hpp>
 #include <kairos/orb/service.hpp>
 
+#include "../../runtime-cpp/tools/openssl_keys.hpp"
 #include "../stats.hpp"
 #include "kairos_cubit.hpp"
 #include "process.hpp"
@@ -206,7 +207,18 @@ class KairosConnection final : public Connection {
  public:
   /// `endpoint` as the server announced it: an ORB endpoint, or over UDP two ("udp:... uds:..."):
   /// where oneways go, and where the totals are asked.
-  bool open(const std::string& endpoint) {
+  bool open(const std::string& announced) {
+    // "keys=DIR|tcp:...": the tcp-tls server's keys, of which the client takes its own.
+    std::string endpoint = announced;
+    if (endpoint.rfind("keys=", 0) == 0) {
+      const auto bar = endpoint.find('|');
+      const std::string keys = endpoint.substr(5, bar - 5);
+      if (identity_.load(keys.c_str(), "cubit-client") != kairos::kal::Status::kOk) {
+        return fail(std::string("cannot load the client's keys: ") + identity_.error());
+      }
+      endpoint = endpoint.substr(bar + 1);
+      return open(endpoint, endpoint, "cubit-server");
+    }
     const auto space = endpoint.find(' ');
     if (space == std::string::npos) {
       return open(endpoint, endpoint);
@@ -290,9 +302,10 @@ class KairosConnection final : public Connection {
 
  private:
   /// Routes to the server (oneways to `oneways`), then waits for its engine's run to begin.
-  bool open(const std::string& oneways, const std::string& endpoint) {
+  bool open(const std::string& oneways, const std::string& endpoint,
+            const char* authenticated_as = "") {
     kairos::set_current_lane(kairos::LaneIdentity{0, kCallerBand, false});
-    if (orb_.add_peer(endpoint, peer_) != kairos::kal::Status::kOk ||
+    if (orb_.add_peer(endpoint, peer_, authenticated_as) != kairos::kal::Status::kOk ||
         orb_.add_route(peer_, kServiceBand, 0, kCallerBand) != kairos::kal::Status::kOk) {
       return fail("cannot set up the ORB's route to " + endpoint);
     }
@@ -369,7 +382,9 @@ class KairosConnection final : public Connection {
     return fail(std::string("ORB call: ") + kairos::orb::to_string(status));
   }
 
-  kairos::orb::Orb orb_{kairos::orb::OrbOptions{"cubit-client"}};
+  /// Loaded for a tcp-tls server (its keys' directory as it announced it).
+  kairos::kal::TlsIdentity identity_;
+  kairos::orb::Orb orb_{kairos::orb::OrbOptions{.node = "cubit-client", .identity = &identity_}};
   std::uint8_t peer_ = 0;           ///< two-way calls (and, but over UDP, oneways)
   std::uint8_t oneway_peer_ = 0;    ///< oneways
   bool datagrams_ = false;          ///< oneways over UDP, two-way calls over a Unix socket
@@ -400,7 +415,7 @@ std::uint16_t free_port(int type = SOCK_STREAM) {
 }  // namespace
 
 bool listen_orb(kairos::orb::Orb& orb, Family family, const ServeContext& context,
-                std::string& endpoint) {
+                std::string& endpoint, bool authenticate) {
   // The ORB binds at start(): a port another process takes in between fails start().
   if (family == Family::kShm) {
     // A shm: name is letters, digits, '_' and '-': the token, with anything else replaced.
@@ -415,7 +430,7 @@ bool listen_orb(kairos::orb::Orb& orb, Family family, const ServeContext& contex
     endpoint = family == Family::kUds ? "uds:" + context.run_dir + "/" + context.token + ".sock"
                                       : "tcp:127.0.0.1:" + std::to_string(free_port());
   }
-  return orb.listen(endpoint) == kairos::kal::Status::kOk;
+  return orb.listen(endpoint, authenticate) == kairos::kal::Status::kOk;
 }
 
 namespace {
@@ -517,8 +532,12 @@ class KairosStack final : public Stack {
  public:
   std::string name() const override { return "kairos"; }
   std::vector<Transport> transports() const override {
-    return {
-        {"uds", Family::kUds}, {"tcp", Family::kTcp}, {"udp", Family::kUdp}, {"shm", Family::kShm}};
+    // tcp-tls: TLS 1.3 with mutual authentication, as on a network without `security none`.
+    return {{"uds", Family::kUds},
+            {"tcp", Family::kTcp},
+            {"tcp-tls", Family::kTcp},
+            {"udp", Family::kUdp},
+            {"shm", Family::kShm}};
   }
 
   int serve(const Transport& transport, const ServeContext& context) override {
@@ -526,7 +545,17 @@ class KairosStack final : public Stack {
     // std::_Exit while the engine still runs (it has no early stop).
     static CubeServant servant;
     static kairos::Engine engine{kairos::EngineOptions{kairos::Strategy::kRms}};
-    static kairos::orb::Orb orb{kairos::orb::OrbOptions{"cubit-server"}};
+    static kairos::kal::TlsIdentity identity;
+    static kairos::orb::Orb orb{
+        kairos::orb::OrbOptions{.node = "cubit-server", .identity = &identity}};
+    const bool tls = transport.name == "tcp-tls";
+    const std::string keys = context.run_dir + "/keys-" + context.token;
+    if (tls && (!openssl_keys::make(keys, {"cubit-server", "cubit-client"}) ||
+                identity.load(keys.c_str(), "cubit-server") != kairos::kal::Status::kOk)) {
+      std::fprintf(stderr, "cubit server: cannot make its keys in %s: %s\n", keys.c_str(),
+                   identity.error());
+      return 1;
+    }
     // Over UDP, this one takes the oneways and `orb` (on a Unix socket) the totals question.
     static kairos::orb::Orb datagrams{kairos::orb::OrbOptions{"cubit-server"}};
     const bool udp = transport.family == Family::kUdp;
@@ -540,7 +569,7 @@ class KairosStack final : public Stack {
     }
     std::string endpoint;
     if (engine.add_svm(kCubeRow, &servant, &serve_cube, &ignore_miss) != kairos::kal::Status::kOk ||
-        !listen_orb(orb, udp ? Family::kUds : transport.family, context, endpoint) ||
+        !listen_orb(orb, udp ? Family::kUds : transport.family, context, endpoint, tls) ||
         orb.add_object(kObject, &dispatch, &servant) != kairos::kal::Status::kOk ||
         orb.serve_band(kServiceBand) != kairos::kal::Status::kOk ||
         (udp && !listen_datagrams(datagrams, servant, endpoint))) {
@@ -553,6 +582,9 @@ class KairosStack final : public Stack {
     if (udp && datagrams.start() != kairos::kal::Status::kOk) {
       std::fprintf(stderr, "cubit server: cannot start the ORB on %s\n", endpoint.c_str());
       return 1;
+    }
+    if (tls) {
+      endpoint = "keys=" + keys + "|" + endpoint;  // the client's keys are there too
     }
     if (!start_serving(orb, context, endpoint)) {
       return 1;

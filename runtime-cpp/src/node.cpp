@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include <sys/stat.h>
@@ -424,7 +425,7 @@ std::size_t format_orb(std::span<char> out, std::string_view node_name,
       std::snprintf(out.data(), out.size(),
                     "orb node=%.*s requests=%llu refused=%llu not_permitted=%llu over_budget=%llu "
                     "unknown_callers=%llu connections_refused=%llu connections_evicted=%llu "
-                    "malformed_frames=%llu connections_of_other_users=%llu\n",
+                    "unauthenticated=%llu malformed_frames=%llu connections_of_other_users=%llu\n",
                     static_cast<int>(node_name.size()), node_name.data(),
                     static_cast<unsigned long long>(counters.requests),
                     static_cast<unsigned long long>(counters.refused),
@@ -433,6 +434,7 @@ std::size_t format_orb(std::span<char> out, std::string_view node_name,
                     static_cast<unsigned long long>(counters.unknown_callers),
                     static_cast<unsigned long long>(counters.connections_refused),
                     static_cast<unsigned long long>(counters.connections_evicted),
+                    static_cast<unsigned long long>(counters.unauthenticated),
                     static_cast<unsigned long long>(counters.malformed_frames),
                     static_cast<unsigned long long>(counters.connections_of_other_users)),
       out);
@@ -472,6 +474,18 @@ void report_failure(const char* node_name, const char* what, kal::Status status)
   std::array<char, kLineCapacity> line{};
   std::snprintf(line.data(), line.size(), "%s: %s", what, kal::to_string(status));
   kal::report(kal::Severity::kError, node_name, line.data());
+}
+
+void report_missing_identity(const NodeOptions& options, const char* node) noexcept {
+  std::array<char, kLineCapacity> line{};
+  const char* keystore = std::getenv("KAIROS_KEYS");
+  std::snprintf(line.data(), line.size(),
+                "its tcp: connections are authenticated (TLS 1.3): give it its keys with --keys "
+                "DIR or KAIROS_KEYS=DIR (made by `kairos keys MODEL -o DIR`), or write `security "
+                "none;` in its network%s%s%s%s",
+                keystore != nullptr ? "; KAIROS_KEYS=" : "", keystore != nullptr ? keystore : "",
+                keystore != nullptr ? ": " : "", keystore != nullptr ? options.identity_error : "");
+  kal::report(kal::Severity::kError, node, line.data());
 }
 
 void print_gate(std::string_view node_name, std::string_view gate, std::string_view callee,

@@ -6,6 +6,8 @@
 #include <array>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include <sys/stat.h>
@@ -22,7 +24,7 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       stream,
       "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--peer-wait <time>]\n"
       "       [--clock-skew <time>] [--clock-log] [--probe <file>] [--timings <file>]\n"
-      "       [--band-map <list>] [--start-at <unix-ns>]\n"
+      "       [--band-map <list>] [--start-at <unix-ns>] [--keys <dir>]\n"
       "       [--rejoin-every <time>] [--quiet]\n"
       "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s);\n"
       "                     forever: until SIGINT or SIGTERM, which end a run early too\n"
@@ -55,8 +57,24 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "                     begins at the next instant start-at + k x <time> (the\n"
       "                     system's hyperperiod, which kairos deploy gives), in step\n"
       "                     with its peers\n"
+      "  --keys <dir>       the node's keys for authenticated tcp: connections: ca.pem,\n"
+      "                     NODE.pem and NODE.key of <dir> (kairos keys MODEL -o DIR; TLS\n"
+      "                     1.3, each side proving which node it is; default: the\n"
+      "                     directory KAIROS_KEYS names, if any)\n"
       "  --quiet            print only the summary line\n",
       static_cast<int>(node_name.size()), node_name.data());
+}
+
+/// Loads the node's identity from `directory` into `options` (identity, or identity_error). One
+/// identity per process: a node's own executable is one node.
+kal::Status load_identity(std::string_view node_name, const char* directory, NodeOptions& options) {
+  static kal::TlsIdentity identity;
+  char name[kal::kMaxIdentityName + 1] = {};
+  std::memcpy(name, node_name.data(), std::min(node_name.size(), sizeof name - 1));
+  const kal::Status status = identity.load(directory, name);
+  options.identity = status == kal::Status::kOk ? &identity : nullptr;
+  options.identity_error = identity.error();
+  return status;
 }
 
 /// Reads `--band-map core:band=host,...` into `options`: each core of the node, each band once,
@@ -427,6 +445,21 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
         return NodeCommand::kUsageError;
       }
       ++i;
+    } else if (arg == "--keys") {
+      const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+      if (value == nullptr || value[0] == '\0' || value[0] == '-') {
+        std::fprintf(stderr,
+                     "%.*s: error: --keys needs the directory of the system's keys, e.g. --keys "
+                     "run/keys (kairos keys MODEL -o run/keys)\n",
+                     static_cast<int>(node_name.size()), node_name.data());
+        return NodeCommand::kUsageError;
+      }
+      if (load_identity(node_name, value, options) != kal::Status::kOk) {
+        std::fprintf(stderr, "%.*s: error: --keys %s: %s\n", static_cast<int>(node_name.size()),
+                     node_name.data(), value, options.identity_error);
+        return NodeCommand::kUsageError;
+      }
+      ++i;
     } else if (arg == "--timings") {
       const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
       if (value == nullptr || value[0] == '\0' || value[0] == '-') {
@@ -447,6 +480,12 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
       print_usage(stderr, node_name);
       return NodeCommand::kUsageError;
     }
+  }
+  if (const char* keystore = std::getenv("KAIROS_KEYS");
+      options.identity == nullptr && keystore != nullptr && keystore[0] != '\0') {
+    // The keys of the environment, as ROS 2's ROS_SECURITY_KEYSTORE: a node that needs none runs
+    // without them, one that does says at set-up what was wrong with them.
+    load_identity(node_name, keystore, options);
   }
   if (options.cpu >= 0 && options.cpu_count > 0) {
     std::fprintf(stderr, "%.*s: error: give --cpu or --cpus, not both\n",

@@ -15,14 +15,17 @@ Orb::~Orb() {
   stop();
 }
 
-kal::Status Orb::listen(std::string_view endpoint) noexcept {
+kal::Status Orb::listen(std::string_view endpoint, bool authenticate) noexcept {
   if (started_ || listening_) {
     return kal::Status::kInvalidArgument;
   }
-  if (!kal::parse_endpoint(endpoint, listen_endpoint_)) {
+  if (!kal::parse_endpoint(endpoint, listen_endpoint_) ||
+      (authenticate && (listen_endpoint_.kind != kal::Endpoint::Kind::kTcp ||
+                        options_.identity == nullptr || !options_.identity->loaded()))) {
     return kal::Status::kInvalidArgument;
   }
   listening_ = true;
+  authenticate_ = authenticate;
   return kal::Status::kOk;
 }
 
@@ -127,7 +130,8 @@ bool Orb::known_caller(const char* caller) noexcept {
   return !callers_limited_ || caller_index(caller) != kNoCaller;
 }
 
-kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer) noexcept {
+kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer,
+                          std::string_view authenticated_as) noexcept {
   if (started_) {
     return kal::Status::kInvalidArgument;
   }
@@ -135,10 +139,15 @@ kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer) noexcep
     return kal::Status::kCapacityExceeded;
   }
   kal::Endpoint parsed;
-  if (!kal::parse_endpoint(endpoint, parsed)) {
+  if (!kal::parse_endpoint(endpoint, parsed) || authenticated_as.size() > kMaxNodeName ||
+      (!authenticated_as.empty() &&
+       (parsed.kind != kal::Endpoint::Kind::kTcp || options_.identity == nullptr ||
+        !options_.identity->loaded()))) {
     return kal::Status::kInvalidArgument;
   }
   peers_[peer_count_].endpoint = parsed;
+  std::memcpy(peers_[peer_count_].identity.data(), authenticated_as.data(),
+              authenticated_as.size());
   const std::size_t name_size = std::min(endpoint.size(), peers_[peer_count_].name.size() - 1);
   std::memcpy(peers_[peer_count_].name.data(), endpoint.data(), name_size);
   peer = static_cast<std::uint8_t>(peer_count_++);
@@ -352,6 +361,7 @@ OrbCounters Orb::counters() const noexcept {
   counters.over_budget = read(over_budget_);
   counters.connections_refused = read(connections_refused_);
   counters.connections_evicted = read(connections_evicted_);
+  counters.unauthenticated = read(unauthenticated_);
   return counters;
 }
 

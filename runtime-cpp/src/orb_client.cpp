@@ -66,6 +66,25 @@ bool Orb::connect(ClientConnection& connection) noexcept {
   if (connection.socket.connect(endpoint, deadline, transfer_for(endpoint)) != kal::Status::kOk) {
     return fail();
   }
+  if (const char* identity = peers_[connection.peer].identity.data(); identity[0] != '\0') {
+    // TLS first: the peer proves it is the node the model puts at this endpoint, this node that it
+    // is the caller its hello names.
+    const kal::Status secured =
+        connection.socket.secure_as_client(*options_.identity, identity, deadline);
+    if (secured == kal::Status::kPermissionDenied) {
+      char detail[160];
+      std::snprintf(detail, sizeof detail,
+                    "%s: its certificate does not prove node '%s' of the system's CA (%s)",
+                    peers_[connection.peer].name.data(), identity,
+                    connection.socket.peer_identity()[0] == '\0'
+                        ? "no node named"
+                        : connection.socket.peer_identity());
+      report("connection refused", detail);
+    }
+    if (secured != kal::Status::kOk) {
+      return fail();
+    }
+  }
   // Hello: who calls, and the band every request of this connection travels on.
   FrameHeader hello{};
   hello.kind = FrameKind::kHello;

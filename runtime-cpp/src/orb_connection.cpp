@@ -176,6 +176,23 @@ void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
     }
     drop_greeting(connection, acceptor);
   };
+  if (authenticate_ && !connection.socket.secured()) {
+    // The handshake, a flight at a time as the client's come: here, at the acceptor's priority,
+    // not on any band's reader (a handshake costs a millisecond of signing and verifying).
+    const kal::Status secured = connection.socket.secure_as_server(*options_.identity);
+    if (secured == kal::Status::kUnavailable) {
+      return;
+    }
+    if (secured != kal::Status::kOk) {
+      unauthenticated_.add();
+      report("connection refused",
+             secured == kal::Status::kPermissionDenied
+                 ? "its TLS handshake proved no node of the system's CA"
+                 : "no TLS 1.3 handshake completed (tcp: connections here are authenticated)");
+      drop_greeting(connection, acceptor);
+      return;
+    }
+  }
   std::byte* buffer = connection.receive_buffer.get();
   const std::int64_t got = connection.socket.receive(
       {buffer + connection.received, kReceiveCapacity - connection.received});
@@ -210,6 +227,15 @@ void Orb::greet(ServerConnection& connection, kal::Poller& acceptor) noexcept {
   }
   std::memcpy(connection.peer, buffer + kHeaderSize, hello.body_size);
   connection.peer[hello.body_size] = '\0';
+  if (authenticate_ && std::strcmp(connection.peer, connection.socket.peer_identity()) != 0) {
+    unauthenticated_.add();
+    char detail[128];
+    std::snprintf(detail, sizeof detail, "its hello names node '%s', its certificate node '%s'",
+                  connection.peer, connection.socket.peer_identity());
+    report("connection refused", detail);
+    drop_greeting(connection, acceptor);
+    return;
+  }
   // A node the model's access list does not know may invoke nothing here: it gets no
   // connection, and holds no slot of the model's own nodes.
   if (!known_caller(connection.peer)) {

@@ -156,9 +156,10 @@ void Orb::close_unfinished_frames(Reader& reader) noexcept {
 
 bool Orb::take_requests(ServerConnection& connection) noexcept {
   std::byte* buffer = connection.receive_buffer.get();
-  if (!connection.backlog) {
+  if (!connection.backlog || connection.socket.holds_input()) {
     // Every whole frame read before is taken: what is left of the last read (at most a frame's
-    // beginning) moves to the front once, and the socket is read again.
+    // beginning) moves to the front once, and the socket is read again. (A TLS connection may
+    // hold records it read whole and could not hand over for want of room: those first.)
     consume(buffer, connection.received, connection.taken);
     connection.taken = 0;
     const std::int64_t got = connection.socket.receive(
@@ -205,6 +206,10 @@ bool Orb::take_requests(ServerConnection& connection) noexcept {
       pause(connection);
       return true;
     }
+  }
+  if (connection.socket.holds_input()) {
+    connection.backlog = true;  // the poller does not see what TLS has read already
+    readers_[connection.reader]->backlogged = true;
   }
   if (connection.backlog || connection.received == taken) {
     connection.partial_since = kal::TimePoint::min();  // nothing unfinished: frames to take

@@ -24,6 +24,7 @@
 #include <kairos/orb/orb.hpp>
 #include <kairos/orb/service.hpp>
 
+#include "../tools/openssl_keys.hpp"
 #include "allocation_counter.hpp"
 #include "mutex_counter.hpp"
 #include "orb_cube.hpp"
@@ -69,12 +70,14 @@ struct CubeServer {
 
   /// With `callers`, only they may invoke what they name (Orb::permit_only); its ORB's threads
   /// run on `orb_cpu` (-1: anywhere).
+  /// With `identity`, its tcp: endpoint takes only connections that prove a node by TLS.
   CubeServer(const std::string& endpoint, kairos::kal::Duration duration,
-             const std::vector<kairos::orb::CallerPermit>* callers = nullptr, int orb_cpu = -1)
-      : orb{kairos::orb::OrbOptions{.node = "server", .cpu = orb_cpu}} {
+             const std::vector<kairos::orb::CallerPermit>* callers = nullptr, int orb_cpu = -1,
+             const kairos::kal::TlsIdentity* identity = nullptr)
+      : orb{kairos::orb::OrbOptions{.node = "server", .cpu = orb_cpu, .identity = identity}} {
     servant.engine = &engine;
     REQUIRE(engine.add_svm(kCubeRow, &servant, &serve_cube, &no_miss) == kairos::kal::Status::kOk);
-    REQUIRE(orb.listen(endpoint) == kairos::kal::Status::kOk);
+    REQUIRE(orb.listen(endpoint, identity != nullptr) == kairos::kal::Status::kOk);
     REQUIRE(orb.add_object(kCubeObject, &dispatch_cube, &servant) == kairos::kal::Status::kOk);
     REQUIRE(orb.serve_band(kServiceBand) == kairos::kal::Status::kOk);
     if (callers != nullptr) {
@@ -98,11 +101,15 @@ struct CubeClient {
   /// With `wait_for_service`, returns once the server answers (a request before its engine's
   /// epoch waits for it; one before its socket listens is unavailable). `name` is the node its
   /// hello names.
+  /// With `identity`, it calls by TLS a server that must prove it is node `server`.
   explicit CubeClient(const std::string& endpoint, bool wait_for_service = true,
-                      const char* name = "client")
-      : orb{kairos::orb::OrbOptions{name}} {
+                      const char* name = "client",
+                      const kairos::kal::TlsIdentity* identity = nullptr,
+                      const char* server = "server")
+      : orb{kairos::orb::OrbOptions{.node = name, .identity = identity}} {
     kairos::set_current_lane(kairos::LaneIdentity{0, 2, false});
-    REQUIRE(orb.add_peer(endpoint, peer) == kairos::kal::Status::kOk);
+    REQUIRE(orb.add_peer(endpoint, peer, identity != nullptr ? server : "") ==
+            kairos::kal::Status::kOk);
     REQUIRE(orb.add_route(peer, kServiceBand, 0, 2) == kairos::kal::Status::kOk);
     REQUIRE(orb.start() == kairos::kal::Status::kOk);
     if (wait_for_service) {
@@ -1326,4 +1333,102 @@ TEST_CASE("oneways to a udp: server that went away fail or vanish, never block, 
     std::this_thread::sleep_for(5ms);
   }
   REQUIRE(server->servant.oneways.load() > 0);
+}
+
+// ------------------------------------------------------------ authenticated tcp: (TLS 1.3)
+
+namespace {
+const kairos::kal::TlsIdentity& tls_identity(const std::string& directory, const char* node) {
+  static std::vector<std::unique_ptr<kairos::kal::TlsIdentity>> identities;
+  identities.push_back(std::make_unique<kairos::kal::TlsIdentity>());
+  INFO(identities.back()->error());
+  REQUIRE(identities.back()->load(directory.c_str(), node) == kairos::kal::Status::kOk);
+  return *identities.back();
+}
+}  // namespace
+
+TEST_CASE("over authenticated tcp: calls are served as ever, and allocate nothing once connected",
+          "[integration][orb][tls]") {
+  const std::string keys = openssl_keys::in_tmp("orb", {"server", "client"});
+  REQUIRE_FALSE(keys.empty());
+  const std::string endpoint = unique_endpoint("tcp", 40);
+  CubeServer server(endpoint, 4s, nullptr, -1, &tls_identity(keys, "server"));
+  CubeClient client(endpoint, true, "client", &tls_identity(keys, "client"));
+  std::int32_t result = 0;
+  for (std::int32_t x = 0; x < 50; ++x) {
+    REQUIRE(client.cube(x, result) == CallStatus::kOk);
+    REQUIRE(result == x * x * x);
+  }
+  // The steady state: sealing and opening records allocates nothing; each side's send takes its
+  // connection's send lock once (the only lock: records leave in sequence-number order).
+  const auto allocations = testing::allocations();
+  const auto locks = testing::mutex_locks();
+  int wrong = 0;
+  for (std::int32_t x = 0; x < 300; ++x) {
+    if (client.cube(x, result) != CallStatus::kOk || result != x * x * x) {
+      ++wrong;
+    }
+  }
+  REQUIRE(wrong == 0);
+  REQUIRE(testing::allocations() == allocations);
+  REQUIRE(testing::mutex_locks() - locks == 2 * 300);
+  REQUIRE(server.orb.counters().unauthenticated == 0);
+  REQUIRE(server.orb.counters().connections_accepted == 1);
+}
+
+TEST_CASE("an authenticated tcp: endpoint refuses whoever proves no node, or not the one it names",
+          "[integration][orb][tls]") {
+  const std::string keys = openssl_keys::in_tmp("orb-refused", {"server", "client", "mallory"});
+  const std::string foreign = openssl_keys::in_tmp("orb-foreign", {"client"});
+  REQUIRE_FALSE(keys.empty());
+  REQUIRE_FALSE(foreign.empty());
+  const std::string endpoint = unique_endpoint("tcp", 41);
+  CubeServer server(endpoint, 6s, nullptr, -1, &tls_identity(keys, "server"));
+  auto refused = [&](CubeClient& client) {
+    std::int32_t result = 0;
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE(client.cube(1, result, kCubeOperation, 200ms) != CallStatus::kOk);
+      std::this_thread::sleep_for(60ms);  // past the reconnect interval: it tries again
+    }
+  };
+  std::uint64_t before = 0;
+  {
+    INFO("no TLS: a hello in the clear");
+    CubeClient plain(endpoint, false);
+    refused(plain);
+  }
+  const auto wait_counted = [&](std::uint64_t more) {
+    const auto give_up = MonotonicClock::now() + 3s;
+    while (server.orb.counters().unauthenticated < before + more &&
+           MonotonicClock::now() < give_up) {
+      std::this_thread::sleep_for(5ms);
+    }
+    REQUIRE(server.orb.counters().unauthenticated >= before + more);
+    before = server.orb.counters().unauthenticated;
+  };
+  wait_counted(1);
+  {
+    INFO("a certificate of another CA under the name of a model node");
+    CubeClient impostor(endpoint, false, "client", &tls_identity(foreign, "client"));
+    refused(impostor);
+  }
+  wait_counted(1);
+  {
+    INFO("a node of the CA whose hello names another node");
+    CubeClient impostor(endpoint, false, "client", &tls_identity(keys, "mallory"));
+    refused(impostor);
+  }
+  wait_counted(1);
+  {
+    INFO("a client that expects another node at this endpoint calls nothing");
+    const auto requests = server.orb.counters().requests;
+    CubeClient misled(endpoint, false, "client", &tls_identity(keys, "client"), "elsewhere");
+    refused(misled);
+    REQUIRE(server.orb.counters().requests == requests);
+  }
+  // And the node that proves its name is served.
+  CubeClient honest(endpoint, true, "client", &tls_identity(keys, "client"));
+  std::int32_t result = 0;
+  REQUIRE(honest.cube(3, result) == CallStatus::kOk);
+  REQUIRE(result == 27);
 }

@@ -48,6 +48,75 @@ os.environ.setdefault(
 # A generous bound for every child process: nothing here should take long, and nothing may hang.
 TIMEOUT_S = 300
 
+# Nodes on tcp: endpoints prove their names by TLS (docs/security.md) with keys of the system's
+# CA. The tests start nodes of many models by hand: they run with one keystore, made once per
+# session, of a test CA and a key for every node name a test's model or an example declares, in
+# KAIROS_KEYS, which a node without --keys loads (kairos run and kairos deploy give their own).
+NODE_DECLARATION = re.compile(r"\bnode\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{")
+
+
+def make_keystore(directory: Path, nodes) -> Path:
+    """ca.pem and NODE.pem, NODE.key for each of `nodes` in `directory`, as kairos keys makes
+    them: P-256 keys, certificates of one CA whose common name is the node's name."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    quiet = {"cwd": directory, "check": True, "capture_output": True, "timeout": 60}
+    subprocess.run(["openssl", "req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem",
+                    "-subj", "/CN=Kairos test CA", "-days", "7"], **quiet)
+    for node in sorted(set(nodes)):
+        subprocess.run(["openssl", "req", *ec, "-keyout", f"{node}.key", "-out", f"{node}.csr",
+                        "-subj", f"/CN={node}"], **quiet)
+        subprocess.run(["openssl", "x509", "-req", "-in", f"{node}.csr", "-CA", "ca.pem",
+                        "-CAkey", "ca.key", "-CAcreateserial", "-out", f"{node}.pem",
+                        "-days", "7"], **quiet)
+        (directory / f"{node}.csr").unlink()
+    return directory
+
+
+def declared_node_names() -> set[str]:
+    names = set()
+    for pattern in ("tests/e2e/**/*.py", "tests/e2e/**/*.tmo", "examples/**/*.tmo", "docs/*.md",
+                    "bench/**/*.tmo"):
+        for path in ROOT.glob(pattern):
+            names.update(NODE_DECLARATION.findall(path.read_text(errors="replace")))
+    return names
+
+
+@pytest.fixture(scope="session", autouse=True)
+def test_keystore(tmp_path_factory):
+    keystore = make_keystore(tmp_path_factory.mktemp("keystore"), declared_node_names())
+    os.environ["KAIROS_KEYS"] = str(keystore)
+    yield keystore
+    os.environ.pop("KAIROS_KEYS", None)
+
+
+def tls_connect(address, node: str, keystore: Path | None = None, timeout: float = 2.0):
+    """A TCP connection to `address` under TLS 1.3 as node `node` (of the session's keystore
+    unless `keystore`), the handshake done; ConnectionRefusedError while nobody listens."""
+    import socket
+    raw = socket.create_connection(address, timeout=timeout)
+    # As a node's own connections: without it the hello after the handshake's last flight waits
+    # for that flight's delayed acknowledgement (40 ms).
+    raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        return tls_client(keystore or Path(os.environ["KAIROS_KEYS"]), node).wrap_socket(raw)
+    except BaseException:
+        raw.close()
+        raise
+
+
+def tls_client(keystore: Path, node: str):
+    """An ssl context that proves node `node` of the keystore's CA and checks the server's
+    certificate against it (its name is checked by the caller: certificates name nodes, not
+    hosts)."""
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    context.check_hostname = False
+    context.load_verify_locations(keystore / "ca.pem")
+    context.load_cert_chain(keystore / f"{node}.pem", keystore / f"{node}.key")
+    return context
+
 
 def run(args, cwd=ROOT, check=True, timeout=TIMEOUT_S, env=None):
     """Runs a command, returns the CompletedProcess; on unexpected failure shows its output."""

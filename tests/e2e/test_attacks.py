@@ -6,6 +6,7 @@ import json
 import os
 import re
 import socket
+import ssl
 import struct
 import subprocess
 import time
@@ -13,7 +14,7 @@ import time
 import pytest
 
 from conftest import (ROOT, build_node_project, built_example, finished_late, hard_spm_misses,
-                      kairos, parse_activations, parse_summary)
+                      kairos, parse_activations, parse_summary, tls_connect)
 from test_remote_calls import parse_gates
 from test_verdicts_hold import RATES, analysed, client_calls, fields_of, with_client_copy
 
@@ -242,7 +243,10 @@ def hello_answered(connection: socket.socket, name: str, band: int) -> bool:
     connection.sendall(frame(0, band, body=name.encode()))
     answer = b""
     while len(answer) < 32:
-        chunk = connection.recv(32 - len(answer))
+        try:
+            chunk = connection.recv(32 - len(answer))
+        except (ssl.SSLError, ConnectionResetError):
+            return False  # refused: its certificate, or its hello
         if not chunk:
             return False
         answer += chunk
@@ -269,7 +273,7 @@ def test_connections_that_hold_a_nodes_slots_keep_neither_it_nor_another_node_ou
         give_up = time.monotonic() + 5
         while len(held) < 64 + 24 and time.monotonic() < give_up:
             try:
-                connection = socket.create_connection(MISSION2, timeout=2)
+                connection = tls_connect(MISSION2, "mission1")  # with mission1's own key
             except OSError:
                 time.sleep(0.05)  # not listening yet
                 continue
@@ -304,7 +308,8 @@ def test_connections_that_hold_a_nodes_slots_keep_neither_it_nor_another_node_ou
 
 def test_slow_and_unpermitted_clients_change_nothing_and_disturb_no_deadline(avionics, tmp_path):
     """While the demo's nodes run and call each other, somebody holds connections to mission2
-    that send 5 bytes and never finish their hello, and one that says hello as mission1 and
+    that send 5 bytes and never finish their hello (nor a TLS handshake), and one that says hello
+    as mission1 (with its key: an insider) and
     leaves a frame of 8,000 bytes unfinished; calls mission1 over its Unix socket under a name the
     model does not have; and, under mission2's name, sends setRoute, which no gate of mission2
     names. Each slow connection is closed within seconds, the unknown name gets no connection,
@@ -322,11 +327,12 @@ def test_slow_and_unpermitted_clients_change_nothing_and_disturb_no_deadline(avi
     opened: list[socket.socket] = []
     closed_after: dict[str, list[float]] = {"before hello": [], "after hello": []}
     try:
-        def tcp_to_mission2() -> socket.socket:
+        def tcp_to_mission2(as_mission1: bool = False) -> socket.socket:
             give_up = time.monotonic() + 10
             while True:
                 try:
-                    connection = socket.create_connection(MISSION2, timeout=3)
+                    connection = (tls_connect(MISSION2, "mission1", timeout=3) if as_mission1
+                                  else socket.create_connection(MISSION2, timeout=3))
                     opened.append(connection)
                     return connection
                 except ConnectionRefusedError:
@@ -352,7 +358,7 @@ def test_slow_and_unpermitted_clients_change_nothing_and_disturb_no_deadline(avi
         for connection in before_hello:
             connection.sendall(b"KRB1\x01")
         # One: mission1's own routes take three of the four slots it is given there.
-        after_hello = [tcp_to_mission2()]
+        after_hello = [tcp_to_mission2(as_mission1=True)]
         for connection in after_hello:
             assert hello_answered(connection, "mission1", bands["sensors.sample"])
             unfinished = frame(1, bands["sensors.sample"], 1, bytes(8000))
@@ -376,7 +382,9 @@ def test_slow_and_unpermitted_clients_change_nothing_and_disturb_no_deadline(avi
                 connection.settimeout(6)
                 try:
                     ended = connection.recv(64) == b""
-                except (ConnectionResetError, socket.timeout):
+                except (ConnectionResetError, ssl.SSLError):
+                    ended = True  # closed by mission2 with its bytes unread, or mid-handshake
+                except socket.timeout:
                     ended = False
                 assert ended, f"a connection {what} was left open"
                 closed_after[what].append(time.monotonic() - started)

@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import struct
 import subprocess
 import time
@@ -14,7 +15,7 @@ import time
 import pytest
 
 from conftest import (ROOT, finished_late, hard_spm_misses, kairos, machine_unfit_for_ideal_bounds,
-                      parse_summary)
+                      parse_summary, tls_connect)
 from test_attacks import frame, hello_answered
 
 DEMO = ROOT / "examples" / "avionics" / "avionics.tmo"
@@ -262,7 +263,8 @@ def test_a_flood_at_100k_requests_a_second_leaves_no_hard_activation_unrun(run_d
         listening_by = time.monotonic() + 10
         while True:  # mission2 listens once set up
             try:
-                connection = socket.create_connection(("127.0.0.1", 7002), timeout=5)
+                # mission1's key, as kairos run made it: an insider that floods
+                connection = tls_connect(("127.0.0.1", 7002), "mission1", out / "keys", 5)
                 break
             except ConnectionRefusedError:
                 assert time.monotonic() < listening_by, "mission2 does not listen"
@@ -279,7 +281,7 @@ def test_a_flood_at_100k_requests_a_second_leaves_no_hard_activation_unrun(run_d
                     attempted += 1
                     try:
                         connection.send(request)
-                    except BlockingIOError:
+                    except (BlockingIOError, ssl.SSLWantWriteError):
                         held_back += 1
                     except OSError:
                         break  # mission2 ended

@@ -110,7 +110,8 @@ def run_checked(command: list, what: str, **kwargs) -> subprocess.CompletedProce
 
 
 def generate_and_build(model: Path, out: Path) -> tuple[Path, str]:
-    """kairos check (its text report is returned), generate, and the node build."""
+    """kairos check (its text report is returned), generate, the node build and the nodes' keys
+    (build/keys)."""
     check = run_checked([KAIROS, "check", model], "kairos check")
     generated = out / "generated"
     run_checked([KAIROS, "generate", model, "-o", generated], "kairos generate")
@@ -118,6 +119,8 @@ def generate_and_build(model: Path, out: Path) -> tuple[Path, str]:
     run_checked(["cmake", "-S", generated, "-B", build, "-G", "Ninja",
                  f"-DCMAKE_PREFIX_PATH={PREFIX}"], "cmake configure")
     run_checked(["cmake", "--build", build], "the node build")
+    # Their tcp: connections run TLS 1.3: each node proves its name with its key (run_nodes).
+    run_checked([KAIROS, "keys", model, "-o", build / "keys"], "kairos keys")
     return build, check.stdout
 
 
@@ -143,7 +146,8 @@ def run_nodes(build: Path, lan: lans.Lan, seconds: float,
         for name in NODES:
             processes[name] = subprocess.Popen(
                 lan.exec(name, build / name, "--duration", f"{int(seconds * 1000)}ms",
-                         "--quiet", "--peer-wait", "10s", *(options or {}).get(name, [])),
+                         "--quiet", "--peer-wait", "10s", "--keys", build / "keys",
+                         *(options or {}).get(name, [])),
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 env=lan.environment(name))
         runs = {}

@@ -1,13 +1,19 @@
 // gRPC C++ (Debian's libgrpc++) doing the cubit operations: a synchronous server and a
-// blocking client, over a Unix socket (`unix:` target) and over TCP loopback.
+// blocking client, over a Unix socket (`unix:` target), over TCP loopback, and over TCP with TLS
+// and a client certificate required (tcp-tls: the keys the Kairos stack's tcp-tls uses, one CA,
+// the server's certificate naming it, as a Kairos node's does).
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <thread>
+
+#include "../../../runtime-cpp/tools/openssl_keys.hpp"
 
 #include "../process.hpp"
 #include "../stack.hpp"
@@ -282,11 +288,18 @@ class GrpcConnection final : public Connection {
   std::unique_ptr<grpc::ClientWriter<pb::Any>> stream_;
 };
 
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 class GrpcStack final : public Stack {
  public:
   std::string name() const override { return "grpc"; }
   std::vector<Transport> transports() const override {
-    return {{"uds", Family::kUds}, {"tcp", Family::kTcp}};
+    return {{"uds", Family::kUds}, {"tcp", Family::kTcp}, {"tcp-tls", Family::kTcp}};
   }
 
   int serve(const Transport& transport, const ServeContext& context) override {
@@ -297,6 +310,19 @@ class GrpcStack final : public Stack {
     if (transport.family == Family::kUds) {
       endpoint = "unix:" + context.run_dir + "/" + context.token + ".grpc.sock";
       builder.AddListeningPort(endpoint, grpc::InsecureServerCredentials());
+    } else if (transport.name == "tcp-tls") {
+      const std::string keys = context.run_dir + "/grpc-keys-" + context.token;
+      if (!openssl_keys::make(keys, {"cubit-server", "cubit-client"})) {
+        std::fprintf(stderr, "cubit grpc server: cannot make its keys in %s\n", keys.c_str());
+        return 1;
+      }
+      grpc::SslServerCredentialsOptions tls(
+          GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+      tls.pem_root_certs = file_text(keys + "/ca.pem");
+      tls.pem_key_cert_pairs.push_back(
+          {file_text(keys + "/cubit-server.key"), file_text(keys + "/cubit-server.pem")});
+      builder.AddListeningPort("127.0.0.1:0", grpc::SslServerCredentials(tls), &port);
+      endpoint = "keys=" + keys + "|";
     } else {
       builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     }
@@ -307,7 +333,7 @@ class GrpcStack final : public Stack {
       return 1;
     }
     if (transport.family == Family::kTcp) {
-      endpoint = "127.0.0.1:" + std::to_string(port);
+      endpoint += "127.0.0.1:" + std::to_string(port);
     }
     if (!announce(context, endpoint)) {
       return 1;
@@ -326,9 +352,26 @@ class GrpcStack final : public Stack {
     return status;
   }
 
-  std::unique_ptr<Connection> connect(const Transport&, const std::string& endpoint,
+  std::unique_ptr<Connection> connect(const Transport&, const std::string& announced,
                                       std::string& error) override {
-    auto channel = grpc::CreateChannel(endpoint, grpc::InsecureChannelCredentials());
+    std::string endpoint = announced;
+    std::shared_ptr<grpc::Channel> channel;
+    if (endpoint.rfind("keys=", 0) == 0) {
+      // "keys=DIR|host:port": the client proves cubit-client, and checks that the server's
+      // certificate names cubit-server.
+      const auto bar = endpoint.find('|');
+      const std::string keys = endpoint.substr(5, bar - 5);
+      endpoint = endpoint.substr(bar + 1);
+      grpc::SslCredentialsOptions tls;
+      tls.pem_root_certs = file_text(keys + "/ca.pem");
+      tls.pem_private_key = file_text(keys + "/cubit-client.key");
+      tls.pem_cert_chain = file_text(keys + "/cubit-client.pem");
+      grpc::ChannelArguments arguments;
+      arguments.SetSslTargetNameOverride("cubit-server");
+      channel = grpc::CreateCustomChannel(endpoint, grpc::SslCredentials(tls), arguments);
+    } else {
+      channel = grpc::CreateChannel(endpoint, grpc::InsecureChannelCredentials());
+    }
     if (!channel->WaitForConnected(std::chrono::system_clock::now() + 10s)) {
       error = "cannot connect to " + endpoint;
       return nullptr;

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "shared_memory.hpp"
+#include "tls.hpp"
 
 namespace kairos::kal {
 
@@ -119,6 +120,8 @@ Socket::~Socket() {
 }
 
 void Socket::close() noexcept {
+  tls::release(tls_);
+  tls_ = nullptr;
   blocking_receive_ = false;
   receive_timeout_ = Duration::zero();
   if (shared_memory()) {
@@ -250,6 +253,9 @@ std::int64_t Socket::send(std::span<const std::byte> data) noexcept {
   if (shared_memory()) {
     return shm::send(link_, data);
   }
+  if (tls_ != nullptr) {
+    return tls::send(*tls_, handle_, data);
+  }
   const ssize_t sent = ::send(handle_, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (sent < 0) {
     return errno == EAGAIN ? 0 : -1;
@@ -260,6 +266,9 @@ std::int64_t Socket::send(std::span<const std::byte> data) noexcept {
 std::int64_t Socket::receive(std::span<std::byte> buffer) noexcept {
   if (shared_memory()) {
     return shm::receive(handle_, link_, buffer);
+  }
+  if (tls_ != nullptr) {
+    return tls::receive(*tls_, handle_, buffer);
   }
   const ssize_t received = ::recv(handle_, buffer.data(), buffer.size(), MSG_DONTWAIT);
   if (received < 0) {
@@ -282,6 +291,14 @@ void Socket::shutdown() noexcept {
 }
 
 std::int64_t Socket::receive_within(std::span<std::byte> buffer, TimePoint deadline) noexcept {
+  if (tls_ != nullptr) {
+    // Records are read whole, into the channel's buffer: readiness, then what opens.
+    for (;;) {
+      if (const std::int64_t got = receive(buffer); got != 0 || !wait_readable(deadline)) {
+        return got;
+      }
+    }
+  }
   if (!shared_memory() && kind_ != Endpoint::Kind::kUdp && !buffer.empty()) {
     // A blocking recv under SO_RCVTIMEO wakes with the data in one system call, where ppoll and
     // recv take two. SO_RCVTIMEO counts scheduler ticks, rounded up, so it only covers the wait
@@ -332,6 +349,9 @@ std::int64_t Socket::receive_within(std::span<std::byte> buffer, TimePoint deadl
 bool Socket::wait_readable(TimePoint deadline) noexcept {
   if (shared_memory()) {
     return shm::wait_readable(handle_, link_, deadline);
+  }
+  if (holds_input()) {
+    return true;
   }
   pollfd waiting{handle_, POLLIN, 0};
   for (;;) {

@@ -14,6 +14,10 @@
 
 #include "network_internal.hpp"
 
+#include <cstdio>
+
+#include <kairos/kal/tls.hpp>
+
 namespace kairos::kal {
 
 using namespace sim_net;
@@ -363,6 +367,38 @@ bool Socket::wait_readable(TimePoint deadline) noexcept {
       at(handle).waiter = nullptr;
     }
   }
+}
+
+// ---------------------------------------------------------------- TLS
+
+// A simulated network carries nobody to keep out: its connections are never secured, and an
+// identity does not load (a model's sim nodes need none).
+TlsIdentity::~TlsIdentity() = default;
+
+Status TlsIdentity::load(const char* /*directory*/, const char* node) noexcept {
+  std::snprintf(error_, sizeof error_, "node %s runs on sim, whose connections carry no TLS", node);
+  return Status::kUnavailable;
+}
+
+Status Socket::secure_as_client(const TlsIdentity& /*identity*/, const char* /*peer*/,
+                                TimePoint /*deadline*/) noexcept {
+  return Status::kInvalidArgument;
+}
+
+Status Socket::secure_as_server(const TlsIdentity& /*identity*/) noexcept {
+  return Status::kInvalidArgument;
+}
+
+const char* Socket::peer_identity() const noexcept {
+  return "";
+}
+
+bool Socket::secured() const noexcept {
+  return false;
+}
+
+bool Socket::holds_input() const noexcept {
+  return false;
 }
 
 }  // namespace kairos::kal

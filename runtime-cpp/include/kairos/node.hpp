@@ -10,6 +10,7 @@
 #include <kairos/clock/clock_sync.hpp>
 #include <kairos/engine.hpp>
 #include <kairos/kal/clock.hpp>
+#include <kairos/kal/tls.hpp>
 #include <kairos/orb/gate.hpp>
 #include <kairos/probe.hpp>
 
@@ -78,6 +79,13 @@ struct NodeOptions {
   std::array<BandMapping, kMaxBandMappings> band_map{};
   std::size_t band_map_count = 0;
 
+  /// `--keys` (or the environment's KAIROS_KEYS): the node's identity for authenticated tcp:
+  /// connections (ca.pem, NODE.pem and NODE.key of that directory, as `kairos keys` makes them),
+  /// loaded while the options are parsed; nullptr when neither names one, or KAIROS_KEYS's did
+  /// not load, which `identity_error` then says.
+  const kal::TlsIdentity* identity = nullptr;
+  const char* identity_error = "";
+
   std::span<const int> core_cpus() const noexcept { return {cpus.data(), cpu_count}; }
 };
 
@@ -106,6 +114,10 @@ struct NodeProgram {
   /// measures it with Kairos::probe_dds (kairos/probe_dds.hpp); nullptr leaves the figure out.
   probe::FigureMeasure channel_transport = nullptr;
 };
+
+/// Says that node `node`, whose tcp: connections the model authenticates, has no identity: how
+/// to give it one, and what was wrong with the one KAIROS_KEYS named.
+void report_missing_identity(const NodeOptions& options, const char* node) noexcept;
 
 /// The main of a node's own executable: parses its command line (parse_node_options), sets the
 /// node up, meets its peers for at most `--peer-wait`, runs it, printing an activation line per

@@ -15,6 +15,10 @@
 
 namespace kairos::kal {
 
+class TlsIdentity;
+/// A connection's TLS state once its handshake is under way (the platform's).
+struct TlsChannel;
+
 struct Endpoint {
   enum class Kind : std::uint8_t { kUnix, kTcp, kUdp, kShm };
   Kind kind = Kind::kTcp;
@@ -97,6 +101,27 @@ class Socket {
   /// comes well before the deadline costs one system call instead of a wait and a read.
   std::int64_t receive_within(std::span<std::byte> buffer, TimePoint deadline) noexcept;
 
+  /// TLS 1.3 on a connected tcp: socket, as the client: the handshake with `identity`, by
+  /// `deadline`, with a server whose certificate, of the same CA, names node `peer`. From then on
+  /// send() and receive() carry TLS records; each send() is one record. kPermissionDenied when
+  /// the server proves another name or no certificate of the CA, kUnavailable when the deadline
+  /// passed, kInvalidArgument for another kind of socket. It allocates (at connection, not per
+  /// call).
+  Status secure_as_client(const TlsIdentity& identity, const char* peer,
+                          TimePoint deadline) noexcept;
+  /// TLS 1.3 on an accepted tcp: connection, as the server, a step at a time without blocking:
+  /// kOk once the client has proved a certificate of the CA, kUnavailable while its handshake
+  /// waits for the client (call again when the socket is readable), kPermissionDenied when the
+  /// client proved none, another status when the handshake failed.
+  Status secure_as_server(const TlsIdentity& identity) noexcept;
+  /// The node name the peer's certificate proved ("" before the handshake, or without TLS).
+  const char* peer_identity() const noexcept;
+  /// Whether the connection runs TLS (its handshake done).
+  bool secured() const noexcept;
+  /// Whether data taken from the kernel waits here for receive(): TLS reads whole records, so a
+  /// thread that sleeps until the socket is readable must receive again first.
+  bool holds_input() const noexcept;
+
   /// Ends both directions of a connection but keeps the handle valid: the peer sees it closed,
   /// and a thread of this process reading it sees it closed too (and then closes it).
   void shutdown() noexcept;
@@ -116,6 +141,8 @@ class Socket {
   /// operation asks for non-blocking behaviour per call) and the receive timeout last set.
   bool blocking_receive_ = false;
   Duration receive_timeout_{};
+  /// The connection's TLS (nullptr without): its own, freed by close().
+  TlsChannel* tls_ = nullptr;
 };
 
 /// Waits until sockets are readable.

@@ -30,6 +30,7 @@
 #include <kairos/kal/error.hpp>
 #include <kairos/kal/socket.hpp>
 #include <kairos/kal/thread.hpp>
+#include <kairos/kal/tls.hpp>
 #include <kairos/orb/frame.hpp>
 
 namespace kairos::orb {
@@ -47,6 +48,7 @@ inline constexpr std::size_t kMaxPendingCalls = 4;
 inline constexpr std::size_t kMaxServedBands = capacity::kBands;
 /// Longest node name a hello carries.
 inline constexpr std::size_t kMaxNodeName = 32;
+static_assert(kMaxNodeName == kal::kMaxIdentityName, "a certificate names a node");
 /// Entries of a server's access list: (calling node, object, operation) triples.
 inline constexpr std::size_t kMaxPermits = 128;
 /// Calling nodes a server's access list names (each has its own share of the connection slots).
@@ -123,6 +125,9 @@ struct OrbCounters {
   /// hellos of a node of the access list refused: the connection slots it is given were all in
   /// use and none of its connections idle long enough to be closed for the new one
   std::uint64_t connections_refused = 0;
+  /// tcp: connections of an authenticated listener refused before their hello: no TLS handshake,
+  /// no certificate of the system's CA, or a hello naming another node than its certificate
+  std::uint64_t unauthenticated = 0;
   /// connections of a node closed after kIdleBeforeEviction without a request, to let in a new
   /// connection of the same node (its slots all in use); and those closed before their hello,
   /// to let a newer one say it (kGreetingSlots all in use)
@@ -250,6 +255,9 @@ struct OrbOptions {
   /// SCHED_DEADLINE with kal::kHandoffReservation instead of their band's SCHED_FIFO priority, so
   /// that a request is read while the lanes keep the CPU busy.
   bool lanes_by_deadline = false;
+  /// The node's identity (TLS 1.3 with the system CA's certificates), for listening on and
+  /// calling authenticated tcp: endpoints (listen, add_peer); loaded once, outliving the ORB.
+  const kal::TlsIdentity* identity = nullptr;
 };
 
 class Orb {
@@ -262,7 +270,11 @@ class Orb {
   // ------------------------------------------------------------ configuration (before start)
   /// Listens on `endpoint` (uds:/path, tcp:host:port, shm:name) for calls from other nodes; on
   /// udp:host:port, for oneways only, each served band on a port of its own (band_endpoint).
-  kal::Status listen(std::string_view endpoint) noexcept;
+  ///
+  /// `authenticate` (tcp: only): every connection must first complete TLS 1.3 with a certificate
+  /// of the system's CA, and its hello name the node that certificate names; the others are
+  /// refused (`unauthenticated`). Needs OrbOptions::identity (kInvalidArgument without).
+  kal::Status listen(std::string_view endpoint, bool authenticate = false) noexcept;
   /// Serves `object` with `dispatch`, which checks each request's operation and band (a request
   /// travels on the band of the service method it calls).
   kal::Status add_object(std::uint16_t object, Dispatch dispatch, void* context) noexcept;
@@ -281,7 +293,12 @@ class Orb {
   kal::Status serve_band(kal::PriorityBand band) noexcept;
   /// Names a peer node at `endpoint`; `peer` is its number in Target. A udp: peer takes oneways
   /// only: a two-way call to it fails kNoRoute.
-  kal::Status add_peer(std::string_view endpoint, std::uint8_t& peer) noexcept;
+  ///
+  /// `authenticated_as` (tcp: only; empty: none): its connections run TLS 1.3 and the peer must
+  /// prove with a certificate of the system's CA that it is that node; needs
+  /// OrbOptions::identity.
+  kal::Status add_peer(std::string_view endpoint, std::uint8_t& peer,
+                       std::string_view authenticated_as = {}) noexcept;
   /// Sets up the connection for calls from lane (`core`, `caller_band`, `caller_slot`) to `band`
   /// of `peer` (the slot tells apart the lanes of one band under preemptive EDF:
   /// LaneIdentity::slot).
@@ -386,6 +403,8 @@ class Orb {
   struct Peer {
     kal::Endpoint endpoint{};
     std::array<char, 112> name{};  ///< its endpoint as the model writes it, for the log
+    /// The node its certificate must name (TLS), or "" when its connections are not secured.
+    std::array<char, kMaxNodeName + 1> identity{};
     /// Set when a connection to it is lost, cleared when one is made again: each loss and each
     /// return is said once, whichever of its connections (one per band and lane) finds it.
     std::atomic<bool> lost{false};
@@ -443,6 +462,7 @@ class Orb {
   std::atomic<bool> stopping_{false};
 
   bool listening_ = false;
+  bool authenticate_ = false;  ///< connections of listener_ must prove a node by TLS first
   kal::Endpoint listen_endpoint_{};
   kal::Socket listener_;
   kal::Thread acceptor_;
@@ -466,7 +486,8 @@ class Orb {
   Counter calls_, replies_, deadline_expired_, late_replies_, failed_, connects_, connect_failures_,
       requests_received_, refused_, replies_sent_, replies_dropped_, malformed_frames_,
       datagrams_dropped_, connections_accepted_, connections_closed_, connections_of_other_users_,
-      not_permitted_, unknown_callers_, over_budget_, connections_refused_, connections_evicted_;
+      not_permitted_, unknown_callers_, over_budget_, connections_refused_, connections_evicted_,
+      unauthenticated_;
 };
 
 }  // namespace kairos::orb

@@ -29,7 +29,32 @@ final class DeployBundle {
       List<String> command,
       String modelLocation,
       int stopWave,
-      boolean secureChannels) {
+      boolean secureChannels,
+      boolean authenticated) {
+    /** A node whose tcp: connections are not authenticated. */
+    NodeUnit(
+        String node,
+        String host,
+        String unit,
+        String home,
+        String cpus,
+        List<String> command,
+        String modelLocation,
+        int stopWave,
+        boolean secureChannels) {
+      this(node, host, unit, home, cpus, command, modelLocation, stopWave, secureChannels, false);
+    }
+
+    /** Whether it is installed with its keys: for DDS Security, for TLS, or both. */
+    boolean hasKeys() {
+      return secureChannels || authenticated;
+    }
+
+    /** Where its keys are installed: its home's keys/ (its command's --keys). */
+    String keys() {
+      return home + "/keys";
+    }
+
     /** Its DDS Security configuration where it is installed. */
     String ddsSecurityFile() {
       return home + "/keys/" + node + ".cyclonedds.xml";
@@ -186,8 +211,12 @@ final class DeployBundle {
         out.append("          stop_after_ms: ")
             .append(node.stopWave() * STOP_WAVE_MILLIS)
             .append('\n');
+        if (node.hasKeys()) {
+          // Its keys (keys/NODE of the bundle) go to its home's keys/.
+          out.append("          keys: ").append(quoted(node.keys())).append('\n');
+        }
         if (node.secureChannels()) {
-          // Its keys (keys/NODE of the bundle) go to its home's keys/; start.env names them.
+          // start.env names its DDS Security configuration there.
           out.append("          dds_security: ")
               .append(quoted("file://" + node.ddsSecurityFile()))
               .append('\n');

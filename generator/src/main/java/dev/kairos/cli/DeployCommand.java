@@ -152,6 +152,7 @@ final class DeployCommand extends ModelCommand {
     final List<DdsSecurityDocuments.Grant> grants =
         SystemKeys.grants(system, nodes.stream().map(n -> n.node().name()).toList());
     final boolean secure = !openChannels && SystemKeys.channelsCross(grants);
+    final boolean authenticated = system.nodes().stream().anyMatch(system::authenticates);
     final DeployBundle.Deployment bundle =
         bundle(
             name,
@@ -161,9 +162,12 @@ final class DeployCommand extends ModelCommand {
             stopWaves(system, nodes),
             secure
                 ? grants.stream().map(g -> g.node().name()).collect(Collectors.toSet())
+                : java.util.Set.of(),
+            authenticated
+                ? grants.stream().map(g -> g.node().name()).collect(Collectors.toSet())
                 : java.util.Set.of());
     write(directory, bundle, build.binaries());
-    if (secure && !writeKeys(directory, system, grants, bundle)) {
+    if ((secure || authenticated) && !writeKeys(directory, system, grants, bundle)) {
       return MODEL_ERRORS;
     }
     final String playbookCommand =
@@ -549,7 +553,8 @@ final class DeployCommand extends ModelCommand {
       Hosts hosts,
       DeployedAnalysis.AsDeployed deployment,
       Map<String, Integer> stopWaves,
-      java.util.Set<String> secured) {
+      java.util.Set<String> secured,
+      java.util.Set<String> authenticated) {
     final Map<String, List<String>> cpuArguments =
         RunCommand.cpuArguments(deployment, cpuNumbers::get);
     final Map<String, java.util.TreeSet<Integer>> cpusOfNode = new LinkedHashMap<>();
@@ -584,6 +589,9 @@ final class DeployCommand extends ModelCommand {
       }
       command.addAll(
           List.of("--quiet", "--timings", DeployBundle.NodeUnit.timingsOf(home, node.name())));
+      if (authenticated.contains(node.name())) {
+        command.addAll(List.of("--keys", home + "/keys"));
+      }
       final String cpus =
           String.join(",", cpusOfNode.get(node.name()).stream().map(String::valueOf).toList());
       units.add(
@@ -596,7 +604,8 @@ final class DeployCommand extends ModelCommand {
               command,
               Path.of(node.source().file()).getFileName() + ":" + node.source().line(),
               stopWaves.getOrDefault(node.name(), 0),
-              secured.contains(node.name())));
+              secured.contains(node.name()),
+              authenticated.contains(node.name())));
       cpusOfHost.computeIfAbsent(host.name(), h -> new ArrayList<>());
       for (int cpu : cpusOfNode.get(node.name())) {
         if (!cpusOfHost.get(host.name()).contains(cpu)) {
@@ -672,13 +681,13 @@ final class DeployCommand extends ModelCommand {
             365,
             libraries.orElse(""),
             node -> homes.get(node) + "/keys",
-            ": the nodes' channels run under DDS Security (give --open-channels to deploy them"
-                + " unprotected)")
+            ": the nodes need their keys (DDS Security for channels unless --open-channels, TLS"
+                + " for the tcp: connections the model authenticates)")
         .isEmpty()) {
       return false;
     }
     for (DeployBundle.NodeUnit unit : bundle.nodes()) {
-      if (!unit.secureChannels()) {
+      if (!unit.hasKeys()) {
         continue;
       }
       final Path own = keys.resolve(unit.node());
@@ -689,7 +698,14 @@ final class DeployCommand extends ModelCommand {
     }
     out()
         .println(
-            "deploy: channels under DDS Security: the system's keys in "
+            "deploy: "
+                + (bundle.nodes().stream().anyMatch(DeployBundle.NodeUnit::secureChannels)
+                    ? "channels under DDS Security, "
+                    : "")
+                + (bundle.nodes().stream().anyMatch(DeployBundle.NodeUnit::authenticated)
+                    ? "tcp: connections under TLS 1.3, "
+                    : "")
+                + "the system's keys in "
                 + RunCommand.shownPath(keys)
                 + ", each node's installed in its home's keys/");
     return true;

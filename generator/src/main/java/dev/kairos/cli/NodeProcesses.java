@@ -114,6 +114,14 @@ final class NodeProcesses {
     environments.computeIfAbsent(node, n -> new java.util.LinkedHashMap<>()).put(name, value);
   }
 
+  /** Options a node's command line gets besides those of the run, by node. */
+  private final Map<String, List<String>> options = new java.util.HashMap<>();
+
+  /** Starts {@code node} with {@code more} on its command line. */
+  void options(String node, List<String> more) {
+    options.computeIfAbsent(node, n -> new java.util.ArrayList<>()).addAll(more);
+  }
+
   private Path log(String node) {
     return runDirectory.resolve(node + ".log");
   }
@@ -138,6 +146,7 @@ final class NodeProcesses {
         final List<String> command = new ArrayList<>(List.of(node.getValue().toString()));
         final List<String> launch = new ArrayList<>(SETSID.map(List::of).orElse(List.of()));
         command.addAll(cpuOptions.getOrDefault(node.getKey(), List.of()));
+        command.addAll(options.getOrDefault(node.getKey(), List.of()));
         command.addAll(
             List.of(
                 "--duration",

@@ -134,20 +134,23 @@ final class RunCommand extends ModelCommand {
   String peerWait;
 
   /**
-   * Unless --open-channels, where channels cross DDS between the nodes run: makes the system's keys
-   * in DIR/keys and has each node run with its DDS Security configuration. False, after saying why,
-   * when they cannot be made.
+   * Makes the system's keys in DIR/keys where the nodes run need them: unless --open-channels, for
+   * channels that cross DDS between them (each node then runs with its DDS Security configuration),
+   * and for tcp: endpoints the model authenticates (each node then runs with {@code --keys}, and
+   * proves by TLS which node it is). False, after saying why, when they cannot be made.
    */
-  private boolean secureChannels(
+  private boolean secure(
       SystemModel system, List<NodePlan> nodes, Path runDirectory, NodeProcesses processes)
       throws IOException {
     final List<dev.kairos.generator.emit.DdsSecurityDocuments.Grant> grants =
         SystemKeys.grants(system, nodes.stream().map(n -> n.node().name()).toList());
-    if (openChannels || !SystemKeys.channelsCross(grants)) {
+    final boolean channels = !openChannels && SystemKeys.channelsCross(grants);
+    final boolean connections = system.nodes().stream().anyMatch(system::authenticates);
+    if (!channels && !connections) {
       return true;
     }
     final Optional<String> libraries = SystemKeys.pluginDirectory(null);
-    if (libraries.isEmpty()) {
+    if (channels && libraries.isEmpty()) {
       err()
           .println(
               "kairos: error: the nodes' channels run under DDS Security, and Cyclone DDS's security"
@@ -165,24 +168,38 @@ final class RunCommand extends ModelCommand {
             grants,
             keys,
             30,
-            libraries.get(),
+            libraries.orElse(""),
             node -> keys.toString(),
-            ": the nodes' channels run under DDS Security (give --open-channels to run them"
-                + " unprotected); nothing run");
+            channels
+                ? ": the nodes' channels run under DDS Security (give --open-channels to run them"
+                    + " unprotected); nothing run"
+                : ": the nodes' tcp: connections are authenticated; nothing run");
     if (made.isEmpty()) {
       return false;
     }
     for (Map.Entry<String, Path> node : made.get().configurations().entrySet()) {
-      processes.environment(
-          node.getKey(),
-          "CYCLONEDDS_URI",
-          SystemKeys.cycloneUri(System.getenv("CYCLONEDDS_URI"), node.getValue()));
+      if (channels) {
+        processes.environment(
+            node.getKey(),
+            "CYCLONEDDS_URI",
+            SystemKeys.cycloneUri(System.getenv("CYCLONEDDS_URI"), node.getValue()));
+      }
+      if (connections) {
+        processes.options(node.getKey(), List.of("--keys", keys.toString()));
+      }
     }
-    out()
-        .println(
-            "channels: DDS Security, the keys in "
-                + keys
-                + " (each node publishes and reads only what the model says)");
+    if (channels) {
+      out()
+          .println(
+              "channels: DDS Security, the keys in "
+                  + keys
+                  + " (each node publishes and reads only what the model says)");
+    }
+    if (connections) {
+      out()
+          .println(
+              "connections: TLS 1.3 on tcp:, each node proving its name with its key in " + keys);
+    }
     return true;
   }
 
@@ -241,7 +258,7 @@ final class RunCommand extends ModelCommand {
     }
     final NodeProcesses processes =
         new NodeProcesses(runDirectory, build.binaries(), duration, peerWait, out(), err());
-    if (!secureChannels(system, nodes, runDirectory, processes)) {
+    if (!secure(system, nodes, runDirectory, processes)) {
       return MODEL_ERRORS;
     }
     final Optional<StolenTime> before = StolenTime.now();

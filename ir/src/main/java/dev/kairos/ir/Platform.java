@@ -116,7 +116,8 @@ public final class Platform {
 
   /**
    * A network and the nodes it connects; times in nanoseconds, the bandwidth in bits per second
-   * ({@link #UNLIMITED} when the model gives none).
+   * ({@link #UNLIMITED} when the model gives none); {@code authenticated} unless it says {@code
+   * security none}: its nodes' tcp: connections then run TLS 1.3 with mutual authentication.
    */
   public record Network(
       String name,
@@ -124,8 +125,20 @@ public final class Platform {
       long jitterNs,
       long bitsPerSecond,
       List<String> nodes,
+      boolean authenticated,
       SourceRef source) {
     public static final long UNLIMITED = 0;
+
+    /** A network whose tcp: connections are authenticated (the model's default). */
+    public Network(
+        String name,
+        long latencyNs,
+        long jitterNs,
+        long bitsPerSecond,
+        List<String> nodes,
+        SourceRef source) {
+      this(name, latencyNs, jitterNs, bitsPerSecond, nodes, true, source);
+    }
   }
 
   /**

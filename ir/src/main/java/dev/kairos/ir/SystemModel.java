@@ -60,6 +60,26 @@ public record SystemModel(
         .findFirst();
   }
 
+  /**
+   * Whether node {@code node}'s tcp: endpoint takes only authenticated connections (TLS 1.3, a
+   * certificate of the system's CA naming the caller): a tcp: endpoint does unless a network that
+   * connects the node says {@code security none}. Other endpoints are never TLS: uds: and shm:
+   * check the peer's user, udp: takes anonymous oneways; nor are sim nodes' (a simulated network).
+   */
+  public boolean authenticates(Node node) {
+    return node.os() == Platform.OperatingSystem.LINUX
+        && node.endpoint() != null
+        && node.endpoint().startsWith("tcp:")
+        && openNetworkOf(node).isEmpty();
+  }
+
+  /** The first network connecting {@code node} that says {@code security none}. */
+  public Optional<Platform.Network> openNetworkOf(Node node) {
+    return networks.stream()
+        .filter(network -> !network.authenticated() && network.nodes().contains(node.name()))
+        .findFirst();
+  }
+
   /** Where a gate's call goes: the node, the deployed instance and its service method. */
   public record Callee(Node node, Platform.Deployment deployment, Tmos.Svm svm) {}
 

@@ -66,6 +66,7 @@ public final class IssueCodes {
   public static final String CALLEE_NOT_DEPLOYED = PREFIX + "callee-not-deployed";
   public static final String GATE_DEADLINE_TOO_SHORT = PREFIX + "gate-deadline-too-short";
   public static final String NO_NETWORK_PATH = PREFIX + "no-network-path";
+  public static final String UNAUTHENTICATED_NETWORK = PREFIX + "unauthenticated-network";
 
   // real-time multicast channels
   public static final String CHANNEL_TYPE_MISMATCH = PREFIX + "channel-type-mismatch";

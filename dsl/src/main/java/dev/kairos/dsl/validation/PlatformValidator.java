@@ -293,6 +293,25 @@ public class PlatformValidator extends ConcernValidator {
   @Check
   public void checkNetwork(Network network) {
     checkListedOnce(network.getNodes(), Literals.NETWORK__NODES);
+    if (network.getSecurity() == dev.kairos.dsl.kairos.NetworkSecurity.NONE) {
+      final List<String> open =
+          network.getNodes().stream()
+              .filter(n -> !n.eIsProxy() && n.getEndpoint() != null)
+              .filter(n -> n.getEndpoint().startsWith("tcp:"))
+              .map(Node::getName)
+              .toList();
+      if (!open.isEmpty()) {
+        warning(
+            "network '"
+                + network.getName()
+                + "' is not authenticated (security none): anyone who reaches "
+                + String.join(", ", open)
+                + " over tcp: may call as any node of the model; without it each connection"
+                + " runs TLS 1.3 with the nodes' keys (kairos keys)",
+            Literals.NETWORK__SECURITY,
+            IssueCodes.UNAUTHENTICATED_NETWORK);
+      }
+    }
   }
 
   @Check

@@ -8,6 +8,7 @@ import static dev.kairos.generator.emit.NodeProgramEmitter.reachable;
 import dev.kairos.generator.emit.RemoteCalls.ResolvedGate;
 import dev.kairos.ir.Platform.Deployment;
 import dev.kairos.ir.Platform.Node;
+import dev.kairos.ir.SystemModel;
 import dev.kairos.timing.NodePlan;
 import dev.kairos.timing.ServiceRates;
 import dev.kairos.timing.TaskReport;
@@ -31,6 +32,7 @@ final class NodeOrbSetUp {
   /** The ORB: what the node serves, the peers and routes its gates call, their binding. */
   static void orb(
       CodeWriter w,
+      SystemModel system,
       Node node,
       NodePlan report,
       List<ResolvedGate> gates,
@@ -42,10 +44,15 @@ final class NodeOrbSetUp {
             + " on one connection per (peer, band, calling lane) set up before the run.");
     w.line("auto& orb = made.orb;");
     final boolean clockMaster = clock.isPresent() && clock.get().isMaster();
-    if (serves || clockMaster) {
+    final boolean listens = serves || clockMaster;
+    requireIdentity(w, system, node, listens, gates, clock);
+    if (listens) {
       check(
           w,
-          "orb.listen(" + CppNames.literal(node.endpoint()) + ")",
+          "orb.listen("
+              + CppNames.literal(node.endpoint())
+              + (system.authenticates(node) ? ", /*authenticate=*/true" : "")
+              + ")",
           "cannot listen on " + node.endpoint());
     }
     if (serves) {
@@ -85,7 +92,12 @@ final class NodeOrbSetUp {
         w.line("::std::uint8_t $peer$ = 0;", "peer", peer);
         check(
             w,
-            "orb.add_peer(" + CppNames.literal(callee.endpoint()) + ", " + peer + ")",
+            "orb.add_peer("
+                + CppNames.literal(callee.endpoint())
+                + ", "
+                + peer
+                + provenAs(system, callee)
+                + ")",
             "cannot call node " + callee.name() + " at " + callee.endpoint());
       }
     }
@@ -158,7 +170,12 @@ final class NodeOrbSetUp {
         w.line("::std::uint8_t $peer$ = 0;", "peer", peer);
         check(
             w,
-            "orb.add_peer(" + CppNames.literal(master.endpoint()) + ", " + peer + ")",
+            "orb.add_peer("
+                + CppNames.literal(master.endpoint())
+                + ", "
+                + peer
+                + provenAs(system, master)
+                + ")",
             "cannot reach clock master " + master.name() + " at " + master.endpoint());
       }
       ClockSyncEmitter.attach(w, clock.get(), peers.get(master.name()));
@@ -351,5 +368,47 @@ final class NodeOrbSetUp {
     }
     w.close("};");
     check(w, "orb.permit_only(kCallers)", "cannot set the node's callers");
+  }
+
+  /**
+   * A node whose tcp: connections are authenticated, listening or calling, cannot set up without
+   * its identity: the generated set-up says so, and how to give it, before anything listens.
+   */
+  private static void requireIdentity(
+      CodeWriter w,
+      SystemModel system,
+      Node node,
+      boolean listens,
+      List<ResolvedGate> gates,
+      Optional<ClockSyncEmitter.NodeClock> clock) {
+    final Set<String> provers = new TreeSet<>();
+    if (listens && system.authenticates(node)) {
+      provers.add(node.name());
+    }
+    for (ResolvedGate gate : gates) {
+      if (reachable(node, gate.calleeNode()) && system.authenticates(gate.calleeNode())) {
+        provers.add(gate.calleeNode().name());
+      }
+    }
+    clock
+        .filter(c -> !c.isMaster() && system.authenticates(c.master()))
+        .ifPresent(c -> provers.add(c.master().name()));
+    if (provers.isEmpty()) {
+      return;
+    }
+    w.comment(
+        "tcp: connections of $nodes$ are authenticated (TLS 1.3, a certificate of the system's CA"
+            + " per node): this node proves who it is with its keys.",
+        "nodes",
+        String.join(", ", provers));
+    w.open("if (options.identity == nullptr) {");
+    w.line("::kairos::report_missing_identity(options, kNode);");
+    w.line("return false;");
+    w.close("}");
+  }
+
+  /** add_peer's last argument for a callee whose tcp: endpoint is authenticated: its name. */
+  private static String provenAs(SystemModel system, Node callee) {
+    return system.authenticates(callee) ? ", " + CppNames.literal(callee.name()) : "";
   }
 }

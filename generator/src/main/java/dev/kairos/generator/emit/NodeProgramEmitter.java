@@ -201,7 +201,8 @@ final class NodeProgramEmitter {
       w.line("    : engine{" + engineOptions + "},", "ns", ns);
       // The band readers of a node whose lanes run by deadline must not rank below them.
       w.line(
-          "      orb{::kairos::orb::OrbOptions{.node = kNode, .cpu = options.orb_cpu$edf$}}$more$",
+          "      orb{::kairos::orb::OrbOptions{.node = kNode, .cpu = options.orb_cpu$edf$,"
+              + " .identity = options.identity}}$more$",
           "edf",
           node.strategy().preemptsByDeadline() ? ", .lanes_by_deadline = true" : "",
           "more",
@@ -279,7 +280,7 @@ final class NodeProgramEmitter {
     ChannelEmitter.setUp(w, system, node);
     if (networked) {
       w.blank();
-      NodeOrbSetUp.orb(w, node, report, gates, serves, clock, callers);
+      NodeOrbSetUp.orb(w, system, node, report, gates, serves, clock, callers);
     }
     w.line("return true;");
     w.close("}").blank();

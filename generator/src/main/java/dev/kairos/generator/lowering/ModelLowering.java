@@ -156,6 +156,7 @@ public final class ModelLowering {
                       ? Platform.Network.UNLIMITED
                       : bitsPerSecond(network.getBandwidth()),
                   network.getNodes().stream().map(dev.kairos.dsl.kairos.Node::getName).toList(),
+                  network.getSecurity() != dev.kairos.dsl.kairos.NetworkSecurity.NONE,
                   at(network)));
         } else if (element instanceof dev.kairos.dsl.kairos.SystemDecl system) {
           systems.add(
