@@ -2,7 +2,7 @@
 transports for a few hundred round trips, every reply verified, a wrong reply caught; mt_cubit and
 inversion for a second each, checking the shape of their output (never a timing bound).
 
-Needs `make cpp` (build/cpp/bench/kairos_bench_{cubit,mt_cubit,inversion}).
+Needs `make cpp` (build/cpp/bench/kairos_bench_{cubit,mt_cubit,inversion,tls_records}).
 """
 
 import json
@@ -19,11 +19,12 @@ from test_cubit_bench import PLOT, ROW, client_pid, cubit, servers_of
 BENCH = ROOT / "build" / "cpp" / "bench"
 MT_CUBIT = BENCH / "kairos_bench_mt_cubit"
 INVERSION = BENCH / "kairos_bench_inversion"
+TLS_RECORDS = BENCH / "kairos_bench_tls_records"
 PAYLOADS = ["octet", "short", "long", "struct", "seq1", "seq16", "seq64", "seq256", "seq1024"]
 # raw ones, then kairos ones; the kairos stack carries oneways only over UDP
 RAW_TRANSPORTS = ["uds-stream", "uds-seqpacket", "tcp", "udp", "shm-futex", "shm-spin"]
-KAIROS_TWO_WAY = ["uds", "tcp", "shm"]
-KAIROS_ONEWAY = ["uds", "tcp", "udp", "shm"]
+KAIROS_TWO_WAY = ["uds", "tcp", "tcp-tls", "shm"]  # tcp-tls: TLS 1.3 with the nodes' keys
+KAIROS_ONEWAY = ["uds", "tcp", "tcp-tls", "udp", "shm"]
 NUMBER = r"[\d.]+"
 
 
@@ -69,7 +70,8 @@ def test_kairos_rows_carry_the_ratio_to_the_raw_transport_of_their_family(kairos
         for transport, row in kairos.items():
             p50, p99, maximum = float(row.group(3)), float(row.group(4)), float(row.group(5))
             assert 0 < p50 <= p99 <= maximum, table
-            assert re.match(rf"\d+\.\d\dx {transport}", row.group(7)), table
+            family = transport.split("-")[0]  # tcp-tls beside raw tcp
+            assert re.match(rf"\d+\.\d\dx {family}", row.group(7)), table
     oneway = [t for t in tables if t.startswith("oneway")]
     assert len(re.findall(r"^kairos\s", oneway[0], re.M)) == 4 * len(KAIROS_ONEWAY)
     # Oneways over UDP: one datagram each, beside raw UDP; what arrived is counted (at most all).
@@ -166,3 +168,15 @@ def test_bad_arguments_exit_2_with_usage(program, args):
     result = run(program, *args, timeout=30)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "usage:" in result.stderr
+
+
+def test_tls_records_prints_what_tls_adds_beside_the_clear_round_trip():
+    result = run(TLS_RECORDS, "--samples", 300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for what in ("round trip, clear TCP (the baseline)",
+                 "round trip, TLS 1.3 (records sealed and opened)"):
+        assert re.search(rf"^{re.escape(what)} +p50 +{NUMBER} us .*\(n=300\)$", result.stdout,
+                         re.M), result.stdout
+    assert re.search(rf"^TLS adds -?{NUMBER} us at the median", result.stdout, re.M), \
+        result.stdout
+    assert result.stdout.count("load average:") == 2, result.stdout

@@ -292,13 +292,24 @@ void Socket::shutdown() noexcept {
 
 std::int64_t Socket::receive_within(std::span<std::byte> buffer, TimePoint deadline) noexcept {
   if (tls_ != nullptr) {
-    // Records are read whole, into the channel's buffer: readiness, then what opens.
+    // What the channel holds opened first; then the same blocking read as without TLS, into the
+    // channel's buffer, until a whole record is there.
     for (;;) {
-      if (const std::int64_t got = receive(buffer); got != 0 || !wait_readable(deadline)) {
+      if (const std::int64_t got = tls::receive(*tls_, handle_, buffer, false); got != 0) {
         return got;
       }
+      const std::span<std::byte> space = tls::raw_space(*tls_);
+      const std::int64_t got = receive_raw_within(space, deadline);
+      if (got <= 0) {
+        return got;
+      }
+      tls::raw_received(*tls_, static_cast<std::size_t>(got));
     }
   }
+  return receive_raw_within(buffer, deadline);
+}
+
+std::int64_t Socket::receive_raw_within(std::span<std::byte> buffer, TimePoint deadline) noexcept {
   if (!shared_memory() && kind_ != Endpoint::Kind::kUdp && !buffer.empty()) {
     // A blocking recv under SO_RCVTIMEO wakes with the data in one system call, where ppoll and
     // recv take two. SO_RCVTIMEO counts scheduler ticks, rounded up, so it only covers the wait
@@ -342,6 +353,10 @@ std::int64_t Socket::receive_within(std::span<std::byte> buffer, TimePoint deadl
   }
   if (!wait_readable(deadline)) {
     return 0;
+  }
+  if (tls_ != nullptr) {
+    const ssize_t received = ::recv(handle_, buffer.data(), buffer.size(), MSG_DONTWAIT);
+    return received > 0 ? received : received == 0 || errno != EAGAIN ? -1 : 0;
   }
   return receive(buffer);
 }

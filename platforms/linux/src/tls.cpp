@@ -515,11 +515,16 @@ std::int64_t send(TlsChannel& channel, int handle, std::span<const std::byte> da
   return result;
 }
 
-std::int64_t receive(TlsChannel& channel, int handle, std::span<std::byte> buffer) noexcept {
+std::int64_t receive(TlsChannel& channel, int handle, std::span<std::byte> buffer,
+                     bool may_read) noexcept {
   if (!channel.established || channel.failed) {
     return -1;
   }
   std::size_t given = 0;
+  // One read: a stream socket's recv takes all there is up to the room it is given, so a read
+  // that leaves room found the kernel's buffer empty, and another would only say so (a system
+  // call per frame more, and on a virtual machine a microsecond or two each).
+  bool read = !may_read;
   for (;;) {
     if (channel.plain_begin < channel.plain_end) {
       const std::size_t left = channel.plain_end - channel.plain_begin;
@@ -541,18 +546,15 @@ std::int64_t receive(TlsChannel& channel, int handle, std::span<std::byte> buffe
       channel.failed = true;
       return given > 0 ? static_cast<std::int64_t>(given) : -1;
     }
-    // The record is not all here: what is left of the buffer moves to its front, and more is
-    // read (the buffer holds two records, so a whole one always fits).
-    if (channel.in_begin > 0) {
-      std::memmove(channel.in, channel.in + channel.in_begin, channel.in_end - channel.in_begin);
-      channel.in_end -= channel.in_begin;
-      channel.in_begin = 0;
-      channel.plain_begin = channel.plain_end = 0;
+    if (read) {
+      return static_cast<std::int64_t>(given);
     }
-    const ssize_t got = ::recv(handle, channel.in + channel.in_end,
-                               sizeof channel.in - channel.in_end, MSG_DONTWAIT);
+    // The record is not all here: more is read behind what is left of the buffer.
+    const std::span<std::byte> space = raw_space(channel);
+    const ssize_t got = ::recv(handle, space.data(), space.size(), MSG_DONTWAIT);
     if (got > 0) {
       channel.in_end += static_cast<std::size_t>(got);
+      read = static_cast<std::size_t>(got) < space.size();
       continue;
     }
     if (got < 0 && (errno == EAGAIN || errno == EINTR)) {
@@ -561,6 +563,22 @@ std::int64_t receive(TlsChannel& channel, int handle, std::span<std::byte> buffe
     channel.failed = true;  // the peer ended the stream (got == 0), or it broke
     return given > 0 ? static_cast<std::int64_t>(given) : -1;
   }
+}
+
+std::span<std::byte> raw_space(TlsChannel& channel) noexcept {
+  // What is left of the buffer moves to its front (the buffer holds two records, so a whole one
+  // always fits behind it); never while plaintext of the last record waits in it.
+  if (channel.in_begin > 0 && channel.plain_begin == channel.plain_end) {
+    std::memmove(channel.in, channel.in + channel.in_begin, channel.in_end - channel.in_begin);
+    channel.in_end -= channel.in_begin;
+    channel.in_begin = 0;
+    channel.plain_begin = channel.plain_end = 0;
+  }
+  return {channel.in + channel.in_end, sizeof channel.in - channel.in_end};
+}
+
+void raw_received(TlsChannel& channel, std::size_t count) noexcept {
+  channel.in_end += count;
 }
 
 bool established(const TlsChannel& channel) noexcept {

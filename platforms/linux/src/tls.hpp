@@ -15,7 +15,13 @@ namespace kairos::kal::tls {
 std::int64_t send(TlsChannel& channel, int handle, std::span<const std::byte> data) noexcept;
 /// Opens the records that have come and hands their data over, without blocking: bytes given, 0
 /// if none yet, -1 once the peer ended the connection or sent what does not open. One thread.
-std::int64_t receive(TlsChannel& channel, int handle, std::span<std::byte> buffer) noexcept;
+/// With `may_read`, it reads the socket once when the records it holds are not enough; without,
+/// it opens only what raw_received gave it.
+std::int64_t receive(TlsChannel& channel, int handle, std::span<std::byte> buffer,
+                     bool may_read = true) noexcept;
+/// Where bytes read from the socket by the caller go (a blocking read), then raw_received.
+std::span<std::byte> raw_space(TlsChannel& channel) noexcept;
+void raw_received(TlsChannel& channel, std::size_t count) noexcept;
 bool established(const TlsChannel& channel) noexcept;
 bool holds_input(const TlsChannel& channel) noexcept;
 const char* peer(const TlsChannel& channel) noexcept;

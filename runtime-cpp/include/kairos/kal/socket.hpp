@@ -132,6 +132,8 @@ class Socket {
  private:
   friend class Poller;
   bool shared_memory() const noexcept { return link_.mapping != nullptr; }
+  /// receive_within's wait and read of the bytes on the connection, below TLS (Linux).
+  std::int64_t receive_raw_within(std::span<std::byte> buffer, TimePoint deadline) noexcept;
 
   int handle_ = -1;
   Endpoint::Kind kind_ = Endpoint::Kind::kTcp;
