@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -22,6 +23,8 @@
 #include <kairos/kal/thread.hpp>
 #include <kairos/orb/orb.hpp>
 #include <kairos/orb/service.hpp>
+
+#include "../tools/openssl_keys.hpp"
 
 namespace kairos::probe {
 
@@ -280,7 +283,28 @@ void orb_client_main(void* context) noexcept {
 /// Two-way calls of an empty operation through the ORB over a Unix socket, both ends on `cpu`:
 /// on one CPU a round trip is all work of the two ends (no idle time in it), which is what a
 /// call costs the nodes it joins.
-kal::Status orb_call(const ProbeOptions& options, int cpu, Distribution& out) {
+/// The probe's two nodes' keys for orb_call over TLS, made in /tmp and removed as it ends.
+struct ProbeKeys {
+  std::string directory;
+  kal::TlsIdentity server;
+  kal::TlsIdentity client;
+  ~ProbeKeys() {
+    if (!directory.empty()) {
+      const std::string command = "rm -rf '" + directory + "'";
+      static_cast<void>(std::system(command.c_str()));
+    }
+  }
+  bool made() {
+    directory = openssl_keys::in_tmp("probe", {"probe-server", "probe-client"});
+    return !directory.empty() &&
+           server.load(directory.c_str(), "probe-server") == kal::Status::kOk &&
+           client.load(directory.c_str(), "probe-client") == kal::Status::kOk;
+  }
+};
+
+/// An empty two-way call's round trip: over uds:, or with `secured` over loopback tcp: under
+/// TLS 1.3.
+kal::Status orb_call(const ProbeOptions& options, int cpu, Distribution& out, bool secured) {
   static const SvmEntry kEmptyRow{.instance = "probe",
                                   .method = "empty",
                                   .source = "kairos probe",
@@ -289,7 +313,13 @@ kal::Status orb_call(const ProbeOptions& options, int cpu, Distribution& out) {
                                   .criticality = Criticality::kHard,
                                   .band = kOrbServiceBand,
                                   .admission_slot = kal::Duration{10'000}};
-  const std::string endpoint = "uds:/tmp/kairos-probe-" + std::to_string(::getpid());
+  ProbeKeys keys;
+  if (secured && !keys.made()) {
+    return kal::Status::kUnavailable;
+  }
+  const std::string endpoint = secured
+                                   ? "tcp:127.0.0.1:" + std::to_string(24000 + ::getpid() % 8000)
+                                   : "uds:/tmp/kairos-probe-" + std::to_string(::getpid());
   EngineOptions engine_options{Strategy::kRms};
   engine_options.cpu = cpu;
   engine_options.real_time = options.real_time;
@@ -297,17 +327,19 @@ kal::Status orb_call(const ProbeOptions& options, int cpu, Distribution& out) {
   orb::OrbOptions server_options{"probe-server"};
   server_options.real_time = options.real_time;
   server_options.cpu = cpu;
+  server_options.identity = &keys.server;
   auto server = std::make_unique<orb::Orb>(server_options);
   orb::OrbOptions client_options{"probe-client"};
   client_options.real_time = options.real_time;
   client_options.cpu = cpu;
+  client_options.identity = &keys.client;
   auto client = std::make_unique<orb::Orb>(client_options);
   auto game = std::make_unique<OrbGame>();
   game->client = client.get();
   game->round_trips.reserve(kOrbCalls);
   kal::Status status = engine->add_svm(kEmptyRow, nullptr, &serve_empty, &no_miss);
   if (status == kal::Status::kOk) {
-    status = server->listen(endpoint);
+    status = server->listen(endpoint, secured);
   }
   if (status == kal::Status::kOk) {
     status = server->add_object(kOrbObject, &dispatch_empty, engine.get());
@@ -319,7 +351,7 @@ kal::Status orb_call(const ProbeOptions& options, int cpu, Distribution& out) {
     status = server->start();
   }
   if (status == kal::Status::kOk) {
-    status = client->add_peer(endpoint, game->peer);
+    status = client->add_peer(endpoint, game->peer, secured ? "probe-server" : "");
   }
   if (status == kal::Status::kOk) {
     status = client->add_route(game->peer, kOrbServiceBand, 0, kProbeBand);
@@ -394,6 +426,8 @@ struct Figure {
   const char* name;
   Distribution ProbeResult::*distribution;
   FigureMeasure ProbeOptions::*measured_by = nullptr;
+  /// Left out of the file where it could not be measured, whatever measures it.
+  bool optional = false;
 };
 constexpr Figure kFigures[] = {
     {"release_lateness", &ProbeResult::release_lateness},
@@ -401,6 +435,7 @@ constexpr Figure kFigures[] = {
     {"context_switch", &ProbeResult::context_switch},
     {"ceiling_lock", &ProbeResult::ceiling_lock},
     {"orb_call", &ProbeResult::orb_call},
+    {"orb_call_tls", &ProbeResult::orb_call_tls, nullptr, true},
     {"clock_read", &ProbeResult::clock_read},
     {"channel_transport", &ProbeResult::channel_transport, &ProbeOptions::channel_transport},
 };
@@ -473,7 +508,18 @@ kal::Status measure(const ProbeOptions& options, ProbeResult& result) noexcept {
     status = dispatch_handoff(options, result.cpu, result.dispatch_handoff);
   }
   if (status == kal::Status::kOk) {
-    status = orb_call(options, result.cpu, result.orb_call);
+    status = orb_call(options, result.cpu, result.orb_call, false);
+  }
+  if (status == kal::Status::kOk) {
+    // Between nodes on a network without `security none` each call's records are sealed and
+    // opened; without the openssl command for the probe's keys the figure is left out, and the
+    // analysis charges such calls as the others.
+    if (orb_call(options, result.cpu, result.orb_call_tls, true) != kal::Status::kOk) {
+      result.orb_call_tls = Distribution{};
+      kal::report(kal::Severity::kWarning, "probe",
+                  "the ORB call under TLS could not be measured; the platform file leaves it "
+                  "out");
+    }
   }
   if (status == kal::Status::kOk && options.channel_transport != nullptr) {
     // Not every machine lets DDS discover itself (a firewall, no interface): the other figures
@@ -517,7 +563,7 @@ void write_platform_file(std::FILE* out, const ProbeOptions& options,
   const char* separator = "";
   for (const Figure& figure : kFigures) {
     const Distribution& measured = result.*figure.distribution;
-    if (measured.samples > 0 || figure.measured_by == nullptr) {
+    if (measured.samples > 0 || (figure.measured_by == nullptr && !figure.optional)) {
       std::fprintf(out, "%s", separator);
       write_distribution(out, figure.name, measured);
       separator = ",\n";
@@ -538,9 +584,11 @@ int run_probe(const ProbeOptions& options, const char* path) noexcept {
   }
   std::printf("probe cpu=%d scheduling=%s\n", result.cpu, scheduling_name(result));
   for (const Figure& figure : kFigures) {
-    if (figure.measured_by != nullptr && (result.*figure.distribution).samples == 0) {
+    if ((figure.measured_by != nullptr || figure.optional) &&
+        (result.*figure.distribution).samples == 0) {
       std::printf("probe %-17s unmeasured%s\n", figure.name,
-                  options.*figure.measured_by == nullptr
+                  figure.optional ? " (no openssl command to make the probe's keys)"
+                  : options.*figure.measured_by == nullptr
                       ? " (this probe is built without Cyclone DDS; kairos-probe measures it)"
                       : "");
       continue;

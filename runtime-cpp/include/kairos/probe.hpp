@@ -65,6 +65,10 @@ struct ProbeResult {
   Distribution context_switch;
   Distribution ceiling_lock;
   Distribution orb_call;
+  /// The same call over loopback tcp: under TLS 1.3 (the records sealed and opened, as between
+  /// nodes on a network without `security none`); no samples where it could not be measured (no
+  /// openssl command to make the probe's keys).
+  Distribution orb_call_tls;
   Distribution clock_read;
   Distribution channel_transport;  ///< no samples where not measured (ProbeOptions)
   bool real_time = false;          ///< whether the measuring threads ran with real-time priorities

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kairos.ir.Platform;
 import dev.kairos.ir.SourceRef;
+import dev.kairos.ir.SystemModel;
 import dev.kairos.ir.Tmos;
 import java.math.BigDecimal;
 import java.util.List;
@@ -239,5 +240,64 @@ class PlatformOverheadsTest {
     assertEquals(3 * MS, PlatformOverheads.NONE.chargedNs(3 * MS, 4, 0));
     assertEquals(
         3 * MS + 2 * 7 + 4 * 5, new PlatformOverheads(1, 7, 5, 0, 0, 0).chargedNs(3 * MS, 4, 0));
+  }
+
+  @Test
+  void aNodeWhoseCallsRunTlsIsChargedTheCallUnderTls() {
+    final Platform.Overheads clearAndTls =
+        new Platform.Overheads(
+            "2026-12-02T00:00:00Z",
+            "kairos-probe",
+            "a CPU",
+            "real-time",
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            20_000,
+            10_000,
+            0,
+            0,
+            50_000,
+            25_000);
+    final Platform.Hardware hardware =
+        new Platform.Hardware(
+            "lab",
+            1,
+            BigDecimal.ONE,
+            Optional.of(
+                new Platform.PlatformFile(
+                    "lab.platform.json", HERE, Optional.of(clearAndTls), "")));
+    final java.util.function.BiFunction<String, String, Platform.Node> node =
+        (name, endpoint) ->
+            new Platform.Node(
+                name,
+                Platform.OperatingSystem.LINUX,
+                Platform.Strategy.RMS,
+                hardware,
+                endpoint,
+                List.of(),
+                HERE);
+    final SystemModel system =
+        new SystemModel(
+                "m",
+                List.of(),
+                List.of(),
+                List.of(),
+                List.of(),
+                List.of(
+                    node.apply("secured", "tcp:127.0.0.1:7001"),
+                    node.apply("open", "tcp:127.0.0.1:7002"),
+                    node.apply("local", "uds:/tmp/local")),
+                List.of(
+                    new Platform.Network("lan", 0, 0, 0, List.of("secured", "local"), HERE),
+                    new Platform.Network("shop", 0, 0, 0, List.of("open"), false, HERE)),
+                List.of())
+            .withAuthenticatedCallsCharged();
+    final java.util.Map<String, Long> charged = new java.util.HashMap<>();
+    system.nodes().forEach(n -> charged.put(n.name(), PlatformOverheads.of(n).orbCallNs()));
+    assertEquals(java.util.Map.of("secured", 25_000L, "open", 10_000L, "local", 10_000L), charged);
   }
 }

@@ -63,6 +63,10 @@ public final class Platform {
     public Hardware(String name, int cores, BigDecimal speed) {
       this(name, cores, speed, java.util.Optional.empty());
     }
+
+    Hardware withAuthenticatedCalls() {
+      return new Hardware(name, cores, speed, platform.map(PlatformFile::withAuthenticatedCalls));
+    }
   }
 
   /**
@@ -70,12 +74,18 @@ public final class Platform {
    * (reported as kairos.platform-file at the clause).
    */
   public record PlatformFile(
-      String path, SourceRef source, java.util.Optional<Overheads> overheads, String problem) {}
+      String path, SourceRef source, java.util.Optional<Overheads> overheads, String problem) {
+    PlatformFile withAuthenticatedCalls() {
+      return new PlatformFile(
+          path, source, overheads.map(Overheads::withAuthenticatedCalls), problem);
+    }
+  }
 
   /**
    * What `kairos probe` measured on a machine (nanoseconds: the largest of each distribution, and
    * the p99.9 of the per-job costs), and when, by what, on which CPU, with which scheduling. The
-   * dispatch handoff and the ORB call are 0 in files of probes that did not measure them yet.
+   * dispatch handoff and the ORB call are 0 in files of probes that did not measure them yet, and
+   * the ORB call under TLS (over loopback tcp:) in those of probes that could not make its keys.
    */
   public record Overheads(
       String measuredAt,
@@ -91,7 +101,69 @@ public final class Platform {
       long orbCallNs,
       long orbCallP999Ns,
       long channelTransportNs,
-      long channelTransportP999Ns) {}
+      long channelTransportP999Ns,
+      long orbCallTlsNs,
+      long orbCallTlsP999Ns) {
+    /** The figures of a probe that measured no ORB call under TLS. */
+    public Overheads(
+        String measuredAt,
+        String measuredBy,
+        String cpuModel,
+        String scheduling,
+        long releaseLatenessNs,
+        long contextSwitchNs,
+        long ceilingLockNs,
+        long contextSwitchP999Ns,
+        long ceilingLockP999Ns,
+        long dispatchHandoffNs,
+        long orbCallNs,
+        long orbCallP999Ns,
+        long channelTransportNs,
+        long channelTransportP999Ns) {
+      this(
+          measuredAt,
+          measuredBy,
+          cpuModel,
+          scheduling,
+          releaseLatenessNs,
+          contextSwitchNs,
+          ceilingLockNs,
+          contextSwitchP999Ns,
+          ceilingLockP999Ns,
+          dispatchHandoffNs,
+          orbCallNs,
+          orbCallP999Ns,
+          channelTransportNs,
+          channelTransportP999Ns,
+          0,
+          0);
+    }
+
+    /**
+     * The figures for a node whose calls run TLS 1.3 (its tcp: endpoint, or a callee's, is
+     * authenticated): each ORB message is charged the call measured under TLS where the probe
+     * measured it, and never less than the call in the clear.
+     */
+    public Overheads withAuthenticatedCalls() {
+      return new Overheads(
+          measuredAt,
+          measuredBy,
+          cpuModel,
+          scheduling,
+          releaseLatenessNs,
+          contextSwitchNs,
+          ceilingLockNs,
+          contextSwitchP999Ns,
+          ceilingLockP999Ns,
+          dispatchHandoffNs,
+          Math.max(orbCallNs, orbCallTlsNs),
+          Math.max(orbCallP999Ns, orbCallTlsP999Ns),
+          channelTransportNs,
+          channelTransportP999Ns,
+          orbCallTlsNs,
+          orbCallTlsP999Ns);
+    }
+  }
 
   /**
    * A TMO deployed on a node, on the core the model names ({@code core >= 0}) or, with {@link
@@ -186,6 +258,19 @@ public final class Platform {
     /** The same node with other deployments (a core's share of them, or changed classes). */
     public Node withDeployments(List<Deployment> replaced) {
       return new Node(name, os, strategy, hardware, endpoint, host, List.copyOf(replaced), source);
+    }
+
+    /** The same node, its ORB messages charged as calls under TLS (Overheads). */
+    public Node withAuthenticatedCalls() {
+      return new Node(
+          name,
+          os,
+          strategy,
+          hardware.withAuthenticatedCalls(),
+          endpoint,
+          host,
+          deployments,
+          source);
     }
   }
 }

@@ -73,6 +73,36 @@ public record SystemModel(
         && openNetworkOf(node).isEmpty();
   }
 
+  /**
+   * The same system, each node whose calls run TLS (its tcp: endpoint authenticated, or a gate of
+   * it calling a node whose is) charged for its ORB messages as the platform file's call under TLS
+   * ({@link Platform.Node#withAuthenticatedCalls}). Lowering gives the analyses this one.
+   */
+  public SystemModel withAuthenticatedCallsCharged() {
+    final List<Node> charged =
+        nodes.stream().map(n -> callsUnderTls(n) ? n.withAuthenticatedCalls() : n).toList();
+    return new SystemModel(
+        modelName, types, constants, interfaces, tmos, charged, networks, systems);
+  }
+
+  private boolean callsUnderTls(Node node) {
+    if (authenticates(node)) {
+      return true;
+    }
+    for (Platform.Deployment deployment : node.deployments()) {
+      for (Tmos.Gate gate : deployment.tmo().gates()) {
+        final Optional<Callee> callee = callee(gate);
+        if (callee.isPresent()
+            && callee.get().node() != node
+            && callee.get().node().os() == node.os()
+            && authenticates(callee.get().node())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** The first network connecting {@code node} that says {@code security none}. */
   public Optional<Platform.Network> openNetworkOf(Node node) {
     return networks.stream()

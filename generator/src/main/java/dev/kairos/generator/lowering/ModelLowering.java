@@ -169,14 +169,15 @@ public final class ModelLowering {
       }
     }
     return new SystemModel(
-        modelName,
-        DependencyOrder.sort(dependencies),
-        constants,
-        interfaces,
-        tmos,
-        nodes,
-        networks,
-        systems);
+            modelName,
+            DependencyOrder.sort(dependencies),
+            constants,
+            interfaces,
+            tmos,
+            nodes,
+            networks,
+            systems)
+        .withAuthenticatedCallsCharged();
   }
 
   // ------------------------------------------------------------------ types

@@ -85,7 +85,9 @@ public final class PlatformFiles {
                   figureIfMeasured(platform, "orb_call_ns", "max"),
                   figureIfMeasured(platform, "orb_call_ns", "p99.9"),
                   figureIfMeasured(platform, "channel_transport_ns", "max"),
-                  figureIfMeasured(platform, "channel_transport_ns", "p99.9"))),
+                  figureIfMeasured(platform, "channel_transport_ns", "p99.9"),
+                  figureIfMeasured(platform, "orb_call_tls_ns", "max"),
+                  figureIfMeasured(platform, "orb_call_tls_ns", "p99.9"))),
           "");
     } catch (JsonParseException | IllegalStateException | UnsupportedOperationException e) {
       final Throwable reason = e.getCause() != null ? e.getCause() : e;
