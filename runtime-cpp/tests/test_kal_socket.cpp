@@ -15,6 +15,7 @@
 #include <kairos/kal/tls.hpp>
 
 #include "../tools/openssl_keys.hpp"
+#include "tls_identities.hpp"
 
 using kairos::kal::Endpoint;
 using kairos::kal::MonotonicClock;
@@ -203,21 +204,14 @@ struct TlsPair {
     handshake.join();
   }
 };
-
-kairos::kal::TlsIdentity& identity_of(const std::string& directory, const char* node) {
-  static std::vector<std::unique_ptr<kairos::kal::TlsIdentity>> identities;
-  identities.push_back(std::make_unique<kairos::kal::TlsIdentity>());
-  INFO(identities.back()->error());
-  REQUIRE(identities.back()->load(directory.c_str(), node) == kairos::kal::Status::kOk);
-  return *identities.back();
-}
 }  // namespace
 
 TEST_CASE("TLS 1.3 carries records both ways between nodes that prove their names",
           "[integration][kal][socket][tls]") {
   const std::string keys = openssl_keys::in_tmp("socket", {"alpha", "beta"});
   REQUIRE_FALSE(keys.empty());
-  TlsPair pair(identity_of(keys, "alpha"), "beta", identity_of(keys, "beta"), 1);
+  TlsPair pair(testing::loaded_identity(keys, "alpha"), "beta",
+               testing::loaded_identity(keys, "beta"), 1);
   REQUIRE(pair.client_status == kairos::kal::Status::kOk);
   REQUIRE(pair.server_status == kairos::kal::Status::kOk);
   REQUIRE(std::string(pair.server.peer_identity()) == "alpha");
@@ -305,17 +299,17 @@ TEST_CASE("TLS refuses a peer of another CA, and a server that proves another na
   const std::string foreign = openssl_keys::in_tmp("theirs", {"alpha"});
   REQUIRE_FALSE(keys.empty());
   REQUIRE_FALSE(foreign.empty());
-  kairos::kal::TlsIdentity& beta = identity_of(keys, "beta");
+  kairos::kal::TlsIdentity& beta = testing::loaded_identity(keys, "beta");
   {
     INFO("a client whose certificate another CA signed, under a node's name");
-    TlsPair pair(identity_of(foreign, "alpha"), "beta", beta, 2);
+    TlsPair pair(testing::loaded_identity(foreign, "alpha"), "beta", beta, 2);
     REQUIRE(pair.server_status != kairos::kal::Status::kOk);
     REQUIRE(pair.client_status != kairos::kal::Status::kOk);
     REQUIRE_FALSE(pair.server.secured());
   }
   {
     INFO("a client that expects node gamma where beta answers");
-    TlsPair pair(identity_of(keys, "alpha"), "gamma", beta, 3);
+    TlsPair pair(testing::loaded_identity(keys, "alpha"), "gamma", beta, 3);
     REQUIRE(pair.client_status == kairos::kal::Status::kPermissionDenied);
   }
   {
