@@ -15,13 +15,17 @@ Orb::~Orb() {
   stop();
 }
 
+bool Orb::can_authenticate(const kal::Endpoint& endpoint) const noexcept {
+  return endpoint.kind == kal::Endpoint::Kind::kTcp && options_.identity != nullptr &&
+         options_.identity->loaded();
+}
+
 kal::Status Orb::listen(std::string_view endpoint, bool authenticate) noexcept {
   if (started_ || listening_) {
     return kal::Status::kInvalidArgument;
   }
   if (!kal::parse_endpoint(endpoint, listen_endpoint_) ||
-      (authenticate && (listen_endpoint_.kind != kal::Endpoint::Kind::kTcp ||
-                        options_.identity == nullptr || !options_.identity->loaded()))) {
+      (authenticate && !can_authenticate(listen_endpoint_))) {
     return kal::Status::kInvalidArgument;
   }
   listening_ = true;
@@ -140,9 +144,7 @@ kal::Status Orb::add_peer(std::string_view endpoint, std::uint8_t& peer,
   }
   kal::Endpoint parsed;
   if (!kal::parse_endpoint(endpoint, parsed) || authenticated_as.size() > kMaxNodeName ||
-      (!authenticated_as.empty() &&
-       (parsed.kind != kal::Endpoint::Kind::kTcp || options_.identity == nullptr ||
-        !options_.identity->loaded()))) {
+      (!authenticated_as.empty() && !can_authenticate(parsed))) {
     return kal::Status::kInvalidArgument;
   }
   peers_[peer_count_].endpoint = parsed;

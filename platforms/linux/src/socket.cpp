@@ -40,6 +40,19 @@ bool address_of(const Endpoint& endpoint, sockaddr_storage& storage, socklen_t& 
   return inet_pton(AF_INET, host, &inet->sin_addr) == 1;
 }
 
+/// What a non-blocking recv gives: bytes read, 0 if none yet, -1 on error or when the peer closed
+/// the stream.
+std::int64_t receive_bytes(int handle, Endpoint::Kind kind, std::span<std::byte> buffer) {
+  const ssize_t received = ::recv(handle, buffer.data(), buffer.size(), MSG_DONTWAIT);
+  if (received < 0) {
+    return errno == EAGAIN ? 0 : -1;
+  }
+  if (received == 0 && kind != Endpoint::Kind::kUdp && !buffer.empty()) {
+    return -1;  // the peer closed the stream
+  }
+  return received;
+}
+
 int open_socket(Endpoint::Kind kind, Transfer transfer) {
   const int domain = kind == Endpoint::Kind::kUnix ? AF_UNIX : AF_INET;
   int type = SOCK_STREAM;
@@ -270,14 +283,7 @@ std::int64_t Socket::receive(std::span<std::byte> buffer) noexcept {
   if (tls_ != nullptr) {
     return tls::receive(*tls_, handle_, buffer);
   }
-  const ssize_t received = ::recv(handle_, buffer.data(), buffer.size(), MSG_DONTWAIT);
-  if (received < 0) {
-    return errno == EAGAIN ? 0 : -1;
-  }
-  if (received == 0 && kind_ != Endpoint::Kind::kUdp && !buffer.empty()) {
-    return -1;  // the peer closed the stream
-  }
-  return received;
+  return receive_bytes(handle_, kind_, buffer);
 }
 
 void Socket::shutdown() noexcept {
@@ -354,11 +360,8 @@ std::int64_t Socket::receive_raw_within(std::span<std::byte> buffer, TimePoint d
   if (!wait_readable(deadline)) {
     return 0;
   }
-  if (tls_ != nullptr) {
-    const ssize_t received = ::recv(handle_, buffer.data(), buffer.size(), MSG_DONTWAIT);
-    return received > 0 ? received : received == 0 || errno != EAGAIN ? -1 : 0;
-  }
-  return receive(buffer);
+  // Below TLS: the bytes themselves, for the channel to open.
+  return tls_ != nullptr ? receive_bytes(handle_, kind_, buffer) : receive(buffer);
 }
 
 bool Socket::wait_readable(TimePoint deadline) noexcept {

@@ -36,7 +36,6 @@ constexpr std::size_t kRecordHeader = 5;
 constexpr std::size_t kMaxPlaintext = 16384;                 // RFC 8446, 5.1
 constexpr std::size_t kMaxCiphertext = kMaxPlaintext + 256;  // 5.2
 constexpr std::size_t kMaxRecord = kRecordHeader + kMaxCiphertext;
-constexpr std::uint8_t kAlert = 21;
 constexpr std::uint8_t kHandshake = 22;
 constexpr std::uint8_t kApplicationData = 23;
 constexpr std::uint8_t kNewSessionTicket = 4;
@@ -320,7 +319,6 @@ Status open_record(TlsChannel& channel) {
     return Status::kOk;  // another implementation's ticket: nothing here resumes sessions
   }
   // An alert (close_notify or an error), a key update, anything else: the connection ends.
-  static_cast<void>(kAlert);
   return Status::kPlatformError;
 }
 
@@ -581,10 +579,6 @@ void raw_received(TlsChannel& channel, std::size_t count) noexcept {
   channel.in_end += count;
 }
 
-bool established(const TlsChannel& channel) noexcept {
-  return channel.established;
-}
-
 bool holds_input(const TlsChannel& channel) noexcept {
   if (channel.plain_begin < channel.plain_end || channel.failed) {
     return channel.established;
@@ -596,10 +590,6 @@ bool holds_input(const TlsChannel& channel) noexcept {
   const auto* header = reinterpret_cast<const std::uint8_t*>(channel.in + channel.in_begin);
   const std::size_t length = (std::size_t{header[3]} << 8) | header[4];
   return available >= kRecordHeader + length;
-}
-
-const char* peer(const TlsChannel& channel) noexcept {
-  return channel.peer;
 }
 
 void release(TlsChannel* channel) noexcept {

@@ -22,9 +22,7 @@ std::int64_t receive(TlsChannel& channel, int handle, std::span<std::byte> buffe
 /// Where bytes read from the socket by the caller go (a blocking read), then raw_received.
 std::span<std::byte> raw_space(TlsChannel& channel) noexcept;
 void raw_received(TlsChannel& channel, std::size_t count) noexcept;
-bool established(const TlsChannel& channel) noexcept;
 bool holds_input(const TlsChannel& channel) noexcept;
-const char* peer(const TlsChannel& channel) noexcept;
 void release(TlsChannel* channel) noexcept;
 
 }  // namespace kairos::kal::tls

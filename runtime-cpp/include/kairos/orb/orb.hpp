@@ -409,6 +409,8 @@ class Orb {
     /// return is said once, whichever of its connections (one per band and lane) finds it.
     std::atomic<bool> lost{false};
   };
+  /// Whether connections on `endpoint` can run TLS: tcp:, and the node's identity loaded.
+  bool can_authenticate(const kal::Endpoint& endpoint) const noexcept;
   /// Says, once per event, that a peer was lost or is back, with the time (kal::report: queued,
   /// so a lane that finds it never waits for the log).
   void say_peer(std::uint8_t peer, const char* what) const noexcept;

@@ -17,8 +17,9 @@ final class DeployBundle {
    * A node as deployed: its host, its unit's name, its home there (bin/, run/, the unit and the
    * epoch file), the CPUs it may run on (a taskset list), its command line, where the model
    * declares it, its stop wave: how many levels of callers stop before it ({@link
-   * #STOP_WAVE_MILLIS} apart), so that no call finds its callee gone, and whether its channels run
-   * under DDS Security (its keys in keys/NODE of the bundle, installed in its home's keys/).
+   * #STOP_WAVE_MILLIS} apart), so that no call finds its callee gone, whether its channels run
+   * under DDS Security and whether its tcp: connections run TLS (for either, its keys in keys/NODE
+   * of the bundle, installed in its home's keys/).
    */
   record NodeUnit(
       String node,
@@ -31,20 +32,6 @@ final class DeployBundle {
       int stopWave,
       boolean secureChannels,
       boolean authenticated) {
-    /** A node whose tcp: connections are not authenticated. */
-    NodeUnit(
-        String node,
-        String host,
-        String unit,
-        String home,
-        String cpus,
-        List<String> command,
-        String modelLocation,
-        int stopWave,
-        boolean secureChannels) {
-      this(node, host, unit, home, cpus, command, modelLocation, stopWave, secureChannels, false);
-    }
-
     /** Whether it is installed with its keys: for DDS Security, for TLS, or both. */
     boolean hasKeys() {
       return secureChannels || authenticated;

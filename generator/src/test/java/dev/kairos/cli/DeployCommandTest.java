@@ -198,6 +198,7 @@ class DeployCommandTest {
                 "${KAIROS_START_AT}"),
             "cell.tmo:75",
             2,
+            false,
             false);
     final DeployBundle.Deployment deployment =
         new DeployBundle.Deployment(
@@ -261,7 +262,8 @@ class DeployCommandTest {
             sensor.command(),
             sensor.modelLocation(),
             sensor.stopWave(),
-            true);
+            true,
+            false);
     final String securedInventory =
         DeployBundle.inventory(
             new DeployBundle.Deployment(

@@ -137,6 +137,8 @@ class HtmlReportTest {
             0,
             0,
             0,
+            0,
+            0,
             0);
     final Platform.Node probed =
         new Platform.Node(

@@ -175,7 +175,8 @@ class HolisticAnalysisTest {
                 "b",
                 new Platform.Deployment("server", server, HERE),
                 new Platform.Deployment("worker", worker, HERE))),
-        List.of(new Platform.Network("lan", 1 * MS, 500 * US, 256_000, List.of("a", "b"), HERE)),
+        List.of(
+            new Platform.Network("lan", 1 * MS, 500 * US, 256_000, List.of("a", "b"), true, HERE)),
         List.of());
   }
 
@@ -329,7 +330,8 @@ class HolisticAnalysisTest {
         List.of(
             nodeOf.apply("a", new Platform.Deployment("slow", publisher, HERE)),
             nodeOf.apply("b", new Platform.Deployment("fast", reader, HERE))),
-        List.of(new Platform.Network("lan", 1 * MS, 500 * US, 256_000, List.of("a", "b"), HERE)),
+        List.of(
+            new Platform.Network("lan", 1 * MS, 500 * US, 256_000, List.of("a", "b"), true, HERE)),
         List.of());
   }
 
@@ -368,7 +370,9 @@ class HolisticAnalysisTest {
             0,
             0,
             900 * US,
-            300 * US);
+            300 * US,
+            0,
+            0);
     final Platform.Hardware probed =
         new Platform.Hardware(
             "lab",

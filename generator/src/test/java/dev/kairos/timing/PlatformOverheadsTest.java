@@ -61,6 +61,8 @@ class PlatformOverheadsTest {
             10 * orbCallNs,
             orbCallNs,
             0,
+            0,
+            0,
             0);
     return new Platform.Hardware(
         "lab",
@@ -292,7 +294,7 @@ class PlatformOverheadsTest {
                     node.apply("open", "tcp:127.0.0.1:7002"),
                     node.apply("local", "uds:/tmp/local")),
                 List.of(
-                    new Platform.Network("lan", 0, 0, 0, List.of("secured", "local"), HERE),
+                    new Platform.Network("lan", 0, 0, 0, List.of("secured", "local"), true, HERE),
                     new Platform.Network("shop", 0, 0, 0, List.of("open"), false, HERE)),
                 List.of())
             .withAuthenticatedCallsCharged();

@@ -90,7 +90,7 @@ class ServiceRatesTest {
         List.of(
             HolisticAnalysisTest.node("a", callers.toArray(Platform.Deployment[]::new)),
             HolisticAnalysisTest.node("b", new Platform.Deployment("server", server, HERE))),
-        List.of(new Platform.Network("lan", MS / 10, 0, 0, List.of("a", "b"), HERE)),
+        List.of(new Platform.Network("lan", MS / 10, 0, 0, List.of("a", "b"), true, HERE)),
         List.of());
   }
 

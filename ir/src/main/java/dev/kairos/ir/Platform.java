@@ -104,41 +104,6 @@ public final class Platform {
       long channelTransportP999Ns,
       long orbCallTlsNs,
       long orbCallTlsP999Ns) {
-    /** The figures of a probe that measured no ORB call under TLS. */
-    public Overheads(
-        String measuredAt,
-        String measuredBy,
-        String cpuModel,
-        String scheduling,
-        long releaseLatenessNs,
-        long contextSwitchNs,
-        long ceilingLockNs,
-        long contextSwitchP999Ns,
-        long ceilingLockP999Ns,
-        long dispatchHandoffNs,
-        long orbCallNs,
-        long orbCallP999Ns,
-        long channelTransportNs,
-        long channelTransportP999Ns) {
-      this(
-          measuredAt,
-          measuredBy,
-          cpuModel,
-          scheduling,
-          releaseLatenessNs,
-          contextSwitchNs,
-          ceilingLockNs,
-          contextSwitchP999Ns,
-          ceilingLockP999Ns,
-          dispatchHandoffNs,
-          orbCallNs,
-          orbCallP999Ns,
-          channelTransportNs,
-          channelTransportP999Ns,
-          0,
-          0);
-    }
-
     /**
      * The figures for a node whose calls run TLS 1.3 (its tcp: endpoint, or a callee's, is
      * authenticated): each ORB message is charged the call measured under TLS where the probe
@@ -200,17 +165,6 @@ public final class Platform {
       boolean authenticated,
       SourceRef source) {
     public static final long UNLIMITED = 0;
-
-    /** A network whose tcp: connections are authenticated (the model's default). */
-    public Network(
-        String name,
-        long latencyNs,
-        long jitterNs,
-        long bitsPerSecond,
-        List<String> nodes,
-        SourceRef source) {
-      this(name, latencyNs, jitterNs, bitsPerSecond, nodes, true, source);
-    }
   }
 
   /**

@@ -61,6 +61,8 @@ class PlatformFilesTest {
                 0,
                 0,
                 0,
+                0,
+                0,
                 0)),
         file.overheads());
     assertEquals(CLAUSE, file.source());
