@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include <grp.h>
 #include <sys/stat.h>
 
 #include <kairos/kal/error.hpp>
@@ -25,7 +26,7 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "usage: %.*s [--duration <time>] [--cpu <n> | --cpus <list>] [--peer-wait <time>]\n"
       "       [--clock-skew <time>] [--clock-log] [--probe <file>] [--timings <file>]\n"
       "       [--band-map <list>] [--start-at <unix-ns>] [--keys <dir>]\n"
-      "       [--rejoin-every <time>] [--quiet]\n"
+      "       [--socket-group <group>] [--rejoin-every <time>] [--quiet]\n"
       "  --duration <time>  how long to release methods, e.g. 2s, 1500ms (default 10s);\n"
       "                     forever: until SIGINT or SIGTERM, which end a run early too\n"
       "  --cpu <n>          single-core nodes: run the engine's threads on CPU n\n"
@@ -61,8 +62,35 @@ void print_usage(std::FILE* stream, std::string_view node_name) {
       "                     NODE.pem and NODE.key of <dir> (kairos keys MODEL -o DIR; TLS\n"
       "                     1.3, each side proving which node it is; default: the\n"
       "                     directory KAIROS_KEYS names, if any)\n"
+      "  --socket-group <group> let this group's members (a name or a number) connect to\n"
+      "                     the node's uds: or shm: endpoint besides its own user: its\n"
+      "                     socket file becomes the group's, mode 0660 (default: its\n"
+      "                     user's alone, 0600)\n"
       "  --quiet            print only the summary line\n",
       static_cast<int>(node_name.size()), node_name.data());
+}
+
+/// The id of the group `name` names: a name of the host's group database, or a number; false for
+/// none. At start-up only: it may read files.
+bool find_group(const char* name, std::int64_t& id) {
+  if (name == nullptr || name[0] == '\0' || name[0] == '-') {
+    return false;
+  }
+  const std::string_view text(name);
+  std::uint32_t number = 0;
+  if (const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+      error == std::errc{} && end == text.data() + text.size()) {
+    id = number;
+    return true;
+  }
+  group entry{};
+  group* found = nullptr;
+  std::array<char, 16384> lines{};
+  if (::getgrnam_r(name, &entry, lines.data(), lines.size(), &found) != 0 || found == nullptr) {
+    return false;
+  }
+  id = found->gr_gid;
+  return true;
 }
 
 /// Loads the node's identity from `directory` into `options` (identity, or identity_error). One
@@ -457,6 +485,17 @@ NodeCommand parse_node_options(int argc, const char* const* argv, std::string_vi
       if (load_identity(node_name, value, options) != kal::Status::kOk) {
         std::fprintf(stderr, "%.*s: error: --keys %s: %s\n", static_cast<int>(node_name.size()),
                      node_name.data(), value, options.identity_error);
+        return NodeCommand::kUsageError;
+      }
+      ++i;
+    } else if (arg == "--socket-group") {
+      const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+      if (!find_group(value, options.socket_group)) {
+        std::fprintf(stderr,
+                     "%.*s: error: --socket-group needs a group of this host, by name or "
+                     "number (getent group lists them); '%s' is none\n",
+                     static_cast<int>(node_name.size()), node_name.data(),
+                     value == nullptr ? "" : value);
         return NodeCommand::kUsageError;
       }
       ++i;

@@ -251,8 +251,8 @@ kal::Status Orb::start() noexcept {
         return kal::Status::kResourceExhausted;
       }
     }
-    if (const kal::Status status =
-            listener_.listen(listen_endpoint_, transfer_for(listen_endpoint_));
+    if (const kal::Status status = listener_.listen(
+            listen_endpoint_, transfer_for(listen_endpoint_), options_.local_peers);
         status != kal::Status::kOk) {
       return status;
     }

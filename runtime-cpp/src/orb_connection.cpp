@@ -71,7 +71,10 @@ void Orb::accept_connections() noexcept {
         const kal::Status accepted = listener_.accept(into);
         if (accepted == kal::Status::kPermissionDenied) {
           connections_of_other_users_.add();
-          report("connection refused", "its process runs as another user than this node");
+          report("connection refused",
+                 options_.local_peers.group < 0
+                     ? "its process runs as another user than this node"
+                     : "its process runs as another user than this node, outside its socket group");
           continue;
         }
         if (accepted != kal::Status::kOk) {

@@ -340,3 +340,25 @@ TEST_CASE("a host band applies on its CPU only, to the band it maps", "[unit][ka
   REQUIRE_FALSE(kairos::kal::map_band(5000, 3, 7));
   REQUIRE_FALSE(kairos::kal::map_band(900, 64, 7));
 }
+
+TEST_CASE("the --socket-group option names a group of the host, by name or by number",
+          "[unit][node]") {
+  kairos::NodeOptions options;
+  REQUIRE(options.socket_group == -1);  // the node's user alone
+  REQUIRE(parse_args({"--socket-group", "0"}, options) == kairos::NodeCommand::kRun);
+  REQUIRE(options.socket_group == 0);
+  kairos::NodeOptions named;
+  REQUIRE(parse_args({"--socket-group", "root"}, named) == kairos::NodeCommand::kRun);
+  REQUIRE(named.socket_group == 0);  // the group database's root, gid 0
+  kairos::NodeOptions numbered;
+  REQUIRE(parse_args({"--socket-group", "47011"}, numbered) == kairos::NodeCommand::kRun);
+  REQUIRE(numbered.socket_group == 47'011);
+  for (const auto* wrong : {"no-such-group-here", "-1", "4294967296", "12ab"}) {
+    INFO(wrong);
+    kairos::NodeOptions refused;
+    REQUIRE(parse_args({"--socket-group", wrong}, refused) == kairos::NodeCommand::kUsageError);
+    REQUIRE(refused.socket_group == -1);
+  }
+  kairos::NodeOptions missing;
+  REQUIRE(parse_args({"--socket-group"}, missing) == kairos::NodeCommand::kUsageError);
+}

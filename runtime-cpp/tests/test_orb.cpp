@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <dirent.h>
+#include <grp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,10 +74,13 @@ struct CubeServer {
   /// With `callers`, only they may invoke what they name (Orb::permit_only); its ORB's threads
   /// run on `orb_cpu` (-1: anywhere).
   /// With `identity`, its tcp: endpoint takes only connections that prove a node by TLS.
+  /// With `local_peers`, the members of its group may connect to its uds: or shm: endpoint.
   CubeServer(const std::string& endpoint, kairos::kal::Duration duration,
              const std::vector<kairos::orb::CallerPermit>* callers = nullptr, int orb_cpu = -1,
-             const kairos::kal::TlsIdentity* identity = nullptr)
-      : orb{kairos::orb::OrbOptions{.node = "server", .cpu = orb_cpu, .identity = identity}} {
+             const kairos::kal::TlsIdentity* identity = nullptr,
+             kairos::kal::LocalPeers local_peers = {})
+      : orb{kairos::orb::OrbOptions{
+            .node = "server", .cpu = orb_cpu, .identity = identity, .local_peers = local_peers}} {
     servant.engine = &engine;
     REQUIRE(engine.add_svm(kCubeRow, &servant, &serve_cube, &no_miss) == kairos::kal::Status::kOk);
     REQUIRE(orb.listen(endpoint, identity != nullptr) == kairos::kal::Status::kOk);
@@ -608,10 +613,13 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
 }  // namespace
 
 namespace {
-/// In a child process running as user nobody: whether it could open a connection to `endpoint`
-/// (uds:) or be handed its shared memory (shm:). Exit code 0: refused; 1: let in; 2: no setuid.
-int connects_as_nobody(const std::string& endpoint) noexcept {
-  if (::setgid(65534) != 0 || ::setuid(65534) != 0) {
+/// In a child process running as user nobody, of group `group` (primary) and `supplementary`:
+/// whether it could open a connection to `endpoint` (uds:) or be handed its shared memory (shm:).
+/// Exit code 0: refused; 1: let in; 2: no setuid.
+int connects_as_nobody(const std::string& endpoint, gid_t group = 65534,
+                       std::span<const gid_t> supplementary = {}) noexcept {
+  if (::setgroups(supplementary.size(), supplementary.data()) != 0 || ::setgid(group) != 0 ||
+      ::setuid(65534) != 0) {
     return 2;
   }
   kairos::kal::Endpoint parsed;
@@ -619,9 +627,10 @@ int connects_as_nobody(const std::string& endpoint) noexcept {
     return 3;
   }
   kairos::kal::Socket socket;
-  const auto transfer = endpoint.rfind("shm:", 0) == 0 ? kairos::kal::Transfer::kMessages
-                                                       : kairos::kal::Transfer::kStream;
-  return socket.connect(parsed, MonotonicClock::now() + 2s, transfer) == kairos::kal::Status::kOk
+  // As the ORB connects to a uds: or shm: node: by messages (SOCK_SEQPACKET), which a stream
+  // socket could not connect to whatever the permissions.
+  return socket.connect(parsed, MonotonicClock::now() + 2s, kairos::kal::Transfer::kMessages) ==
+                 kairos::kal::Status::kOk
              ? 1
              : 0;
 }
@@ -834,6 +843,73 @@ TEST_CASE("a process of another user can neither connect to a uds: node nor map 
     // set-up socket was abstract once: the node took the connection, refused and counted it).
     REQUIRE(server.orb.counters().connections_of_other_users == 0);
     // The node's own user (root here) still calls.
+    CubeClient client(endpoint);
+    std::int32_t result = 0;
+    REQUIRE(client.cube(3, result) == CallStatus::kOk);
+    REQUIRE(result == 27);
+  }
+}
+
+namespace {
+/// Runs connects_as_nobody in a child process: its exit code.
+int exit_code_connecting_as_nobody(const std::string& endpoint, gid_t group,
+                                   std::span<const gid_t> supplementary) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::_exit(connects_as_nobody(endpoint, group, supplementary));
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+}  // namespace
+
+TEST_CASE("the members of a node's socket group connect to its uds: or shm: endpoint; others not",
+          "[integration][orb][security]") {
+  if (::geteuid() != 0) {
+    WARN("not run: it needs root, to become another user in a child process");
+    return;
+  }
+  // A group no user of this host is in: the node's socket group, as a deployment names it.
+  constexpr gid_t kNodesGroup = 47'011;
+  const std::array<gid_t, 1> member_of{kNodesGroup};
+  for (const char* transport : {"uds", "shm"}) {
+    INFO(transport);
+    const std::string endpoint = unique_endpoint(transport, 21);
+    CubeServer server(endpoint, 3s, nullptr, -1, nullptr,
+                      kairos::kal::LocalPeers{.group = kNodesGroup});
+    const std::string path = std::strcmp(transport, "uds") == 0
+                                 ? endpoint.substr(4)
+                                 : "/tmp/kairos-shm-" + endpoint.substr(4);
+    struct stat file {};
+    REQUIRE(::stat(path.c_str(), &file) == 0);
+    REQUIRE((file.st_mode & 0777) == 0660);
+    REQUIRE(file.st_gid == kNodesGroup);
+    const auto accepted_before = server.orb.counters().connections_accepted;
+    // Another user in the group, by a supplementary group and as its primary one: let in (shm:
+    // hands its memory over; a uds: connection is taken, not refused).
+    REQUIRE(exit_code_connecting_as_nobody(endpoint, 65534, member_of) == 1);
+    REQUIRE(exit_code_connecting_as_nobody(endpoint, kNodesGroup, {}) == 1);
+    // Another user outside it: the file refuses it.
+    REQUIRE(exit_code_connecting_as_nobody(endpoint, 65534, {}) == 0);
+    const auto taken_by = MonotonicClock::now() + 5s;
+    while (server.orb.counters().connections_accepted < accepted_before + 2 &&
+           MonotonicClock::now() < taken_by) {
+      std::this_thread::sleep_for(2ms);
+    }
+    REQUIRE(server.orb.counters().connections_accepted == accepted_before + 2);
+    REQUIRE(server.orb.counters().connections_of_other_users == 0);
+    // With the file open to everyone, the kernel's word on the peer still keeps the outsider out.
+    REQUIRE(::chmod(path.c_str(), 0666) == 0);
+    REQUIRE(exit_code_connecting_as_nobody(endpoint, 65534, {}) == (transport[0] == 's' ? 0 : 1));
+    while (server.orb.counters().connections_of_other_users == 0 &&
+           MonotonicClock::now() < taken_by) {
+      std::this_thread::sleep_for(2ms);
+    }
+    REQUIRE(server.orb.counters().connections_of_other_users == 1);
+    REQUIRE(server.orb.counters().connections_accepted == accepted_before + 2);
     CubeClient client(endpoint);
     std::int32_t result = 0;
     REQUIRE(client.cube(3, result) == CallStatus::kOk);

@@ -11,12 +11,15 @@ not available; every namespace is removed in finally."""
 
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -215,20 +218,42 @@ def test_a_deployment_until_stopped_stops_at_sigterm_collects_and_prints_its_tab
         assert "Restart=on-failure" in unit and "--duration forever" in unit, unit
 
 
+@pytest.fixture
+def user_homes():
+    """A directory other users may pass through (pytest's own are root's alone), for the homes of
+    nodes that run as users of their own and for their socket files; removed after the test."""
+    if os.geteuid() != 0:
+        pytest.skip("the nodes run as other users, which takes root")
+    directory = Path(tempfile.mkdtemp(prefix="kairos-deploy-", dir="/tmp"))
+    try:
+        directory.chmod(0o755)
+        (directory / "sockets").mkdir()
+        (directory / "sockets").chmod(0o1777)
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 # kairos deploy's epoch is this far after it starts the nodes (DeployCommand.START_LEAD_SECONDS).
 DEPLOY_LEAD_S = 10
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the inventory gives two CPUs")
 def test_the_demo_deployed_runs_its_channel_under_dds_security_and_takes_no_forged_sample(
-        tmp_path):
+        tmp_path, user_homes):
     """The avionics demo deployed on two hosts that Ansible reaches on this machine itself
     (ansible_connection: local; one machine, its two CPUs): kairos deploy makes the system's keys,
     the playbook installs each node's in its home (its user's alone) and start.env names them
     after the host's own Cyclone DDS configuration (this run's domain, on loopback). The track
     channel runs through the security plugins from mission1 to mission2, and a participant
-    without the keys, writing forged samples on its topic the whole time, gets none delivered."""
-    for tool in ("ansible-playbook", "ansible-inventory"):
+    without the keys, writing forged samples on its topic the whole time, gets none delivered.
+
+    Each host runs its node as a user of its own (kairos_user: mission1 as daemon, mission2 as
+    bin), both in the socket group `users` (kairos_socket_group): mission2 and its clock reach
+    mission1's uds: endpoint, a socket file of daemon's and that group's (mode 0660), which bin
+    could not open without the group; both run their lanes at real-time priorities, by the
+    capabilities the deployment gives them."""
+    for tool in ("ansible-playbook", "ansible-inventory", "setpriv"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (make test installs ansible-core)")
     pytest.importorskip("cyclonedds", reason="the cyclonedds package from PyPI is not installed")
@@ -240,6 +265,9 @@ def test_the_demo_deployed_runs_its_channel_under_dds_security_and_takes_no_forg
         text = re.sub(rf'(node {node} \{{.*?endpoint "[^"]*"[^\n]*\n)',
                       lambda m, h=host: m.group(1) + f'  host "{h}"\n', text, count=1,
                       flags=re.S)
+    mission1_socket = user_homes / "sockets" / "mission1"
+    assert text.count('"uds:/tmp/kairos-mission1"') == 1
+    text = text.replace('"uds:/tmp/kairos-mission1"', f'"uds:{mission1_socket}"')
     model.write_text(text)
     inventory = tmp_path / "hosts.yml"
     inventory.write_text("\n".join([
@@ -249,11 +277,12 @@ def test_the_demo_deployed_runs_its_channel_under_dds_security_and_takes_no_forg
         "    ansible_python_interpreter: /usr/bin/python3",
         "    kairos_machine: this-machine",
         "    kairos_cpus: \"0-1\"",
-        f"    kairos_root: {tmp_path}/hosts",
+        f"    kairos_root: {user_homes}/hosts",
         f"    kairos_cyclonedds_uri: {json.dumps(os.environ['CYCLONEDDS_URI'])}",
+        "    kairos_socket_group: users",
         "  hosts:",
-        "    alpha: {}",
-        "    beta: {}",
+        "    alpha: {kairos_user: daemon}",
+        "    beta: {kairos_user: bin}",
     ]) + "\n")
     out = tmp_path / "deployment"
     process = subprocess.Popen(
@@ -270,12 +299,25 @@ def test_the_demo_deployed_runs_its_channel_under_dds_security_and_takes_no_forg
     assert process.returncode in (0, 1), stdout + errors
     assert "deploy: channels under DDS Security, " in stdout, stdout
     assert "ansible: site.yml: done" in stdout, stdout + errors
-    for node in ("mission1", "mission2"):
-        home = tmp_path / "hosts" / "Avionics" / node
+    for node, user in (("mission1", "daemon"), ("mission2", "bin")):
+        home = user_homes / "hosts" / "Avionics" / node
         key = home / "keys" / f"{node}.key"
         assert oct(key.stat().st_mode & 0o777) == "0o600", key
+        assert pwd.getpwuid(key.stat().st_uid).pw_name == user, key
         start = (home / "start.env").read_text()
         assert f",file://{home}/keys/{node}.cyclonedds.xml'" in start, start
+        log = (out / "run" / f"{node}.log").read_text()
+        assert f"summary node={node}" in log, log
+        assert "real-time priorities are not permitted" not in log, log
+        assert "mlockall refused" not in log, log
+    # mission2, as bin, called mission1 over its uds: endpoint and was answered, and no
+    # connection of another user was refused there.
+    mission1_log = (out / "run" / "mission1.log").read_text()
+    mission2_log = (out / "run" / "mission2.log").read_text()
+    assert "connections_of_other_users=0" in mission1_log, mission1_log
+    tracker = next(line for line in mission2_log.splitlines()
+                   if line.startswith("gate ") and "tracker.navigation" in line)
+    assert re.search(r" answered=[1-9]", tracker), tracker
     lines = {}
     for node in ("mission1", "mission2"):
         line = next(line for line in (out / "run" / f"{node}.log").read_text().splitlines()

@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -162,7 +164,7 @@ void open_link(SharedMemoryLink& link, std::byte* mapping, int lifeline, int pee
 }
 }  // namespace
 
-Status listen(const Endpoint& endpoint, int& handle) noexcept {
+Status listen(const Endpoint& endpoint, LocalPeers peers, int& handle) noexcept {
   sockaddr_un address{};
   socklen_t length = 0;
   if (!setup_address(endpoint.address, address, length)) {
@@ -181,14 +183,34 @@ Status listen(const Endpoint& endpoint, int& handle) noexcept {
     return Status::kAddressInUse;
   }
   ::unlink(address.sun_path);
-  // Its user's alone before anyone can connect (listen below); each peer is checked on accept too.
-  if (::bind(handle, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-      ::chmod(address.sun_path, 0600) != 0 || ::listen(handle, 64) != 0) {
+  if (::bind(handle, reinterpret_cast<sockaddr*>(&address), length) != 0) {
     const Status status = errno == EACCES ? Status::kPermissionDenied : Status::kPlatformError;
     close_fd(handle);
     return status;
   }
+  // Its user's (and the group's) before anyone can connect (listen below); each peer is checked
+  // on accept too.
+  if (const Status guarded = guard_socket_file(address.sun_path, peers); guarded != Status::kOk) {
+    close_fd(handle);
+    ::unlink(address.sun_path);
+    return guarded;
+  }
+  if (::listen(handle, 64) != 0) {
+    close_fd(handle);
+    return Status::kPlatformError;
+  }
   return Status::kOk;
+}
+
+Status guard_socket_file(const char* path, LocalPeers peers) noexcept {
+  if (peers.group < 0) {
+    return ::chmod(path, 0600) == 0 ? Status::kOk : Status::kPlatformError;
+  }
+  // Group first, then its permission: the file is never open to a group it is not given to.
+  if (::chown(path, static_cast<uid_t>(-1), static_cast<gid_t>(peers.group)) != 0) {
+    return errno == EPERM ? Status::kPermissionDenied : Status::kPlatformError;
+  }
+  return ::chmod(path, 0660) == 0 ? Status::kOk : Status::kPlatformError;
 }
 
 void remove_setup_file(const Endpoint& endpoint) noexcept {
@@ -199,24 +221,42 @@ void remove_setup_file(const Endpoint& endpoint) noexcept {
   }
 }
 
-bool peer_is_trusted(int unix_socket) noexcept {
+bool peer_is_trusted(int unix_socket, LocalPeers peers) noexcept {
   ucred peer{};
   socklen_t length = sizeof peer;
   if (::getsockopt(unix_socket, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
       length != sizeof peer) {
     return false;
   }
-  return peer.uid == ::geteuid() || peer.uid == 0;
+  if (peer.uid == ::geteuid() || peer.uid == 0) {
+    return true;
+  }
+  if (peers.group < 0) {
+    return false;
+  }
+  const auto group = static_cast<gid_t>(peers.group);
+  if (peer.gid == group) {
+    return true;
+  }
+  // The peer's supplementary groups, as the kernel recorded them when it connected. More than
+  // this many (the kernel allows 65,536) and the check fails closed: ERANGE, refused.
+  std::array<gid_t, 256> groups{};
+  socklen_t groups_length = sizeof groups;
+  if (::getsockopt(unix_socket, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &groups_length) != 0) {
+    return false;
+  }
+  const std::size_t count = groups_length / sizeof(gid_t);
+  return std::find(groups.begin(), groups.begin() + count, group) != groups.begin() + count;
 }
 
-Status accept(int listener, int& handle, SharedMemoryLink& link) noexcept {
+Status accept(int listener, LocalPeers peers, int& handle, SharedMemoryLink& link) noexcept {
   int setup = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (setup < 0) {
     return errno == EAGAIN ? Status::kResourceExhausted : Status::kPlatformError;
   }
-  // The set-up socket's file is this user's alone, and the memory, which holds both rings, goes
-  // only to a process of this node's user (root aside) besides.
-  if (!peer_is_trusted(setup)) {
+  // The set-up socket's file is this user's (and the group's) alone, and the memory, which holds
+  // both rings, goes only to a process of this node's user or group (root aside) besides.
+  if (!peer_is_trusted(setup, peers)) {
     close_fd(setup);
     return Status::kPermissionDenied;
   }

@@ -17,19 +17,22 @@ bool someone_listens(const sockaddr_storage& address, socklen_t length, Transfer
 namespace kairos::kal::shm {
 
 /// Listens for set-up connections on the Unix socket file of `endpoint`'s name (setup_address),
-/// its user's alone; a file a run that ended left behind is taken over, one a process still
-/// listens on is not (kAddressInUse).
-Status listen(const Endpoint& endpoint, int& handle) noexcept;
+/// its user's alone, or its user's and `peers`'s group; a file a run that ended left behind is
+/// taken over, one a process still listens on is not (kAddressInUse).
+Status listen(const Endpoint& endpoint, LocalPeers peers, int& handle) noexcept;
 /// Removes the set-up socket's file of a listener on `endpoint` that has closed.
 void remove_setup_file(const Endpoint& endpoint) noexcept;
-/// Takes one set-up connection: creates the shared memory and the doorbells and hands them over.
-/// `handle` becomes this side's doorbell.
-Status accept(int listener, int& handle, SharedMemoryLink& link) noexcept;
+/// Takes one set-up connection of a peer `peers` lets in (peer_is_trusted): creates the shared
+/// memory and the doorbells and hands them over. `handle` becomes this side's doorbell.
+Status accept(int listener, LocalPeers peers, int& handle, SharedMemoryLink& link) noexcept;
 
+/// Gives the socket file at `path` to its user alone (0600), or to its user and `peers`'s group
+/// (0660): before anyone can connect.
+Status guard_socket_file(const char* path, LocalPeers peers) noexcept;
 /// Whether the process at the other end of a Unix socket may use this node: it runs as this
-/// process's user, or as root (who may open any socket file anyway). Read from the kernel
-/// (SO_PEERCRED), not from anything the peer says.
-bool peer_is_trusted(int unix_socket) noexcept;
+/// process's user, or as root (who may open any socket file anyway), or is a member of `peers`'s
+/// group. Read from the kernel (SO_PEERCRED, SO_PEERGROUPS), not from anything the peer says.
+bool peer_is_trusted(int unix_socket, LocalPeers peers) noexcept;
 /// Connects and maps the memory the server hands over, waiting at most until `deadline`.
 Status connect(const Endpoint& endpoint, TimePoint deadline, int& handle,
                SharedMemoryLink& link) noexcept;

@@ -147,15 +147,16 @@ void Socket::close() noexcept {
   }
 }
 
-Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
+Status Socket::listen(const Endpoint& endpoint, Transfer transfer, LocalPeers peers) noexcept {
   close();
+  local_peers_ = peers;
   if (endpoint.kind == Endpoint::Kind::kShm) {
     if (transfer != Transfer::kMessages) {
       return Status::kInvalidArgument;  // a ring carries whole messages only
     }
     kind_ = endpoint.kind;
     transfer_ = transfer;
-    return shm::listen(endpoint, handle_);
+    return shm::listen(endpoint, peers, handle_);
   }
   sockaddr_storage address{};
   socklen_t length = 0;
@@ -187,11 +188,15 @@ Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
     close();
     return status;
   }
-  // The socket file for this node's user alone, before anyone can connect (listen below); each
-  // connection's peer is checked on accept too.
-  if (endpoint.kind == Endpoint::Kind::kUnix && ::chmod(endpoint.address, 0600) != 0) {
-    close();
-    return Status::kPlatformError;
+  // The socket file for this node's user (and the group) alone, before anyone can connect
+  // (listen below); each connection's peer is checked on accept too.
+  if (endpoint.kind == Endpoint::Kind::kUnix) {
+    if (const Status guarded = shm::guard_socket_file(endpoint.address, peers);
+        guarded != Status::kOk) {
+      close();
+      ::unlink(endpoint.address);
+      return guarded;
+    }
   }
   if (endpoint.kind != Endpoint::Kind::kUdp && ::listen(handle_, 64) != 0) {
     close();
@@ -244,13 +249,13 @@ Status Socket::accept(Socket& connection) noexcept {
     connection.close();
     connection.kind_ = kind_;
     connection.transfer_ = transfer_;
-    return shm::accept(handle_, connection.handle_, connection.link_);
+    return shm::accept(handle_, local_peers_, connection.handle_, connection.link_);
   }
   const int handle = ::accept4(handle_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (handle < 0) {
     return errno == EAGAIN ? Status::kResourceExhausted : Status::kPlatformError;
   }
-  if (kind_ == Endpoint::Kind::kUnix && !shm::peer_is_trusted(handle)) {
+  if (kind_ == Endpoint::Kind::kUnix && !shm::peer_is_trusted(handle, local_peers_)) {
     ::close(handle);
     return Status::kPermissionDenied;
   }

@@ -86,7 +86,8 @@ void remove_endpoint_file(const Endpoint& /*endpoint*/) noexcept {
   // A simulated endpoint is no file: its path may be that of a real node beside the simulation.
 }
 
-Status Socket::listen(const Endpoint& endpoint, Transfer transfer) noexcept {
+Status Socket::listen(const Endpoint& endpoint, Transfer transfer, LocalPeers /*peers*/) noexcept {
+  // A simulated endpoint has no file to guard, and every process of a simulation is one user's.
   close();
   if (transfer == Transfer::kMessages && endpoint.kind == Endpoint::Kind::kTcp) {
     return Status::kInvalidArgument;  // a TCP stream has no message boundaries

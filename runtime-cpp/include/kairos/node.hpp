@@ -86,6 +86,11 @@ struct NodeOptions {
   const kal::TlsIdentity* identity = nullptr;
   const char* identity_error = "";
 
+  /// `--socket-group`: the group whose members may connect to the node's uds: or shm: endpoint
+  /// besides its own user (its socket file then mode 0660), for nodes of one host that run as
+  /// users of their own; -1: its user alone.
+  std::int64_t socket_group = -1;
+
   std::span<const int> core_cpus() const noexcept { return {cpus.data(), cpu_count}; }
 };
 

@@ -46,6 +46,16 @@ void remove_endpoint_file(const Endpoint& endpoint) noexcept;
 /// stream cannot, and refuses it, and shared memory refuses kStream.
 enum class Transfer : std::uint8_t { kStream, kMessages };
 
+/// Who besides a listener's own user (and root) may connect to the Unix socket it listens on
+/// (uds:, and shm:'s set-up socket): the members of one group, which the deployment names (a
+/// node's --socket-group) when nodes of one host run as users of their own, or no one.
+struct LocalPeers {
+  /// The group's id: the socket file is then the group's, mode 0660, and a peer is let in when
+  /// the kernel says it is a member (its primary or a supplementary group). -1: the listener's
+  /// user alone, mode 0600.
+  std::int64_t group = -1;
+};
+
 /// What a shm: connection holds of its own, apart from the memory it shares with the peer: the
 /// reader's position and doorbell state live here, where the peer cannot change them.
 struct SharedMemoryLink {
@@ -74,15 +84,17 @@ class Socket {
   ~Socket();
 
   /// Binds and (for connections) listens on `endpoint`. kInvalidArgument for a transfer the
-  /// endpoint's kind cannot carry.
-  Status listen(const Endpoint& endpoint, Transfer transfer = Transfer::kStream) noexcept;
+  /// endpoint's kind cannot carry; kPermissionDenied for a group of `peers` this process may not
+  /// give its socket file to. `peers` applies to Unix sockets only.
+  Status listen(const Endpoint& endpoint, Transfer transfer = Transfer::kStream,
+                LocalPeers peers = {}) noexcept;
   /// Connects to `endpoint`, waiting at most until `deadline`.
   Status connect(const Endpoint& endpoint, TimePoint deadline,
                  Transfer transfer = Transfer::kStream) noexcept;
   /// Takes one pending connection of a listening stream socket. On a Unix socket (uds:, and the
-  /// set-up socket of shm:) a peer that runs as another user than this process (root aside) is
-  /// refused, kPermissionDenied, and its connection closed: the socket file is this user's alone
-  /// (mode 0600), and shm:'s abstract socket has no file to guard it.
+  /// set-up socket of shm:) a peer that runs as another user than this process (root aside), and
+  /// is no member of the listen's LocalPeers group, is refused, kPermissionDenied, and its
+  /// connection closed: a check of the kernel's word on the peer beside the socket file's mode.
   Status accept(Socket& connection) noexcept;
 
   /// Sends what it can without blocking: bytes sent, 0 if it would block, -1 on error.
@@ -138,6 +150,7 @@ class Socket {
   int handle_ = -1;
   Endpoint::Kind kind_ = Endpoint::Kind::kTcp;
   Transfer transfer_ = Transfer::kStream;
+  LocalPeers local_peers_{};  ///< a Unix listener's, for accept's check of each peer
   SharedMemoryLink link_{};
   /// receive_within's blocking receive: the handle was switched to blocking mode (every other
   /// operation asks for non-blocking behaviour per call) and the receive timeout last set.

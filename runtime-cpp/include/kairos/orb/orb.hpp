@@ -114,6 +114,7 @@ struct OrbCounters {
   std::uint64_t connections_accepted = 0;
   std::uint64_t connections_closed = 0;
   /// uds: and shm: connections refused because their process runs as another user (root aside)
+  /// and is no member of OrbOptions::local_peers's group
   std::uint64_t connections_of_other_users = 0;
   /// requests refused because no gate of their calling node names their operation (permit_only)
   std::uint64_t not_permitted = 0;
@@ -258,6 +259,9 @@ struct OrbOptions {
   /// The node's identity (TLS 1.3 with the system CA's certificates), for listening on and
   /// calling authenticated tcp: endpoints (listen, add_peer); loaded once, outliving the ORB.
   const kal::TlsIdentity* identity = nullptr;
+  /// Who besides the node's user may connect to a uds: or shm: endpoint it listens on: this
+  /// group's members (kal::LocalPeers; the deployment's --socket-group), or no one.
+  kal::LocalPeers local_peers{};
 };
 
 class Orb {

@@ -19,7 +19,7 @@ final class DeployBundle {
    * declares it, its stop wave: how many levels of callers stop before it ({@link
    * #STOP_WAVE_MILLIS} apart), so that no call finds its callee gone, whether its channels run
    * under DDS Security and whether its tcp: connections run TLS (for either, its keys in keys/NODE
-   * of the bundle, installed in its home's keys/).
+   * of the bundle, installed in its home's keys/), and whom it runs as (its host's).
    */
   record NodeUnit(
       String node,
@@ -31,7 +31,8 @@ final class DeployBundle {
       String modelLocation,
       int stopWave,
       boolean secureChannels,
-      boolean authenticated) {
+      boolean authenticated,
+      Inventory.Account account) {
     /** Whether it is installed with its keys: for DDS Security, for TLS, or both. */
     boolean hasKeys() {
       return secureChannels || authenticated;
@@ -100,6 +101,34 @@ final class DeployBundle {
     return String.join(" ", command);
   }
 
+  /**
+   * The unit's lines on whom the node runs as: none for root; for a user of its own, the user, and
+   * the capabilities its real-time lanes need (SCHED_FIFO above the limit, SCHED_DEADLINE at all,
+   * locked memory), which root has anyway; with a socket group, its membership of it. Each line
+   * after a newline, to follow the line before.
+   */
+  private static String accountLines(Inventory.Account account) {
+    final List<String> lines = new ArrayList<>();
+    account
+        .user()
+        .ifPresent(
+            user -> {
+              lines.add("# It runs as " + user + ", with what its real-time lanes need of root's.");
+              lines.add("User=" + user);
+              lines.add("AmbientCapabilities=CAP_SYS_NICE CAP_IPC_LOCK");
+            });
+    account
+        .socketGroup()
+        .ifPresent(
+            group -> {
+              lines.add(
+                  "# The group that may reach its uds: and shm: endpoints, and theirs on this host"
+                      + " (--socket-group).");
+              lines.add("SupplementaryGroups=" + group);
+            });
+    return lines.stream().map(line -> "\n" + line).collect(java.util.stream.Collectors.joining());
+  }
+
   static String unit(Deployment deployment, NodeUnit node) {
     return String.join(
         "\n",
@@ -122,7 +151,7 @@ final class DeployBundle {
         "# system; every node of the system releases from it.",
         "EnvironmentFile=" + node.home() + "/start.env",
         "WorkingDirectory=" + node.home() + "/run",
-        "ExecStart=" + commandLine(node.command()),
+        "ExecStart=" + commandLine(node.command()) + accountLines(node.account()),
         "# The node's CPUs, as analysed; it pins each of its threads within them itself.",
         "CPUAffinity=" + node.cpus().replace(',', ' '),
         "# It starts at normal priority and raises each thread to the band the analysis gave it",
@@ -198,6 +227,15 @@ final class DeployBundle {
         out.append("          stop_after_ms: ")
             .append(node.stopWave() * STOP_WAVE_MILLIS)
             .append('\n');
+        if (node.account().user().isPresent()) {
+          // Its home's run/ and keys/ are that user's.
+          out.append("          user: ").append(quoted(node.account().user().get())).append('\n');
+        }
+        if (node.account().socketGroup().isPresent()) {
+          out.append("          socket_group: ")
+              .append(quoted(node.account().socketGroup().get()))
+              .append('\n');
+        }
         if (node.hasKeys()) {
           // Its keys (keys/NODE of the bundle) go to its home's keys/.
           out.append("          keys: ").append(quoted(node.keys())).append('\n');

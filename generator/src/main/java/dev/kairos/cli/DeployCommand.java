@@ -592,6 +592,9 @@ final class DeployCommand extends ModelCommand {
       if (authenticated.contains(node.name())) {
         command.addAll(List.of("--keys", home + "/keys"));
       }
+      host.account()
+          .socketGroup()
+          .ifPresent(group -> command.addAll(List.of("--socket-group", group)));
       final String cpus =
           String.join(",", cpusOfNode.get(node.name()).stream().map(String::valueOf).toList());
       units.add(
@@ -605,7 +608,8 @@ final class DeployCommand extends ModelCommand {
               Path.of(node.source().file()).getFileName() + ":" + node.source().line(),
               stopWaves.getOrDefault(node.name(), 0),
               secured.contains(node.name()),
-              authenticated.contains(node.name())));
+              authenticated.contains(node.name()),
+              host.account()));
       cpusOfHost.computeIfAbsent(host.name(), h -> new ArrayList<>());
       for (int cpu : cpusOfNode.get(node.name())) {
         if (!cpusOfHost.get(host.name()).contains(cpu)) {

@@ -21,12 +21,28 @@ import java.util.concurrent.TimeUnit;
  *       per core of the nodes it runs, from CPU 0);
  *   <li>{@code kairos_machine}: hosts that name the same machine share its CPUs, and are analysed
  *       together on them (default: the host is a machine of its own);
- *   <li>{@code kairos_root}: where the nodes are installed (default {@code /opt/kairos}).
+ *   <li>{@code kairos_root}: where the nodes are installed (default {@code /opt/kairos});
+ *   <li>{@code kairos_user}: the user its nodes run as (default root);
+ *   <li>{@code kairos_socket_group}: the group whose members may connect to its nodes' uds: and
+ *       shm: endpoints besides their user, and which each of its nodes is a member of (default
+ *       none: a node's user alone).
  * </ul>
  */
 final class Inventory {
   /** A host and the variables Kairos uses. */
-  record Host(String name, Optional<String> cpus, String machine, String root) {}
+  record Host(String name, Optional<String> cpus, String machine, String root, Account account) {}
+
+  /**
+   * Whom a host's nodes run as: its user (empty: root), and the group that may reach their Unix
+   * sockets (empty: their user alone).
+   */
+  record Account(Optional<String> user, Optional<String> socketGroup) {
+    static final Account ROOT = new Account(Optional.empty(), Optional.empty());
+  }
+
+  /** A user or group name as useradd and groupadd accept it, or a group's number. */
+  private static final java.util.regex.Pattern ACCOUNT_NAME =
+      java.util.regex.Pattern.compile("[a-z_][a-z0-9_-]{0,31}|[0-9]{1,10}");
 
   /** What went wrong reading the inventory, said as one sentence. */
   static final class Unreadable extends Exception {
@@ -151,9 +167,33 @@ final class Inventory {
       if (!root.startsWith("/")) {
         throw new Unreadable("host " + name + ": kairos_root " + root + " is not an absolute path");
       }
-      hosts.put(name, new Host(name, cpus, machine, root));
+      final Optional<String> user = accountName(name, variables, "kairos_user", "kairos");
+      final Optional<String> socketGroup =
+          accountName(name, variables, "kairos_socket_group", "kairos");
+      hosts.put(name, new Host(name, cpus, machine, root, new Account(user, socketGroup)));
     }
     return new Inventory(hosts);
+  }
+
+  /** A host variable that names a user or a group, checked: it goes on a unit's lines. */
+  private static Optional<String> accountName(
+      String host, Map<String, Object> variables, String variable, String example)
+      throws Unreadable {
+    final Optional<String> name = text(host, variables, variable, example);
+    if (name.isPresent() && !ACCOUNT_NAME.matcher(name.get()).matches()) {
+      throw new Unreadable(
+          "host "
+              + host
+              + ": "
+              + variable
+              + " "
+              + name.get()
+              + " is not a user or group name (lower-case letters, digits, '_' and '-', as"
+              + " useradd takes them) such as \""
+              + example
+              + "\"");
+    }
+    return name;
   }
 
   /**

@@ -169,16 +169,103 @@ class DeployCommandTest {
                 + "\"cell\": {\"hosts\": [\"alpha\", \"beta\", \"gamma\"]}}");
     assertEquals(List.of("alpha", "beta", "gamma"), inventory.names());
     assertEquals(
-        new Inventory.Host("alpha", java.util.Optional.of("2-3"), "alpha", "/srv/kairos"),
+        new Inventory.Host(
+            "alpha", java.util.Optional.of("2-3"), "alpha", "/srv/kairos", Inventory.Account.ROOT),
         inventory.host("alpha").orElseThrow());
     assertEquals(
-        new Inventory.Host("beta", java.util.Optional.of("1"), "rack1", Inventory.DEFAULT_ROOT),
+        new Inventory.Host(
+            "beta",
+            java.util.Optional.of("1"),
+            "rack1",
+            Inventory.DEFAULT_ROOT,
+            Inventory.Account.ROOT),
         inventory.host("beta").orElseThrow());
     assertEquals(java.util.Optional.empty(), inventory.host("gamma").orElseThrow().cpus());
     assertThrows(
         Inventory.Unreadable.class,
         () -> Inventory.parse("{\"_meta\": {\"hostvars\": {\"a\": {\"kairos_root\": \"rel\"}}}}"));
     assertThrows(Inventory.Unreadable.class, () -> Inventory.parse("not json"));
+  }
+
+  @Test
+  void aHostMayNameTheUserItsNodesRunAsAndTheGroupThatReachesTheirSockets()
+      throws Inventory.Unreadable {
+    final Inventory inventory =
+        Inventory.parse(
+            "{\"_meta\": {\"hostvars\": {"
+                + "\"alpha\": {\"kairos_user\": \"kairos-nav\","
+                + " \"kairos_socket_group\": \"kairos\"},"
+                + "\"beta\": {\"kairos_socket_group\": 4242}}},"
+                + "\"all\": {\"hosts\": [\"alpha\", \"beta\"]}}");
+    assertEquals(
+        new Inventory.Account(java.util.Optional.of("kairos-nav"), java.util.Optional.of("kairos")),
+        inventory.host("alpha").orElseThrow().account());
+    assertEquals(
+        new Inventory.Account(java.util.Optional.empty(), java.util.Optional.of("4242")),
+        inventory.host("beta").orElseThrow().account());
+    // A name that would break the unit's line, or is no account name: said, with the host.
+    for (String wrong : List.of("\"root\\nExecStartPre=/bin/sh\"", "\"Kairos\"", "\"a b\"")) {
+      final Inventory.Unreadable error =
+          assertThrows(
+              Inventory.Unreadable.class,
+              () ->
+                  Inventory.parse(
+                      "{\"_meta\": {\"hostvars\": {\"a\": {\"kairos_user\": "
+                          + wrong
+                          + "}}}, \"all\": {\"hosts\": [\"a\"]}}"));
+      assertTrue(error.getMessage().startsWith("host a: kairos_user "), error.getMessage());
+    }
+  }
+
+  @Test
+  void aNodeOfItsOwnUserRunsAsItWithTheCapabilitiesItsLanesNeedAndInItsSocketGroup() {
+    final DeployBundle.NodeUnit sensor =
+        new DeployBundle.NodeUnit(
+            "sensor",
+            "alpha",
+            DeployBundle.unitName("Cell", "sensor"),
+            "/opt/kairos/Cell/sensor",
+            "0",
+            List.of("/opt/kairos/Cell/sensor/bin/sensor", "--socket-group", "kairos"),
+            "cell.tmo:75",
+            0,
+            false,
+            false,
+            new Inventory.Account(
+                java.util.Optional.of("kairos-sensor"), java.util.Optional.of("kairos")));
+    final DeployBundle.Deployment deployment =
+        new DeployBundle.Deployment("Cell", "cell.tmo", List.of(sensor), Map.of(), Map.of(), 0, 10);
+    final List<String> unit = DeployBundle.unit(deployment, sensor).lines().toList();
+    final int exec =
+        unit.indexOf("ExecStart=/opt/kairos/Cell/sensor/bin/sensor --socket-group kairos");
+    assertTrue(exec >= 0, String.join("\n", unit));
+    assertTrue(unit.contains("User=kairos-sensor"), String.join("\n", unit));
+    assertTrue(
+        unit.contains("AmbientCapabilities=CAP_SYS_NICE CAP_IPC_LOCK"), String.join("\n", unit));
+    assertTrue(unit.contains("SupplementaryGroups=kairos"), String.join("\n", unit));
+    final String inventory = DeployBundle.inventory(deployment);
+    assertTrue(inventory.lines().anyMatch("          user: \"kairos-sensor\""::equals), inventory);
+    assertTrue(inventory.lines().anyMatch("          socket_group: \"kairos\""::equals), inventory);
+    // Root's node: none of it.
+    final DeployBundle.NodeUnit asRoot =
+        new DeployBundle.NodeUnit(
+            sensor.node(),
+            sensor.host(),
+            sensor.unit(),
+            sensor.home(),
+            sensor.cpus(),
+            List.of("/opt/kairos/Cell/sensor/bin/sensor"),
+            sensor.modelLocation(),
+            0,
+            false,
+            false,
+            Inventory.Account.ROOT);
+    final String rootUnit = DeployBundle.unit(deployment, asRoot);
+    assertFalse(rootUnit.contains("User=") || rootUnit.contains("SupplementaryGroups="), rootUnit);
+    assertFalse(DeployBundle.inventory(deployment).contains("user: \"root"), inventory);
+    assertTrue(
+        rootUnit.contains("ExecStart=/opt/kairos/Cell/sensor/bin/sensor\n# The node's CPUs"),
+        rootUnit);
   }
 
   @Test
@@ -199,7 +286,8 @@ class DeployCommandTest {
             "cell.tmo:75",
             2,
             false,
-            false);
+            false,
+            Inventory.Account.ROOT);
     final DeployBundle.Deployment deployment =
         new DeployBundle.Deployment(
             "Work Cell",
@@ -263,7 +351,8 @@ class DeployCommandTest {
             sensor.modelLocation(),
             sensor.stopWave(),
             true,
-            false);
+            false,
+            sensor.account());
     final String securedInventory =
         DeployBundle.inventory(
             new DeployBundle.Deployment(

@@ -202,7 +202,8 @@ final class NodeProgramEmitter {
       // The band readers of a node whose lanes run by deadline must not rank below them.
       w.line(
           "      orb{::kairos::orb::OrbOptions{.node = kNode, .cpu = options.orb_cpu$edf$,"
-              + " .identity = options.identity}}$more$",
+              + " .identity = options.identity,"
+              + " .local_peers = {.group = options.socket_group}}}$more$",
           "edf",
           node.strategy().preemptsByDeadline() ? ", .lanes_by_deadline = true" : "",
           "more",
