@@ -248,18 +248,8 @@ class DeployCommandTest {
     assertTrue(inventory.lines().anyMatch("          socket_group: \"kairos\""::equals), inventory);
     // Root's node: none of it.
     final DeployBundle.NodeUnit asRoot =
-        new DeployBundle.NodeUnit(
-            sensor.node(),
-            sensor.host(),
-            sensor.unit(),
-            sensor.home(),
-            sensor.cpus(),
-            List.of("/opt/kairos/Cell/sensor/bin/sensor"),
-            sensor.modelLocation(),
-            0,
-            false,
-            false,
-            Inventory.Account.ROOT);
+        copyOf(
+            sensor, List.of("/opt/kairos/Cell/sensor/bin/sensor"), false, Inventory.Account.ROOT);
     final String rootUnit = DeployBundle.unit(deployment, asRoot);
     assertFalse(rootUnit.contains("User=") || rootUnit.contains("SupplementaryGroups="), rootUnit);
     assertFalse(DeployBundle.inventory(deployment).contains("user: \"root"), inventory);
@@ -340,19 +330,7 @@ class DeployCommandTest {
     // Its channels open: nothing names keys. Under DDS Security: the inventory names its
     // configuration where the playbook installs its keys, which start.env hands the node.
     assertFalse(inventory.contains("dds_security"), inventory);
-    final DeployBundle.NodeUnit secured =
-        new DeployBundle.NodeUnit(
-            sensor.node(),
-            sensor.host(),
-            sensor.unit(),
-            sensor.home(),
-            sensor.cpus(),
-            sensor.command(),
-            sensor.modelLocation(),
-            sensor.stopWave(),
-            true,
-            false,
-            sensor.account());
+    final DeployBundle.NodeUnit secured = copyOf(sensor, sensor.command(), true, sensor.account());
     final String securedInventory =
         DeployBundle.inventory(
             new DeployBundle.Deployment(
@@ -389,5 +367,25 @@ class DeployCommandTest {
             "alpha : ok=3 failed=0",
             "beta : ok=0 unreachable=1"),
         shown);
+  }
+
+  /** {@code unit} with another command, channel security and account. */
+  private static DeployBundle.NodeUnit copyOf(
+      final DeployBundle.NodeUnit unit,
+      final List<String> command,
+      final boolean secureChannels,
+      final Inventory.Account account) {
+    return new DeployBundle.NodeUnit(
+        unit.node(),
+        unit.host(),
+        unit.unit(),
+        unit.home(),
+        unit.cpus(),
+        command,
+        unit.modelLocation(),
+        unit.stopWave(),
+        secureChannels,
+        unit.authenticated(),
+        account);
   }
 }
