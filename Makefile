@@ -9,11 +9,13 @@ CPP_GCC    := $(BUILD)/cpp
 CPP_CLANG  := $(BUILD)/cpp-clang
 DEMO_MODEL := examples/avionics/avionics.tmo
 DEMO_OUT   := $(BUILD)/demo/avionics
-MVN        := mvn -B -ntp
+# The commit the build is of, which `kairos --version` says ("-dirty" with uncommitted changes).
+COMMIT     := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+MVN        := mvn -B -ntp -Dkairos.commit=$(COMMIT)
 CMAKE_GEN  := -G Ninja
 
 .PHONY: all setup build java java-test cpp cpp-build cpp-clang install demo demo-lan soak test test-java test-cpp test-e2e e2e \
-        bench bench-peers bench-lsp vsix test-editors studio studio-build format check-format clean
+        bench bench-peers bench-lsp vsix dist test-editors studio studio-build format check-format clean
 
 all: build
 
@@ -38,6 +40,12 @@ cpp: cpp-build
 cpp-build:
 	cmake -S . -B $(CPP_GCC) $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=g++ -DKAIROS_PLATFORMS="linux;sim"
 	cmake --build $(CPP_GCC)
+
+# The release archive, $(BUILD)/dist/kairos-VERSION-linux-x86_64.tar.gz: unpacked anywhere, it runs
+# without root and without a JDK (it carries a Java runtime made by jlink); scripts/dist.sh lists
+# what is in it, docs/install.md says how to use it.
+dist: java cpp-build vsix
+	scripts/dist.sh $(BUILD) $(CPP_GCC) $(VSCODE) $(VSIX)
 
 # Kairos for use outside this checkout: the runtime, the CMake package `Kairos` (with
 # kairos_generate) and the kairos command, into $(PREFIX) (docs/cmake.md).
@@ -111,7 +119,7 @@ bench-peers:
 # Every suite in turn, each timed (scripts/timed-suites.sh prints where the time went).
 test:
 	@MAKE="$(MAKE)" scripts/timed-suites.sh setup check-format test-java test-cpp test-editors \
-	  studio-build e2e
+	  studio-build dist e2e
 	@echo "== all test suites passed"
 
 test-java:
@@ -134,6 +142,7 @@ $(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
 vsix: java $(VSCODE)/node_modules/.package-lock.json
 	mkdir -p $(VSCODE)/server $(dir $(VSIX))
 	cp $(LANGUAGE_SERVER_JAR) $(VSCODE)/server/kairos-ls.jar
+	cp LICENSE $(VSCODE)/LICENSE
 	cd $(VSCODE) && npm run --silent build && npx vsce package --no-dependencies --out kairos.vsix
 	mv $(VSCODE)/kairos.vsix $(VSIX)
 

@@ -21,9 +21,11 @@ class NoAnswer(Exception):
 class LanguageServer:
     """The Kairos language server as a child process, driven with LSP messages."""
 
-    def __init__(self, workspace: Path, jar: Path = SERVER_JAR, timeout_s: float = ANSWER_TIMEOUT_S):
+    def __init__(self, workspace: Path, jar: Path = SERVER_JAR, timeout_s: float = ANSWER_TIMEOUT_S,
+                 java: str = "java", env: dict | None = None):
         self.process = subprocess.Popen(
-            ["java", "-jar", str(jar)],
+            [java, "-jar", str(jar)],
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

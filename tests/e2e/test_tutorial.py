@@ -140,12 +140,15 @@ def as_if_no_stall(printed: list[str], where: str) -> list[str]:
     return shown
 
 
-def run_step(commands: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    """A console block's commands in one shell: every one but the last must succeed."""
+def run_step(commands: list[str], cwd: Path, env: dict,
+             as_user: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """A console block's commands in one shell: every one but the last must succeed. `as_user`
+    is the command that runs the shell as another user (empty: as this process)."""
     script = "\n".join(["set -e"] + commands[:-1] + ["set +e", commands[-1], "status=$?", "wait",
                                                      "exit $status"])
-    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=STEP_TIMEOUT_S)
+    return subprocess.run([*as_user, "bash", "-c", script], cwd=cwd, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=STEP_TIMEOUT_S)
 
 
 LONE_RUN = re.compile(r"^\S+: (\S+): 1 run of \d+ above its WCET: on a virtual machine ")
@@ -165,27 +168,37 @@ def test_every_command_of_the_tutorial_runs_as_shown(tutorial, tmp_path):
     assert (PREFIX_BIN / "kairos").is_file(), "make cpp installs kairos into build/prefix"
     env = dict(os.environ, PATH=f"{PREFIX_BIN}{os.pathsep}{os.environ['PATH']}")
     env.pop("CMAKE_PREFIX_PATH", None)
+    follow(tutorial, tmp_path, env)
+
+
+def follow(tutorial: Path, cwd: Path, env: dict, as_user: tuple[str, ...] = (),
+           hand_over=lambda path: None):
+    """Every step of `tutorial` in `cwd`, each command with `env` (run through `as_user`), its
+    output held to what the tutorial shows. `hand_over(cwd)` runs after each file the test writes,
+    so that the user who runs the commands owns it."""
     steps = tutorial_steps(tutorial)
     assert [s.kind for s in steps].count("console") >= 6, "the tutorial lost its commands"
-    cwd = tmp_path
     previous_run = None
     for step in steps:
         if step.kind == "file":
             target = cwd / step.path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text("\n".join(step.body) + "\n")
+            hand_over(cwd)
             continue
         if step.kind == "diff":
             apply_diff(cwd / step.path, step)
+            hand_over(cwd)
             continue
         commands, expected = commands_and_output(step)
         # `mkdir x && cd x` moves the rest of the tutorial into x, as it would move the reader.
         if len(commands) == 1 and (move := re.fullmatch(r"mkdir (\S+) && cd \1", commands[0])):
             cwd = cwd / move.group(1)
             cwd.mkdir()
+            hand_over(cwd)
             continue
         where = f"{tutorial.name} line {step.line}: {commands}"
-        result = run_step(commands, cwd, env)
+        result = run_step(commands, cwd, env, as_user)
         printed = result.stdout.splitlines()
         if (commands[-1].startswith("kairos calibrate ") and step.exit_code == 0
                 and result.returncode == 1 and only_lone_runs_above_their_wcet(printed)):
@@ -194,9 +207,9 @@ def test_every_command_of_the_tutorial_runs_as_shown(tutorial, tmp_path):
             # counts time the host takes while the body runs). Measure once more, as calibrate
             # advises a user to, and hold the second run to the tutorial.
             assert previous_run is not None, where
-            rerun = run_step(previous_run, cwd, env)
+            rerun = run_step(previous_run, cwd, env, as_user)
             assert rerun.returncode == 0, f"{where}: the run again:\n{rerun.stdout}"
-            result = run_step(commands, cwd, env)
+            result = run_step(commands, cwd, env, as_user)
             printed = result.stdout.splitlines()
         if any("--timings" in command for command in commands):
             previous_run = commands

@@ -9,7 +9,7 @@ import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
 
 import { ArchitecturePanel } from "./architecture";
-import { findJava, JavaFound } from "./java";
+import { ensureExecutable, findJava, JavaFound, releaseHome } from "./java";
 import { TimelinePanel } from "./timeline";
 
 /** The server's notification after each analysis (docs/editors.md). */
@@ -34,7 +34,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const architecture = new ArchitecturePanel();
   const settings = vscode.workspace.getConfiguration("kairos");
   const jar = serverJar(context, settings.get<string>("server.jar", ""));
-  const java = await findJava(settings.get<string>("java.home", ""));
+  const java = await findJava(
+    settings.get<string>("java.home", ""),
+    context.asAbsolutePath(path.join("server", "java")),
+  );
 
   context.subscriptions.push(
     vscode.commands.registerCommand("kairos.showTimeline", () => timeline.show()),
@@ -188,16 +191,38 @@ async function generate(java: JavaFound, jar: string, output: vscode.OutputChann
   }
 }
 
+/**
+ * Where the command line finds the pinned clang-format: beside the jar in a platform package
+ * (server/clang-format-VERSION/clang-format), else in the Kairos release on the PATH.
+ */
+function clangFormatHome(serverDirectory: string): string {
+  for (const home of [serverDirectory, releaseHome()]) {
+    if (home === undefined || !fs.existsSync(home)) {
+      continue;
+    }
+    const carried = fs.readdirSync(home).filter((entry) => entry.startsWith("clang-format-"));
+    if (carried.length > 0) {
+      for (const entry of carried) {
+        ensureExecutable(path.join(home, entry, "clang-format"));
+      }
+      return home;
+    }
+  }
+  return serverDirectory;
+}
+
 function runCli(
   java: JavaFound,
   jar: string,
   args: string[],
   cwd: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  const home = clangFormatHome(path.dirname(jar));
   return new Promise((resolve) => {
     execFile(
       java.executable,
-      ["-XX:+UseSerialGC", "-cp", jar, CLI_MAIN_CLASS, ...args],
+      // The home where the command finds the pinned clang-format (clang-format-VERSION/).
+      ["-XX:+UseSerialGC", `-Dkairos.home=${home}`, "-cp", jar, CLI_MAIN_CLASS, ...args],
       { cwd, timeout: CLI_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 2) : 0;

@@ -10,11 +10,24 @@ export interface JavaFound {
 
 const MINIMUM_VERSION = 17;
 
-/** The Java to use: `configuredHome` (a setting), then JAVA_HOME, then `java` on PATH. */
-export async function findJava(configuredHome: string): Promise<JavaFound | string> {
+/**
+ * The Java to use: `configuredHome` (a setting), then `bundledHome` (the runtime a platform
+ * package of the extension carries, when it is there), then the runtime of a Kairos release whose
+ * `kairos` is on the PATH, then JAVA_HOME, then `java` on PATH.
+ */
+export async function findJava(
+  configuredHome: string,
+  bundledHome = "",
+): Promise<JavaFound | string> {
   const candidates: string[] = [];
   const executable = process.platform === "win32" ? "java.exe" : "java";
-  for (const home of [configuredHome, process.env.JAVA_HOME ?? ""]) {
+  const bundled = bundledHome !== "" && fs.existsSync(bundledHome) ? bundledHome : "";
+  if (bundled !== "") {
+    makeExecutable(bundled);
+  }
+  const release = releaseHome();
+  const released = release !== undefined ? path.join(release, "java") : "";
+  for (const home of [configuredHome, bundled, released, process.env.JAVA_HOME ?? ""]) {
     if (home.trim() !== "") {
       candidates.push(path.join(home.trim(), "bin", executable));
     }
@@ -40,6 +53,55 @@ export async function findJava(configuredHome: string): Promise<JavaFound | stri
     `(${refused.join("; ")}). Install a JDK or JRE (for example \`apt install ` +
     `openjdk-17-jre-headless\`) or set "kairos.java.home" to one.`
   );
+}
+
+/**
+ * The share/kairos directory of the Kairos release whose `kairos` command is on the PATH (its Java
+ * runtime, jars and clang-format), if it is one: a checkout's `kairos` has none.
+ */
+export function releaseHome(searchPath = process.env.PATH ?? ""): string | undefined {
+  for (const directory of searchPath.split(path.delimiter)) {
+    if (directory === "") {
+      continue;
+    }
+    const command = path.join(directory, "kairos");
+    if (!fs.existsSync(command)) {
+      continue;
+    }
+    const home = path.join(path.dirname(fs.realpathSync(command)), "..", "share", "kairos");
+    return fs.existsSync(path.join(home, "java", "bin")) ? path.normalize(home) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The programs of a runtime carried in the package: an extension's files may be unpacked without
+ * their modes, and Java starts its helper (lib/jspawnhelper) as a program too.
+ */
+function makeExecutable(home: string): void {
+  const bin = path.join(home, "bin");
+  const programs = fs.existsSync(bin)
+    ? fs.readdirSync(bin).map((name) => path.join(bin, name))
+    : [];
+  for (const program of [...programs, path.join(home, "lib", "jspawnhelper")]) {
+    ensureExecutable(program);
+  }
+}
+
+/** Gives `program` its execute permission where it exists without it. */
+export function ensureExecutable(program: string): void {
+  if (!fs.existsSync(program)) {
+    return;
+  }
+  try {
+    fs.accessSync(program, fs.constants.X_OK);
+  } catch {
+    try {
+      fs.chmodSync(program, 0o755);
+    } catch {
+      // Left as it is: running it then says why.
+    }
+  }
 }
 
 /** The major version `java -version` reports, or undefined when it cannot be run. */

@@ -26,6 +26,8 @@ import picocli.CommandLine.Spec;
       RunCommand.class,
       DeployCommand.class,
       KeysCommand.class,
+      CompletionCommand.class,
+      ManualCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class KairosCli implements Callable<Integer> {
@@ -84,12 +86,31 @@ public final class KairosCli implements Callable<Integer> {
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      return new String[] {"kairos " + version()};
+      return new String[] {
+        "kairos " + version() + " (commit " + commit() + ")",
+        "Java " + System.getProperty("java.version") + " in " + System.getProperty("java.home")
+      };
     }
   }
 
+  /** The release this is, as the jar's manifest says (its Maven project's version). */
   static String version() {
     final String version = KairosCli.class.getPackage().getImplementationVersion();
-    return version == null ? "0.1.0-SNAPSHOT" : version;
+    return version == null ? "unknown" : version;
+  }
+
+  /** The commit the jar was built from ({@code git describe --always --dirty}), or "unknown". */
+  static String commit() {
+    try (java.io.InputStream manifest =
+        KairosCli.class.getResourceAsStream("/META-INF/MANIFEST.MF")) {
+      if (manifest == null) {
+        return "unknown";
+      }
+      final String commit =
+          new java.util.jar.Manifest(manifest).getMainAttributes().getValue("Kairos-Commit");
+      return commit == null || commit.isBlank() ? "unknown" : commit;
+    } catch (java.io.IOException unreadable) {
+      return "unknown";
+    }
   }
 }
