@@ -119,7 +119,7 @@ bench-peers:
 # Every suite in turn, each timed (scripts/timed-suites.sh prints where the time went).
 test:
 	@MAKE="$(MAKE)" scripts/timed-suites.sh setup check-format test-java test-cpp test-editors \
-	  studio-build dist e2e
+	  dist studio-build e2e
 	@echo "== all test suites passed"
 
 test-java:
