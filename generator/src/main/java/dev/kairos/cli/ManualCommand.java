@@ -115,18 +115,11 @@ final class ManualCommand implements Callable<Integer> {
   }
 
   private static String optionNames(OptionSpec option) {
-    final List<String> names = new ArrayList<>(Arrays.asList(option.names()));
-    final StringBuilder shown = new StringBuilder();
-    for (String name : names) {
-      if (shown.length() > 0) {
-        shown.append(", ");
-      }
-      shown.append("\\fB").append(text(name)).append("\\fR");
-    }
-    if (option.arity().max() > 0) {
-      shown.append("=\\fI").append(text(option.paramLabel())).append("\\fR");
-    }
-    return shown.toString();
+    final String names =
+        Arrays.stream(option.names())
+            .map(name -> "\\fB" + text(name) + "\\fR")
+            .collect(java.util.stream.Collectors.joining(", "));
+    return option.arity().max() > 0 ? names + "=\\fI" + text(option.paramLabel()) + "\\fR" : names;
   }
 
   private static void item(StringBuilder page, String tag, String words) {
