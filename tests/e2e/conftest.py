@@ -244,6 +244,31 @@ def scheduler_clocks():
                        capture_output=True, check=False)
 
 
+SCHEDULER_CLOCK = re.compile(r"^\s*\.(clock|clock_task)\s*:\s*(\d+)\.(\d{6})\s*$")
+
+
+def host_taken_ns() -> dict[int, int]:
+    """What the host has taken from each CPU so far, in ns: its clock minus its task clock in the
+    scheduler's debug file (steal and interrupt time), as kairos run reads it; empty where that
+    file cannot be read. Two readings around a run say whether a stall the run saw was the
+    host's."""
+    try:
+        lines = Path("/sys/kernel/debug/sched/debug").read_text().splitlines()
+    except OSError:
+        return {}
+    taken, cpu, clock = {}, None, None
+    for line in lines:
+        if line.startswith("cpu#"):
+            cpu, clock = int(line[4:].split(",")[0]), None
+        elif cpu is not None and (value := SCHEDULER_CLOCK.match(line)):
+            ns = int(value.group(2)) * 1_000_000 + int(value.group(3))
+            if value.group(1) == "clock":
+                clock = ns
+            elif clock is not None:
+                taken[cpu], cpu = max(0, clock - ns), None
+    return taken
+
+
 @pytest.fixture
 def workdir(tmp_path):
     """A clean directory per test; removed afterwards by pytest's tmp_path handling."""

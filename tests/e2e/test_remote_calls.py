@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (ROOT, build_node_project, built_example, finished_late, kairos,
-                      parse_summary)
+                      host_taken_ns, parse_activations, parse_summary)
 
 # Every gate of the mission computer: (node, caller.gate) -> (callee, calls per second).
 GATES = {
@@ -39,9 +39,9 @@ def avionics(tmp_path_factory):
     return built_example(tmp_path_factory, "avionics")
 
 
-def start(build, node, *args):
+def start(build, node, *args, verbose=False):
     return subprocess.Popen(
-        [str(build / node), "--quiet", *args],
+        [str(build / node), *([] if verbose else ["--quiet"]), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -57,6 +57,11 @@ def finish(process, timeout=60):
         pytest.fail(f"node did not end in time\n{stdout}\n{stderr}")
     assert process.returncode == 0, stdout + stderr
     return stdout
+
+
+def summary_lines(stdout: str) -> str:
+    """A node's output without its activation lines."""
+    return "\n".join(line for line in stdout.splitlines() if not line.startswith("activation "))
 
 
 def run_missions(build, seconds: int) -> dict[str, str]:
@@ -116,14 +121,16 @@ def test_the_mission_nodes_call_each_other_through_every_gate(avionics):
     assert not missed(outputs), outputs
 
 
-def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionics):
-    # mission2 serves sensors.sample to mission1's planner.replan (10 Hz) and tracker.tracks to
-    # its hud (5 Hz). It crashes (SIGKILL: no orderly close of its connections) about 1.5 s into
-    # mission1's run, is gone for about a second, and a new one serves for 2 s, while mission1
-    # runs throughout.
+def crash_and_restart_server(avionics) -> tuple[str, str, float, dict[int, int]]:
+    """mission2 serves sensors.sample to mission1's planner.replan (10 Hz) and tracker.tracks to
+    its hud (5 Hz). It crashes (SIGKILL: no orderly close of its connections) about 1.5 s into
+    mission1's run, is gone for about a second, and a new one serves for 2 s, while mission1 runs
+    throughout. mission1's output, the second mission2's, how long of mission1's run the first
+    server was there, and what the host took from each CPU meanwhile."""
+    taken_before = host_taken_ns()
     first = start(avionics, "mission2", "--duration", "60s", "--peer-wait", "0s")
     time.sleep(0.2)
-    client = start(avionics, "mission1", "--duration", "5s", "--peer-wait", "0s")
+    client = start(avionics, "mission1", "--duration", "5s", "--peer-wait", "0s", verbose=True)
     client_started = time.monotonic()
     time.sleep(1.5)
     first.kill()
@@ -136,12 +143,26 @@ def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionic
     second = start(avionics, "mission2", "--duration", "2s", "--peer-wait", "0s")
     second_out = finish(second)
     stdout = finish(client)
+    taken = {cpu: ns - taken_before.get(cpu, 0) for cpu, ns in host_taken_ns().items()}
+    # The host may have stretched the sleep: how long the first server was there is measured.
+    return stdout, second_out, killed - client_started, taken
+
+
+def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionics):
+    # The crash must disturb no lane of mission1 but the calling ones: its methods keep their
+    # deadlines. A host that takes a CPU away for milliseconds makes any run miss, with or
+    # without a crash: a run with a miss is played once more, and two fail the test.
+    for attempt in range(2):
+        stdout, second_out, first_share_s, taken = crash_and_restart_server(avionics)
+        late = [a for a in parse_activations(stdout) if a.deadline == "missed"]
+        if not late:
+            break
+        print(f"\n  run {attempt + 1}: {late}; the host took {taken} ns from its CPUs")
+    assert not late, (late, taken, summary_lines(stdout))
+    assert finished_late(parse_summary(stdout)) == 0, summary_lines(stdout)
 
     gates = parse_gates("mission1", stdout)
-    assert set(gates) == {k for k in GATES if k[0] == "mission1"}, stdout
-    # The first server was there for at most this long of mission1's run (the host may have
-    # stretched the sleep: measured, not assumed).
-    first_share_s = killed - client_started
+    assert set(gates) == {k for k in GATES if k[0] == "mission1"}, summary_lines(stdout)
     # The gap of about a second fails at least this many calls of each gate.
     for gate, gap_failures in (("planner.sensors", 5), ("hud.tracking", 2)):
         fields, (callee, rate) = gates[("mission1", gate)], GATES[("mission1", gate)]
@@ -157,10 +178,7 @@ def test_a_client_survives_its_server_dying_and_calls_it_again_once_back(avionic
         assert calls >= 5 * rate * 0.9, fields
         # More answers than the first server could give: the restarted one answered too.
         assert answered > first_share_s * rate + gap_failures, (first_share_s, fields)
-    # The crash disturbed no other lane of mission1: its methods kept their deadlines, and it
-    # served the restarted mission2's calls (tracker.navigation, 20 Hz for 2 s).
-    summary = parse_summary(stdout)
-    assert finished_late(summary) == 0, stdout
+    # mission1 served the restarted mission2's calls (tracker.navigation, 20 Hz for 2 s).
     navigation = parse_gates("mission2", second_out)[("mission2", "tracker.navigation")]
     assert int(navigation["answered"]) >= 2 * 20 * 0.5, navigation
 
