@@ -1,6 +1,6 @@
 """Debian's headless Chromium driven by Playwright for Python, for the tests that look at pages.
 
-The browser is /usr/bin/chromium (scripts/setup.sh installs it and Playwright), never one that
+The browser is /usr/bin/chromium (scripts/setup-tests.sh installs it and Playwright), never one that
 Playwright downloads. The flags keep it from stalling on a machine without internet access (its
 background services keep retrying otherwise)."""
 
@@ -12,7 +12,7 @@ import pytest
 try:
     from playwright import sync_api
 except ImportError:
-    pytest.fail("Playwright for Python is missing: run scripts/setup.sh", pytrace=False)
+    pytest.fail("Playwright for Python is missing: run scripts/setup-tests.sh", pytrace=False)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -22,7 +22,7 @@ CHROMIUM_ARGS = [
 
 
 def require_chromium():
-    assert CHROMIUM.is_file(), "chromium is not installed: run scripts/setup.sh"
+    assert CHROMIUM.is_file(), "chromium is not installed: run scripts/setup-tests.sh"
 
 
 @contextmanager

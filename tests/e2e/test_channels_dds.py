@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT, build_node_project, copy_example, kairos, run
 
 cyclonedds = pytest.importorskip(
-    "cyclonedds", reason="the cyclonedds package from PyPI is not installed: run scripts/setup.sh"
+    "cyclonedds", reason="the cyclonedds package from PyPI is not installed: run scripts/setup-tests.sh"
 )
 from cyclonedds.core import Policy, Qos  # noqa: E402
 from cyclonedds.domain import DomainParticipant  # noqa: E402

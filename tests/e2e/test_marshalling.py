@@ -46,7 +46,7 @@ def test_alltypes_model_checks():
 @pytest.mark.parametrize("compiler", ["g++", "clang++"])
 def test_every_type_round_trips(compiler, alltypes_generated, tmp_path):
     if shutil.which(compiler) is None:
-        pytest.fail(f"{compiler} is not installed (scripts/setup.sh installs it)")
+        pytest.fail(f"{compiler} is not installed (scripts/setup-tests.sh installs it)")
     if not (PREFIX / "include" / "kairos" / "cdr.hpp").is_file():
         pytest.fail("the runtime is not installed in build/prefix: run `make cpp` first")
     program = tmp_path / "roundtrip"

@@ -1,6 +1,6 @@
 """`kairos check --html`: the page as a browser renders it (headless Chromium), plus a screenshot.
 
-Chromium is Debian's `chromium` package (scripts/setup.sh installs it). Since Chromium 132 plain
+Chromium is Debian's `chromium` package (scripts/setup-tests.sh installs it). Since Chromium 132 plain
 `--headless` is the new headless mode (the old one is a separate binary now), so the flag is
 spelled without a value and works with older and newer builds alike.
 """
@@ -33,7 +33,7 @@ def chromium() -> str:
         path = shutil.which(name)
         if path:
             return path
-    pytest.fail("chromium is not installed: run scripts/setup.sh (Debian package 'chromium')")
+    pytest.fail("chromium is not installed: run scripts/setup-tests.sh (Debian package 'chromium')")
 
 
 def browse(page: Path, profile: Path, *extra: str):

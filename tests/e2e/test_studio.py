@@ -3,7 +3,7 @@ driven like a user would in headless Chromium: open the avionics model, see it c
 see the marker, hover a method, run "Kairos: Check" and see the timelines.
 
 Needs `make studio-build` (the built application and the extension unpacked from the .vsix) and
-Playwright for Python (scripts/setup.sh installs it); the browser is Debian's chromium, never one
+Playwright for Python (scripts/setup-tests.sh installs it); the browser is Debian's chromium, never one
 Playwright downloads. Screenshots of every step go to build/studio-screenshots/."""
 
 import json
