@@ -257,7 +257,39 @@ def test_a_flood_at_100k_requests_a_second_leaves_no_hard_activation_unrun(run_d
     report = json.loads(kairos("check", DEMO, "--format", "json").stdout)
     band = next(task["priority"] for n in report["nodes"] if n["node"] == "mission2"
                 for task in n["tasks"] if task["name"] == "sensors.sample")
-    out = run_dir
+    # No hard activation of either node unrun or late (one is allowed to a host that stalls a
+    # vCPU for milliseconds, as the ten runs above allow three). Their start windows of 1 and
+    # 2 ms are held to ideal-processor bounds: where this machine now wakes an idle real-time
+    # thread later than that allows, the run says nothing of the flood, as for the ten runs.
+    # Where the run says the machine took time from the CPU of every method that missed, it is
+    # flooded once more: a host that took 240 ms of each CPU in 3 s once made seven miss.
+    for attempt in range(2):
+        missed, said = flood_the_demo(run_dir, band)
+        if len(missed) <= 1:
+            return
+        if unfit := machine_unfit_for_ideal_bounds():
+            pytest.skip(f"{len(missed)} hard activations missed under the flood: {unfit}")
+        if not set(missed) <= stalled_methods(said):
+            break
+        print(f"\n  flood {attempt + 1}: {missed} missed, each on a CPU the machine took time "
+              f"from: {said}")
+    assert len(missed) <= 1, (missed, said)
+
+
+# kairos run's line for a method that failed on a CPU the machine took time from.
+STALLED = re.compile(r"^run: (\S+) (\S+) \S+ on CPU \d+, which lost (\d+(?:\.\d+)?) ms to the "
+                     r"machine while the nodes ran")
+
+
+def stalled_methods(said: list[str]) -> set[str]:
+    """The node/method of every failing method whose CPU lost a millisecond or more to the
+    machine, by the run's own lines."""
+    return {f"{m[1]}/{m[2]}" for m in map(STALLED.match, said) if m and float(m[3]) >= 1.0}
+
+
+def flood_the_demo(out, band: int) -> tuple[list[str], list[str]]:
+    """One run of the demo under the flood: the hard activations that missed, and the run's own
+    lines."""
     attempted = held_back = 0
     with demo_running(out, "--duration", "3s", started_line="run: for 3s") as (process, seen):
         listening_by = time.monotonic() + 10
@@ -295,16 +327,9 @@ def test_a_flood_at_100k_requests_a_second_leaves_no_hard_activation_unrun(run_d
     assert caller["caller"] == "mission1", caller
     taken = int(caller["requests"]) - int(caller["over_budget"])
     assert int(caller["over_budget"]) <= 8 * (taken + 1), caller  # the rest never read
-    # No hard activation of either node unrun or late (one is allowed to a host that stalls a
-    # vCPU for milliseconds, as the ten runs above allow three). Their start windows of 1 and
-    # 2 ms are held to ideal-processor bounds: where this machine now wakes an idle real-time
-    # thread later than that allows, the run says nothing of the flood, as for the ten runs.
     missed = hard_spm_misses(out / "mission1.timings.json", out / "mission2.timings.json")
-    if len(missed) > 1 and (unfit := machine_unfit_for_ideal_bounds()):
-        pytest.skip(f"{len(missed)} hard activations missed under the flood: {unfit}")
     # What the run said of them (the CPUs' lost time), not its whole output, which is cut.
-    said = [line for line in stdout.splitlines() if line.startswith("run:")]
-    assert len(missed) <= 1, (missed, said)
+    return missed, [line for line in stdout.splitlines() if line.startswith("run:")]
 
 
 def test_the_demos_channel_runs_under_dds_security_and_takes_no_forged_sample(run_dir):
