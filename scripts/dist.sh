@@ -10,8 +10,9 @@
 #                    clang-format of the release when its `kairos` is on the PATH
 #   share/doc/kairos/  README, LICENSE, NOTICE, the licences of what the release carries, docs/
 #   share/bash-completion/completions/kairos, share/man/man1/kairos.1
-# Beside the archive, kairos-<version>-linux-x64.vsix: the extension on its own, with the same Java
-# runtime and clang-format inside (for a machine without the release, or Java).
+# Beside the archive, kairos_<version>_amd64.deb: the same files under /usr, for apt install; and
+# kairos-<version>-linux-x64.vsix: the extension on its own, with the same Java runtime and
+# clang-format inside (for a machine without the release, or Java).
 # Usage: scripts/dist.sh BUILD_DIR CPP_BUILD_DIR VSCODE_EXTENSION_DIR VSIX
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,5 +87,51 @@ rm -rf "$vscode/server/java" "$vscode/server/$clang_format_dir"
 
 archive=$dist/$name-linux-x86_64.tar.gz
 tar -C "$dist" --owner=0 --group=0 --numeric-owner -czf "$archive" "$name"
-echo "dist: $archive ($(du -h "$archive" | cut -f 1)), $dist/$platform_vsix" \
-  "($(du -h "$dist/$platform_vsix" | cut -f 1)); $version_line"
+
+# The Debian package: the same tree with /usr as its prefix (the launcher and the CMake package
+# find their files relative to themselves), Debian's copyright file beside the licences.
+deb=$dist/kairos_${version}_amd64.deb
+deb_root=$dist/deb
+rm -rf "$deb_root"
+mkdir -p "$deb_root/DEBIAN" "$deb_root/usr"
+cp -a "$stage/." "$deb_root/usr/"
+# Depends: what its programs load (the Java runtime: zlib; kairos-probe: OpenSSL 3 and ddsc).
+# Recommends: what builds the nodes kairos generates; Suggests: channels and kairos keys.
+cat >"$deb_root/DEBIAN/control" <<CONTROL
+Package: kairos
+Version: $version
+Architecture: amd64
+Maintainer: The Kairos developers <kairos@kairos.dev>
+Installed-Size: $(du -sk "$deb_root/usr" | cut -f 1)
+Depends: libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, zlib1g, libssl3,
+ libddsc0debian | libddsc0t64
+Recommends: g++ (>= 4:12) | clang (>= 1:15), cmake (>= 3.25), ninja-build, libssl-dev
+Suggests: cyclonedds-dev, cyclonedds-tools, openssl
+Section: devel
+Priority: optional
+Description: toolchain for distributed real-time C++ systems of TMOs
+ Kairos checks before deployment that every deadline of a model of time-triggered
+ message-triggered objects holds (RMS, EDF, MLF, MUF, RMS+MLF), generates its C++
+ (types, marshalling, stubs, skeletons, static schedules) and links it against a
+ real-time runtime that enforces the schedule it checked. The package carries the
+ kairos command and language server on their own Java runtime, the runtime's
+ headers, libraries and CMake package, kairos-probe, the link emulator and the
+ VS Code extension.
+CONTROL
+cat >"$deb_root/usr/share/doc/kairos/copyright" <<COPYRIGHT
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: Kairos
+Comment: What the package carries of others, and under which licence, is in NOTICE; their
+ licence texts are in licenses/.
+
+Files: *
+Copyright: The Kairos developers
+License: Apache-2.0
+ On Debian systems the full text of the Apache License 2.0 is in
+ /usr/share/common-licenses/Apache-2.0; it is also in LICENSE beside this file.
+COPYRIGHT
+dpkg-deb --root-owner-group -Zxz --build "$deb_root" "$deb" >/dev/null
+rm -rf "$deb_root"
+
+echo "dist: $archive ($(du -h "$archive" | cut -f 1)), $deb ($(du -h "$deb" | cut -f 1))," \
+  "$dist/$platform_vsix ($(du -h "$dist/$platform_vsix" | cut -f 1)); $version_line"

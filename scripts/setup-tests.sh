@@ -15,10 +15,11 @@ cd "$(dirname "$0")/.."
 # downloaded from outside the registries; npm builds it from source against libsecret instead.
 # openssh-server: the deployment test runs sshd in each host namespace of its LAN, over which
 # Ansible deploys (tests/e2e/test_kairos_deploy.py); systemd-analyze (systemd) verifies the units.
-# python3-venv: the virtual environment of the test tools.
+# python3-venv: the virtual environment of the test tools. debootstrap: the release tests install
+# into a Debian root it makes from the Debian archive (scripts/debian-root.sh).
 . scripts/lib/debian-packages.sh
 install_missing setup-tests catch2 clang libclang-rt-14-dev chromium fonts-dejavu-core \
-  libsecret-1-dev openssh-server systemd python3-venv
+  libsecret-1-dev openssh-server systemd python3-venv debootstrap
 
 for tool in clang++ chromium python3 node npm; do
   command -v "$tool" >/dev/null || { echo "setup-tests: error: '$tool' is not installed" >&2; exit 1; }
