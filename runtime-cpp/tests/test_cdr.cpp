@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "kairos_catch.hpp"
 
 #include <kairos/cdr.hpp>
 

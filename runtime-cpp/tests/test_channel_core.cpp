@@ -1,6 +1,6 @@
 // The channel core without a network: publishers' rings, the hub's drain, readers' keep-last
 // history, validity and the counters, and the datagram header between nodes.
-#include <catch2/catch.hpp>
+#include "kairos_catch.hpp"
 
 #include <algorithm>
 #include <array>

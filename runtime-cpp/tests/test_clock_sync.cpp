@@ -2,7 +2,7 @@
 // follower in one process over loopback, the follower's clock skewed (they share the host's
 // monotonic clock, so the skew is what there is to find). Bounds are generous: this checks
 // behaviour; bench/clock_sync.py measures accuracy.
-#include <catch2/catch.hpp>
+#include "kairos_catch.hpp"
 
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 // Shared-memory connections (shm:name) of the Linux KAL: set-up, whole messages both ways, many
 // senders on one connection, a peer that goes, and a peer whose memory lies.
-#include <catch2/catch.hpp>
+#include "kairos_catch.hpp"
 
 #include <sys/mman.h>
 #include <sys/socket.h>

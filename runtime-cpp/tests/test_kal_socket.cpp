@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "kairos_catch.hpp"
 
 #include <unistd.h>
 #include <algorithm>
@@ -344,10 +344,10 @@ TEST_CASE("an identity whose files are missing or name another node does not loa
   REQUIRE_FALSE(keys.empty());
   kairos::kal::TlsIdentity identity;
   REQUIRE(identity.load(keys.c_str(), "beta") == kairos::kal::Status::kInvalidArgument);
-  REQUIRE_THAT(identity.error(), Catch::Contains("beta.pem"));
+  REQUIRE_THAT(identity.error(), kairos_test::contains("beta.pem"));
   REQUIRE_FALSE(identity.loaded());
   REQUIRE(::rename((keys + "/alpha.pem").c_str(), (keys + "/beta.pem").c_str()) == 0);
   REQUIRE(::rename((keys + "/alpha.key").c_str(), (keys + "/beta.key").c_str()) == 0);
   REQUIRE(identity.load(keys.c_str(), "beta") == kairos::kal::Status::kInvalidArgument);
-  REQUIRE_THAT(identity.error(), Catch::Contains("names node 'alpha', not 'beta'"));
+  REQUIRE_THAT(identity.error(), kairos_test::contains("names node 'alpha', not 'beta'"));
 }

@@ -1,7 +1,7 @@
 // The ORB core over real sockets on loopback: frames, two-way and oneway calls served by the TMO
 // engine, deadlines, bad peers, a server that goes away and comes back, the steady state that
 // allocates nothing and locks nothing, and oneways over UDP datagrams.
-#include <catch2/catch.hpp>
+#include "kairos_catch.hpp"
 
 #include <dirent.h>
 #include <grp.h>
@@ -452,21 +452,11 @@ TEST_CASE("a peer sending garbage is cut off and everyone else is still served",
   }
 }
 
-TEST_CASE("a connection that sends hundreds of requests at once does not hold its band",
-          "[integration][orb][security]") {
-  const std::string endpoint = unique_endpoint("tcp", 18);
-  // The server's reader on CPU 1, this thread on CPU 0: the reader, at a real-time priority, must
-  // not take the whole burst in before this thread has sent its own request.
-  if (std::thread::hardware_concurrency() < 2) {
-    WARN("one CPU: the reader would take the burst before the other request is sent");
-    return;
-  }
-  cpu_set_t here;
-  REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof here, &here) == 0);
-  cpu_set_t cpu0;
-  CPU_ZERO(&cpu0);
-  CPU_SET(0, &cpu0);
-  REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof cpu0, &cpu0) == 0);
+namespace {
+/// Where among the requests the server dispatched after a burst of 400 from one connection the
+/// request of another connection, sent right after it, came (-1: never). The server's reader is on
+/// CPU 1, this thread on CPU 0.
+int position_after_a_burst(const std::string& endpoint) {
   CubeServer server(endpoint, 5s, nullptr, 1);
   CubeClient client(endpoint);
   kairos::kal::Endpoint parsed;
@@ -509,21 +499,48 @@ TEST_CASE("a connection that sends hundreds of requests at once does not hold it
   }
   REQUIRE(answered == CallStatus::kOk);
   REQUIRE(result == 8);
-  // The reader took the other connection's request after a turn or two of the flood's (8 frames
-  // each), not after all 400 of them (of which those that found no request slot free were
-  // refused, not dispatched).
-  int position = -1;
   for (int k = before;
        k < std::min(server.servant.dispatched_count.load(), orb_cube::CubeServant::kDispatchLog);
        ++k) {
     if (server.servant.dispatched[static_cast<std::size_t>(k)].load() == 2) {
-      position = k - before;
-      break;
+      return k - before;
     }
   }
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("a connection that sends hundreds of requests at once does not hold its band",
+          "[integration][orb][security]") {
+  // The server's reader on CPU 1, this thread on CPU 0: the reader, at a real-time priority, must
+  // not take the whole burst in before this thread has sent its own request.
+  if (std::thread::hardware_concurrency() < 2) {
+    WARN("one CPU: the reader would take the burst before the other request is sent");
+    return;
+  }
+  cpu_set_t here;
+  REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof here, &here) == 0);
+  cpu_set_t cpu0;
+  CPU_ZERO(&cpu0);
+  CPU_SET(0, &cpu0);
+  REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof cpu0, &cpu0) == 0);
+  // The reader takes the other connection's request after a turn or two of the flood's (8 frames
+  // each), not after all 400 of them (of which those that found no request slot free were
+  // refused, not dispatched): taken after all, it comes after the 64 that found a slot at least.
+  // A host that takes CPU 0 away between the two sends lets the reader go through the whole flood
+  // before the other request exists (seen under CI: 64th): such a run is played again, twice at
+  // most; the defect puts it after the flood every time.
+  int position = -1;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    position = position_after_a_burst(unique_endpoint("tcp", 18 + 50 * attempt));
+    REQUIRE(position >= 0);
+    if (position < 48) {
+      break;
+    }
+    WARN("run " << attempt + 1 << ": the other connection's request was dispatched " << position
+                << "th after the burst");
+  }
   pthread_setaffinity_np(pthread_self(), sizeof here, &here);
-  REQUIRE(position >= 0);
-  // Taken after all 400 it would come after the 64 that found a request slot at least.
   REQUIRE(position < 48);
 }
 

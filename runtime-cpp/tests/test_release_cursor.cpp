@@ -1,6 +1,6 @@
 // The time trigger's release cursor on its own: which activation is released next and when, from
 // the rows alone and from a release table, with no clock and no threads.
-#include <catch2/catch.hpp>
+#include "kairos_catch.hpp"
 
 #include <array>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // openssl_keys, kept for the whole test program (an ORB or a socket refers to its identity).
 #pragma once
 
-#include <catch2/catch.hpp>
+#include "kairos_catch.hpp"
 
 #include <memory>
 #include <string>

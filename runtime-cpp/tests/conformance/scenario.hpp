@@ -2,7 +2,7 @@
 // The same scenarios run on every platform; exact expectations apply where time is simulated.
 #pragma once
 
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,5 +1,5 @@
 // The runtime allocates nothing once it runs: counted, not assumed.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include "../allocation_counter.hpp"
 #include "scenario.hpp"

@@ -1,6 +1,6 @@
 // ODS segments are locked with the immediate priority-ceiling protocol: the textbook inversion
 // (a medium task preempting a low one that holds what a high one needs) cannot happen.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include "scenario.hpp"
 

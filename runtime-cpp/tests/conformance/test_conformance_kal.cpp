@@ -1,6 +1,6 @@
 // The KAL's groups behave alike on every platform: events (auto/manual reset, wait for one of
 // several), timers, global time, memory.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <fcntl.h>
 #include <sys/wait.h>

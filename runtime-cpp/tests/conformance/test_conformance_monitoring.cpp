@@ -1,6 +1,6 @@
 // Every miss is seen: at the deadline of a method still running, at the start of a method
 // whose window has closed, and exactly once.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <kairos/node.hpp>
 

@@ -1,7 +1,7 @@
 // Partitioned scheduling: each row runs on its core, in lanes pinned to that core's CPU. Exact on
 // simulated time (one virtual processor per core); on a real machine the 2-core scenarios need
 // two CPUs this process may use.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <array>
 #include <memory>

@@ -1,6 +1,6 @@
 // Service methods under the basic concurrency constraint: a request runs only while no
 // conflicting SpM runs, and only when it can finish before the next conflicting window opens.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <algorithm>
 #include <array>

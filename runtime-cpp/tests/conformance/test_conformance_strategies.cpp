@@ -1,6 +1,6 @@
 // Kokyu's dispatching strategies on textbook task sets. Exact on simulated time; on a real
 // machine, counts, order and generous bounds.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include "scenario.hpp"
 

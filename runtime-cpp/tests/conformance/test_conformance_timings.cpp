@@ -1,7 +1,7 @@
 // What a node measures of its methods: the histograms' percentiles, execution and response
 // times per row, and the runs that took longer than the declared WCET. Exact on sim, where a
 // method's execution time is the time it models.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <kairos/method_timings.hpp>
 #include <kairos/timings_report.hpp>

@@ -2,7 +2,7 @@
 // test's thread, on processor 0, with its hub below it) publishes; node B's hub (processor 1)
 // receives one link latency later and hands each sample to B's readers. Nothing on the way takes
 // virtual time but the link, so a sample published at t is readable at t + latency (+ jitter).
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <array>
 #include <cstring>

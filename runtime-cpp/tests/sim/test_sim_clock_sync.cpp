@@ -4,7 +4,7 @@
 // master's side takes time, so what the follower finds is known exactly: the skew, to the
 // nanosecond, without jitter; within half the jitter with it (the two directions' jitters differ
 // by at most the jitter, and the offset splits that difference).
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <cstdlib>
 

@@ -1,5 +1,5 @@
 // The simulated platform: the same program gives the same schedule, and its trace exports.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <cstdio>
 #include <string>

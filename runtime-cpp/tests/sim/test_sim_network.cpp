@@ -1,7 +1,7 @@
 // The simulated network under the KAL sockets: connections, messages and ends of stream reach
 // their peer exactly one link latency (plus a seeded jitter) later in virtual time, in order, and
 // a waiting thread wakes at the instant of delivery.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <array>
 #include <cstring>

@@ -3,7 +3,7 @@
 // WCET on the server (the engine models it, before the handler that sends the reply: nothing
 // else on the request path takes virtual time) and 100 us back. The server node runs on virtual
 // processor 1 and the client (the test's thread) on processor 0, as two machines would.
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <algorithm>
 #include <array>

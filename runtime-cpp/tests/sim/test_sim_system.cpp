@@ -3,7 +3,7 @@
 // and met before any engine runs, and all engines started at one instant, so the nodes' records
 // compare directly. Node "nav" (two cores: processors 0 and 1) calls node "sensors" (one core:
 // processor 2) every period over a link of 100 us and 8 Mbps (a byte a microsecond).
-#include <catch2/catch.hpp>
+#include "../kairos_catch.hpp"
 
 #include <algorithm>
 #include <array>
