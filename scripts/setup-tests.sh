@@ -24,6 +24,12 @@ install_missing setup-tests catch2 clang libclang-rt-14-dev chromium fonts-dejav
 for tool in clang++ chromium python3 node npm; do
   command -v "$tool" >/dev/null || { echo "setup-tests: error: '$tool' is not installed" >&2; exit 1; }
 done
+# @vscode/vsce, which packs the editor extensions, needs Node.js 20 or later (Debian 12's is 18).
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if ((node_major < 20)); then
+  echo "setup-tests: error: Node.js $(node -v) is too old: the editor extensions need 20 or later" >&2
+  exit 1
+fi
 
 # The test tools, pinned where a test depends on a release:
 # - Playwright for Python drives Debian's chromium (tests/e2e/test_studio.py passes its path).
